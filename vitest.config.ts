@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// Integration tests start real HTTP servers and child processes; on a loaded 2-core machine a
+// generous per-test timeout keeps them deterministic (they wait on conditions, never on sleeps).
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
