@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+# Build stage: compiles isolated-vm (native addon, node-gyp) and the TypeScript.
+FROM node:22-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+# npm ci runs the approved install script of isolated-vm (package.json allowScripts) and the
+# `prepare` script, which builds dist/.
+RUN npm ci --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund
+
+# Runtime stage: no compiler, no dev dependencies, not root.
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY config ./config
+RUN ln -s /app/dist/cli/main.js /usr/local/bin/vcsync && chmod +x /app/dist/cli/main.js
+USER node
+EXPOSE 8080 8443
+ENTRYPOINT ["vcsync"]
+CMD ["start"]

@@ -1,0 +1,24 @@
+// Runs every benchmark script in this folder (files named *-*.mjs other than this one) one after
+// another in child processes, so each measures on a quiet heap. Results land in
+// benchmarks/results/<name>.json; the README table is rendered from them by render-table.mjs.
+import { readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const scripts = readdirSync(here)
+  .filter((f) => f.endsWith('.mjs') && f !== 'run-all.mjs' && f !== 'render-table.mjs')
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+let failed = 0;
+for (const script of scripts) {
+  console.log(`\n=== ${script}`);
+  const result = spawnSync(process.execPath, ['--expose-gc', join(here, script)], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    failed += 1;
+    console.error(`${script} exited with ${result.status ?? result.signal}`);
+  }
+}
+process.exit(failed === 0 ? 0 : 1);
