@@ -1,0 +1,216 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** What a work queue reports at scrape time about the items being processed right now. */
+export interface InFlightWork {
+  /** Sum over in-flight items of the seconds each has been processing. */
+  unfinishedSeconds: number;
+  /** Seconds the longest-running in-flight item has been processing (0 when idle). */
+  longestSeconds: number;
+}
+
+/** The metrics one work queue updates; bound to its `name` label. */
+export interface WorkQueueMetrics {
+  /** Records the current depth (items queued, not counting in-flight). */
+  setDepth(depth: number): void;
+  /** Counts one add that actually queued (or re-marked) an item. */
+  added(): void;
+  /** Counts one rate-limited re-add. */
+  retried(): void;
+  /** Records how long an item waited in the queue before a worker took it. */
+  observeQueueSeconds(seconds: number): void;
+  /** Records how long a worker held an item (get → done). */
+  observeWorkSeconds(seconds: number): void;
+  /** Registers the callback read at scrape time for the in-flight gauges (replacing any earlier one). */
+  setInFlightProvider(provider: () => InFlightWork): void;
+}
+
+/** The metrics one informer's reflector and handlers update; bound to its `informer` label. */
+export interface WatchMetrics {
+  /** Counts one watch restart (clean end, error, or watchdog). */
+  restarted(): void;
+  /** Counts one full list (the first one included). */
+  relisted(): void;
+  /** Counts one watch event of `type` and stamps the last-event time. */
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR', nowMs: number): void;
+  /** Counts one event handler that threw. */
+  handlerFailed(): void;
+}
+
+/** The metrics one REST client updates; bound to its `cluster` label. */
+export interface RestClientMetrics {
+  /** Counts one finished request; `code` is the HTTP status, or `error` when none arrived. */
+  request(verb: string, code: number | 'error'): void;
+  /** Records how long the request waited for the client-side rate limiter. */
+  observeRateLimiterWait(seconds: number): void;
+}
+
+const WATCH_EVENT_TYPES = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'] as const;
+
+/** Exponential seconds buckets from 10 ns to 10 s (client-go's work queue buckets). */
+const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
+
+/**
+ * All metrics of `src/kube/`, registered on the injected Registry when constructed (so they are
+ * exported, at zero, from the start). Build one per Registry — a second one on the same Registry
+ * throws because the names are taken — and hand it to every queue, informer and client. Labels
+ * are bounded: queue, informer and cluster names come from configuration, verbs and codes are
+ * finite sets, event types are the five watch types.
+ */
+export class KubeMetrics {
+  readonly #depth: Gauge<'name'>;
+  readonly #adds: Counter<'name'>;
+  readonly #retries: Counter<'name'>;
+  readonly #queueDuration: Histogram<'name'>;
+  readonly #workDuration: Histogram<'name'>;
+  readonly #unfinished: Gauge<'name'>;
+  readonly #longest: Gauge<'name'>;
+  readonly #inFlight = new Map<string, () => InFlightWork>();
+  readonly #watchRestarts: Counter<'informer'>;
+  readonly #watchRelists: Counter<'informer'>;
+  readonly #watchEvents: Counter<'informer' | 'type'>;
+  readonly #watchLastEvent: Gauge<'informer'>;
+  readonly #handlerErrors: Counter<'informer'>;
+  readonly #requests: Counter<'cluster' | 'verb' | 'code'>;
+  readonly #rateLimiterWait: Histogram<'cluster'>;
+  readonly #isLeader: Gauge<'lease'>;
+  readonly #leaderTransitions: Counter<'lease'>;
+  readonly #eventFailures: Counter<'component'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.#depth = new Gauge({ name: 'vcsync_workqueue_depth', help: 'Current depth of the work queue.', labelNames: ['name'], registers });
+    this.#adds = new Counter({ name: 'vcsync_workqueue_adds_total', help: 'Adds handled by the work queue.', labelNames: ['name'], registers });
+    this.#retries = new Counter({ name: 'vcsync_workqueue_retries_total', help: 'Rate-limited re-adds handled by the work queue.', labelNames: ['name'], registers });
+    this.#queueDuration = new Histogram({
+      name: 'vcsync_workqueue_queue_duration_seconds',
+      help: 'How long an item stays in the work queue before being requested.',
+      labelNames: ['name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    });
+    this.#workDuration = new Histogram({
+      name: 'vcsync_workqueue_work_duration_seconds',
+      help: 'How long processing an item from the work queue takes.',
+      labelNames: ['name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    });
+    const inFlight = this.#inFlight;
+    this.#unfinished = new Gauge({
+      name: 'vcsync_workqueue_unfinished_work_seconds',
+      help: 'Seconds of work in progress not yet observed by work_duration; large values suggest stuck workers.',
+      labelNames: ['name'],
+      registers,
+      collect(): void {
+        for (const [name, provider] of inFlight) this.set({ name }, provider().unfinishedSeconds);
+      },
+    });
+    this.#longest = new Gauge({
+      name: 'vcsync_workqueue_longest_running_processor_seconds',
+      help: 'Seconds the longest-running work queue processor has been running.',
+      labelNames: ['name'],
+      registers,
+      collect(): void {
+        for (const [name, provider] of inFlight) this.set({ name }, provider().longestSeconds);
+      },
+    });
+    this.#watchRestarts = new Counter({ name: 'vcsync_watch_restarts_total', help: 'Watch restarts (clean end, error or silence).', labelNames: ['informer'], registers });
+    this.#watchRelists = new Counter({ name: 'vcsync_watch_relists_total', help: 'Full lists made by the reflector, the first included.', labelNames: ['informer'], registers });
+    this.#watchEvents = new Counter({ name: 'vcsync_watch_events_total', help: 'Watch events received, by type.', labelNames: ['informer', 'type'], registers });
+    this.#watchLastEvent = new Gauge({
+      name: 'vcsync_watch_last_event_timestamp_seconds',
+      help: 'Unix time of the last watch event (bookmarks included) received by the informer.',
+      labelNames: ['informer'],
+      registers,
+    });
+    this.#handlerErrors = new Counter({ name: 'vcsync_informer_handler_errors_total', help: 'Informer event handlers that threw.', labelNames: ['informer'], registers });
+    this.#requests = new Counter({
+      name: 'vcsync_rest_client_requests_total',
+      help: 'Requests made to a Kubernetes API server, by verb and HTTP code (`error` when no answer arrived).',
+      labelNames: ['cluster', 'verb', 'code'],
+      registers,
+    });
+    this.#rateLimiterWait = new Histogram({
+      name: 'vcsync_rest_client_rate_limiter_wait_seconds',
+      help: 'Time requests waited for the client-side rate limiter.',
+      labelNames: ['cluster'],
+      buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.#isLeader = new Gauge({ name: 'vcsync_leader_election_is_leader', help: '1 while this process holds the lease, else 0.', labelNames: ['lease'], registers });
+    this.#leaderTransitions = new Counter({ name: 'vcsync_leader_election_transitions_total', help: 'Times this process started or stopped leading.', labelNames: ['lease'], registers });
+    this.#eventFailures = new Counter({ name: 'vcsync_event_recorder_failures_total', help: 'Kubernetes Events that could not be recorded.', labelNames: ['component'], registers });
+  }
+
+  /** The metrics of the work queue `name`; its series start at zero. */
+  workQueue(name: string): WorkQueueMetrics {
+    const labels = { name };
+    this.#depth.set(labels, 0);
+    this.#adds.inc(labels, 0);
+    this.#retries.inc(labels, 0);
+    this.#queueDuration.zero(labels);
+    this.#workDuration.zero(labels);
+    this.#unfinished.set(labels, 0);
+    this.#longest.set(labels, 0);
+    return {
+      setDepth: (depth) => this.#depth.set(labels, depth),
+      added: () => this.#adds.inc(labels),
+      retried: () => this.#retries.inc(labels),
+      observeQueueSeconds: (seconds) => this.#queueDuration.observe(labels, seconds),
+      observeWorkSeconds: (seconds) => this.#workDuration.observe(labels, seconds),
+      setInFlightProvider: (provider) => {
+        this.#inFlight.set(name, provider);
+      },
+    };
+  }
+
+  /** The metrics of the informer `informer`; its series start at zero. */
+  watch(informer: string): WatchMetrics {
+    const labels = { informer };
+    this.#watchRestarts.inc(labels, 0);
+    this.#watchRelists.inc(labels, 0);
+    for (const type of WATCH_EVENT_TYPES) this.#watchEvents.inc({ informer, type }, 0);
+    this.#watchLastEvent.set(labels, 0);
+    this.#handlerErrors.inc(labels, 0);
+    return {
+      restarted: () => this.#watchRestarts.inc(labels),
+      relisted: () => this.#watchRelists.inc(labels),
+      event: (type, nowMs) => {
+        this.#watchEvents.inc({ informer, type });
+        this.#watchLastEvent.set(labels, nowMs / 1000);
+      },
+      handlerFailed: () => this.#handlerErrors.inc(labels),
+    };
+  }
+
+  /** The metrics of the REST client of cluster `cluster`. */
+  restClient(cluster: string): RestClientMetrics {
+    this.#rateLimiterWait.zero({ cluster });
+    return {
+      request: (verb, code) => this.#requests.inc({ cluster, verb, code: String(code) }),
+      observeRateLimiterWait: (seconds) => this.#rateLimiterWait.observe({ cluster }, seconds),
+    };
+  }
+
+  /** Sets whether this process leads `lease` (and counts changes). */
+  setLeader(lease: string, leading: boolean): void {
+    this.#isLeader.set({ lease }, leading ? 1 : 0);
+    this.#leaderTransitions.inc({ lease });
+  }
+
+  /** Makes the leader-election series of `lease` present at zero. */
+  initLeaderElection(lease: string): void {
+    this.#isLeader.set({ lease }, 0);
+    this.#leaderTransitions.inc({ lease }, 0);
+  }
+
+  /** Counts one Event that `component` failed to record. */
+  eventRecordFailed(component: string): void {
+    this.#eventFailures.inc({ component });
+  }
+
+  /** Makes the event-recorder failure series of `component` present at zero. */
+  initEventRecorder(component: string): void {
+    this.#eventFailures.inc({ component }, 0);
+  }
+}

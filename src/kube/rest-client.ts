@@ -1,0 +1,348 @@
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { Registry } from 'prom-client';
+import { ApiError, BadResponseError, TransportError, statusFromHttpCode } from './api-error.js';
+import { realClock, type Clock } from './clock.js';
+import type { ClusterConfig } from './kube-config.js';
+import type { KubeList, KubeObject, Status, WatchEvent } from './kube-object.js';
+import { KubeMetrics, type RestClientMetrics } from './metrics.js';
+import { TokenBucket } from './token-bucket.js';
+import { WatchLineDecoder, parseWatchEvent } from './watch-line-decoder.js';
+import { silentLogger, type Logger } from '../observe/logger.js';
+
+/** Options of {@link RestClient}. */
+export interface RestClientOptions {
+  /** The cluster to talk to (see `loadClusterConfig`). Required. */
+  cluster: ClusterConfig;
+  /** Client-side rate limit in requests per second; `Infinity` disables it. Default 40 (vcluster's host QPS). */
+  qps?: number;
+  /** Requests allowed at once above the rate. Default 80 (vcluster's host burst). */
+  burst?: number;
+  /** Timeout of a non-watch request in ms, from sending to the full body. Default 30 000. */
+  requestTimeoutMs?: number;
+  /** `User-Agent` header. Default `vcsync`. */
+  userAgent?: string;
+  /** Time source for the rate limiter. Default the real clock. */
+  clock?: Clock;
+  /** Logger. Default silent. */
+  logger?: Logger;
+  /** Metrics sink. Default a private registry (nothing exported). */
+  metrics?: KubeMetrics;
+}
+
+interface ResolvedOptions {
+  readonly cluster: ClusterConfig;
+  readonly qps: number;
+  readonly burst: number;
+  readonly requestTimeoutMs: number;
+  readonly userAgent: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: KubeMetrics;
+}
+
+function withDefaults(options: RestClientOptions): ResolvedOptions {
+  return Object.freeze({
+    cluster: options.cluster,
+    qps: options.qps ?? 40,
+    burst: options.burst ?? 80,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+    userAgent: options.userAgent ?? 'vcsync',
+    clock: options.clock ?? realClock,
+    logger: options.logger ?? silentLogger(),
+    metrics: options.metrics ?? new KubeMetrics(new Registry()),
+  });
+}
+
+/** Query parameters; undefined values are left out. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** Per-call options every verb accepts. */
+export interface CallOptions {
+  /** Aborts the call (including its wait for the rate limiter); the call then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Extra query parameters, e.g. `{ dryRun: 'All' }`. */
+  query?: Query;
+}
+
+/** Options of {@link RestClient.list}. */
+export interface ListOptions extends CallOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Page size; the server returns a `continue` token when more remain. */
+  limit?: number;
+  /** The `continue` token of the previous page. */
+  continue?: string;
+  /** `0` = any version (served from cache on real servers); unset = most recent. */
+  resourceVersion?: string;
+}
+
+/** Options of {@link RestClient.watch}. */
+export interface WatchOptions extends CallOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Start after this resourceVersion (opaque). Unset: synthetic ADDED events for current state first. */
+  resourceVersion?: string;
+  /** The server ends the watch cleanly after this many seconds. */
+  timeoutSeconds?: number;
+  /** Ask for BOOKMARK events. Default true. */
+  allowWatchBookmarks?: boolean;
+}
+
+/** The three PATCH flavours Kubernetes accepts. */
+export type PatchType = 'json' | 'merge' | 'strategic';
+
+const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = Object.freeze({
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+});
+
+/** An open watch: iterate it for events; it ends when the server closes the stream cleanly. */
+export interface WatchStream<T extends KubeObject> extends AsyncIterable<WatchEvent<T>> {
+  /** Closes the connection; a pending iteration then ends. Idempotent. */
+  close(): void;
+}
+
+interface RequestSpec {
+  verb: string;
+  method: string;
+  path: string;
+  query?: Query;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  streaming?: boolean;
+}
+
+/**
+ * A small JSON client for one cluster's API server: `get/list/create/update/patch/delete` on API
+ * paths (see `collectionPath`/`objectPath`), plus `watch`. Results are parsed JSON typed by the
+ * caller (no validation). Every call first waits on the client's token bucket (`qps`/`burst`),
+ * can be aborted with a signal, and reuses keep-alive connections.
+ *
+ * Errors: a non-2xx answer rejects with {@link ApiError} carrying the server's Status; no answer
+ * (refused, reset, TLS, timeout) with {@link TransportError}; an unreadable 2xx body with
+ * {@link BadResponseError}; an aborted call with the signal's reason.
+ */
+export class RestClient {
+  readonly #options: ResolvedOptions;
+  readonly #limiter: TokenBucket;
+  readonly #metrics: RestClientMetrics;
+  #agent: http.Agent | undefined;
+
+  constructor(options: RestClientOptions) {
+    this.#options = withDefaults(options);
+    this.#limiter = new TokenBucket({ qps: this.#options.qps, burst: this.#options.burst, clock: this.#options.clock });
+    this.#metrics = this.#options.metrics.restClient(this.#options.cluster.name);
+  }
+
+  /** The cluster this client talks to. */
+  get cluster(): ClusterConfig {
+    return this.#options.cluster;
+  }
+
+  /** GET one object (or any JSON document) at `path`. */
+  async get<T>(path: string, options: CallOptions = {}): Promise<T> {
+    return this.#json<T>({ verb: 'GET', method: 'GET', path, ...options });
+  }
+
+  /** GET a collection: one page when `limit` is set, else the whole list. */
+  async list<T extends KubeObject>(path: string, options: ListOptions = {}): Promise<KubeList<T>> {
+    const query: Query = {
+      ...options.query,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      limit: options.limit,
+      continue: options.continue,
+      resourceVersion: options.resourceVersion,
+    };
+    const list = await this.#json<KubeList<T>>({ verb: 'LIST', method: 'GET', path, query, signal: options.signal });
+    if (!Array.isArray(list.items)) {
+      if ((list as { items?: unknown }).items === null || (list as { items?: unknown }).items === undefined) {
+        return { ...list, items: [] };
+      }
+      throw new BadResponseError(`LIST ${path}: response has no items array`);
+    }
+    return list;
+  }
+
+  /** POST `body` to the collection at `path`; resolves with the created object. */
+  async create<T>(path: string, body: T, options: CallOptions = {}): Promise<T> {
+    return this.#json<T>({ verb: 'POST', method: 'POST', path, body, ...options });
+  }
+
+  /** PUT `body` at the object's `path`; optimistic concurrency via `metadata.resourceVersion` (409 on mismatch). */
+  async update<T>(path: string, body: T, options: CallOptions = {}): Promise<T> {
+    return this.#json<T>({ verb: 'PUT', method: 'PUT', path, body, ...options });
+  }
+
+  /** PATCH the object at `path` with a JSON patch (array), merge patch or strategic merge patch. */
+  async patch<T>(path: string, type: PatchType, patch: unknown, options: CallOptions = {}): Promise<T> {
+    return this.#json<T>({ verb: 'PATCH', method: 'PATCH', path, body: patch, contentType: PATCH_CONTENT_TYPES[type], ...options });
+  }
+
+  /** DELETE the object at `path`; resolves with what the server returns (the object, or a Success Status). */
+  async delete<T = KubeObject | Status>(path: string, options: CallOptions & { body?: object } = {}): Promise<T> {
+    return this.#json<T>({ verb: 'DELETE', method: 'DELETE', path, ...options });
+  }
+
+  /**
+   * Opens a watch on the collection at `path`. Resolves once the server accepted it (HTTP 200);
+   * a refusal (e.g. 410 Gone for a too-old resourceVersion) rejects with {@link ApiError}. The
+   * stream's iteration ends when the server ends the response; a broken connection makes it
+   * throw {@link TransportError}, an unparsable line {@link BadResponseError}.
+   */
+  async watch<T extends KubeObject>(path: string, options: WatchOptions = {}): Promise<WatchStream<T>> {
+    const query: Query = {
+      ...options.query,
+      watch: true,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      resourceVersion: options.resourceVersion,
+      timeoutSeconds: options.timeoutSeconds,
+      allowWatchBookmarks: options.allowWatchBookmarks ?? true,
+    };
+    const response = await this.#send({ verb: 'WATCH', method: 'GET', path, query, signal: options.signal, streaming: true });
+    return watchStream<T>(response, path);
+  }
+
+  /** Closes idle keep-alive connections. Calls made afterwards open new ones. */
+  close(): void {
+    this.#agent?.destroy();
+    this.#agent = undefined;
+  }
+
+  async #json<T>(spec: RequestSpec): Promise<T> {
+    const response = await this.#send(spec);
+    const text = await readBody(response, spec);
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new BadResponseError(`${spec.verb} ${spec.path}: response is not JSON`, err);
+    }
+  }
+
+  /** Sends the request; resolves with a 2xx response whose body is not read yet, or rejects. */
+  async #send(spec: RequestSpec): Promise<IncomingMessage> {
+    const waitedMs = await this.#limiter.wait(spec.signal);
+    this.#metrics.observeRateLimiterWait(waitedMs / 1000);
+    const url = new URL(this.#options.cluster.server + spec.path + queryString(spec.query));
+    const requestOptions: https.RequestOptions = { headers: {} };
+    await this.#options.cluster.kubeConfig.applyToHTTPSOptions(requestOptions);
+    const headers: http.OutgoingHttpHeaders = {
+      ...(requestOptions.headers as http.OutgoingHttpHeaders),
+      Accept: 'application/json',
+      'User-Agent': this.#options.userAgent,
+    };
+    if (requestOptions.auth !== undefined && requestOptions.auth !== null) {
+      headers['Authorization'] = `Basic ${Buffer.from(requestOptions.auth).toString('base64')}`;
+    }
+    let payload: string | undefined;
+    if (spec.body !== undefined) {
+      payload = JSON.stringify(spec.body);
+      headers['Content-Type'] = spec.contentType ?? 'application/json';
+      headers['Content-Length'] = Buffer.byteLength(payload);
+    }
+    const timeoutSignal = spec.streaming === true ? undefined : AbortSignal.timeout(this.#options.requestTimeoutMs);
+    const signals = [spec.signal, timeoutSignal].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
+    const transport = url.protocol === 'https:' ? https : http;
+    const agent = this.#agentFor(url.protocol, requestOptions);
+
+    let response: IncomingMessage;
+    try {
+      response = await new Promise<IncomingMessage>((resolve, reject) => {
+        const request = transport.request(url, { method: spec.method, headers, agent, signal }, resolve);
+        request.on('error', reject);
+        request.end(payload);
+      });
+    } catch (err) {
+      this.#metrics.request(spec.verb, 'error');
+      throw this.#transportFailure(spec, err, timeoutSignal);
+    }
+    const code = response.statusCode ?? 0;
+    this.#metrics.request(spec.verb, code);
+    if (code >= 200 && code < 300) return response;
+    const text = await readBody(response, spec).catch(() => '');
+    throw new ApiError({ httpStatus: code, status: parseStatus(text, code), verb: spec.verb, path: spec.path });
+  }
+
+  #transportFailure(spec: RequestSpec, err: unknown, timeoutSignal: AbortSignal | undefined): unknown {
+    if (spec.signal?.aborted === true) return spec.signal.reason;
+    if (timeoutSignal?.aborted === true) {
+      return new TransportError(`${spec.verb} ${spec.path}: no answer within ${this.#options.requestTimeoutMs} ms`, err);
+    }
+    const detail = err instanceof Error ? err.message : String(err);
+    this.#options.logger.debug({ err, verb: spec.verb, path: spec.path }, 'Kubernetes API request failed without an answer');
+    return new TransportError(`${spec.verb} ${spec.path}: ${detail}`, err);
+  }
+
+  #agentFor(protocol: string, tls: https.RequestOptions): http.Agent {
+    if (this.#agent !== undefined) return this.#agent;
+    if (protocol === 'https:') {
+      const agentOptions: https.AgentOptions = { keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, pfx: tls.pfx, passphrase: tls.passphrase };
+      if (tls.rejectUnauthorized !== undefined) agentOptions.rejectUnauthorized = tls.rejectUnauthorized;
+      if (tls.servername !== undefined) agentOptions.servername = tls.servername;
+      this.#agent = new https.Agent(agentOptions);
+    } else {
+      this.#agent = new http.Agent({ keepAlive: true });
+    }
+    return this.#agent;
+  }
+}
+
+function queryString(query: Query | undefined): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+async function readBody(response: IncomingMessage, spec: RequestSpec): Promise<string> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+  } catch (err) {
+    if (spec.signal?.aborted === true) throw spec.signal.reason;
+    throw new TransportError(`${spec.verb} ${spec.path}: connection lost while reading the response`, err);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseStatus(text: string, code: number): Status {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && (parsed as Status).kind === 'Status') return parsed as Status;
+  } catch {
+    // Not JSON (e.g. a proxy's HTML error page): fall through to a Status derived from the code.
+  }
+  return statusFromHttpCode(code, text.trim().slice(0, 500) || `HTTP ${code}`);
+}
+
+function watchStream<T extends KubeObject>(response: IncomingMessage, path: string): WatchStream<T> {
+  async function* events(): AsyncGenerator<WatchEvent<T>> {
+    const decoder = new WatchLineDecoder();
+    try {
+      for await (const chunk of response) {
+        for (const line of decoder.push(chunk as Buffer)) yield parseWatchEvent<T>(line);
+      }
+    } catch (err) {
+      if (response.destroyed && (err as { name?: unknown }).name === 'AbortError') throw err;
+      throw new TransportError(`WATCH ${path}: connection lost`, err);
+    } finally {
+      response.destroy();
+    }
+    for (const line of decoder.end()) yield parseWatchEvent<T>(line);
+  }
+  return {
+    [Symbol.asyncIterator]: () => events(),
+    close: () => {
+      response.destroy();
+    },
+  };
+}
