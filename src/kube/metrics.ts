@@ -65,6 +65,7 @@ export class KubeMetrics {
   readonly #unfinished: Gauge<'name'>;
   readonly #longest: Gauge<'name'>;
   readonly #inFlight = new Map<string, () => InFlightWork>();
+  readonly #queues = new Map<string, WorkQueueMetrics>();
   readonly #watchRestarts: Counter<'informer'>;
   readonly #watchRelists: Counter<'informer'>;
   readonly #watchEvents: Counter<'informer' | 'type'>;
@@ -142,8 +143,13 @@ export class KubeMetrics {
     this.#eventFailures = new Counter({ name: 'vcsync_event_recorder_failures_total', help: 'Kubernetes Events that could not be recorded.', labelNames: ['component'], registers });
   }
 
-  /** The metrics of the work queue `name`; its series start at zero. */
+  /**
+   * The metrics of the work queue `name`; its series start at zero. Asking again for the same
+   * name returns the same object (the layers of one queue share it).
+   */
   workQueue(name: string): WorkQueueMetrics {
+    const existing = this.#queues.get(name);
+    if (existing !== undefined) return existing;
     const labels = { name };
     this.#depth.set(labels, 0);
     this.#adds.inc(labels, 0);
@@ -152,7 +158,7 @@ export class KubeMetrics {
     this.#workDuration.zero(labels);
     this.#unfinished.set(labels, 0);
     this.#longest.set(labels, 0);
-    return {
+    const bound: WorkQueueMetrics = {
       setDepth: (depth) => this.#depth.set(labels, depth),
       added: () => this.#adds.inc(labels),
       retried: () => this.#retries.inc(labels),
@@ -162,6 +168,8 @@ export class KubeMetrics {
         this.#inFlight.set(name, provider);
       },
     };
+    this.#queues.set(name, bound);
+    return bound;
   }
 
   /** The metrics of the informer `informer`; its series start at zero. */
