@@ -1,4 +1,5 @@
 import { silentLogger, type Logger } from '../../observe/logger.js';
+import { openDurableStore } from './durable-store.js';
 import type { Store } from './types.js';
 import { VersionedStore } from './versioned-store.js';
 
@@ -68,5 +69,5 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   if (resolved.dataDir === undefined) {
     return new VersionedStore({ watchWindow: resolved.watchWindow, logger: resolved.logger });
   }
-  throw new Error('openStore: dataDir is not supported by this build yet; leave it unset');
+  return openDurableStore({ ...resolved, dataDir: resolved.dataDir });
 }
