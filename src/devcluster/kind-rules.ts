@@ -1,0 +1,199 @@
+import { isIP } from 'node:net';
+import type { StatusCause } from './api-error.js';
+import { allocateClusterIp, inServiceRange } from './cluster-ip-allocator.js';
+import { invalidValue, requiredValue } from './metadata-validation.js';
+import type { ResourceType } from './resource-registry.js';
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function objects(value: unknown): JsonObject[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+/** What the kind rules need from the server besides the object itself. */
+export interface KindRuleContext {
+  /** Cluster IPs held by stored Services (all namespaces). */
+  usedClusterIps(): Set<string>;
+}
+
+const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
+const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+
+function validPort(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+function defaultService(object: JsonObject, old: JsonObject | undefined, context: KindRuleContext, causes: StatusCause[]): void {
+  const spec: JsonObject = isObject(object['spec']) ? { ...object['spec'] } : {};
+  const oldSpec = old !== undefined && isObject(old['spec']) ? old['spec'] : undefined;
+  spec['type'] ??= 'ClusterIP';
+  spec['sessionAffinity'] ??= 'None';
+  const ports = objects(spec['ports']).map((port) => {
+    const defaulted: JsonObject = { ...port };
+    defaulted['protocol'] ??= 'TCP';
+    defaulted['targetPort'] ??= defaulted['port'];
+    return defaulted;
+  });
+  if (spec['ports'] !== undefined) spec['ports'] = ports;
+  if (spec['type'] !== 'ExternalName') {
+    const oldIp = oldSpec?.['clusterIP'];
+    if ((spec['clusterIP'] === undefined || spec['clusterIP'] === '') && typeof oldIp === 'string' && oldIp !== '') spec['clusterIP'] = oldIp;
+    const requested = spec['clusterIP'];
+    if (typeof oldIp === 'string' && oldIp !== '' && requested !== oldIp) {
+      causes.push(invalidValue('spec.clusterIP', requested, 'field is immutable'));
+    } else if (requested === undefined || requested === '') {
+      const allocated = allocateClusterIp(context.usedClusterIps());
+      if (allocated === undefined) causes.push(invalidValue('spec.clusterIP', '', 'range is full'));
+      else spec['clusterIP'] = allocated;
+    } else if (requested !== 'None' && oldIp !== requested) {
+      if (typeof requested !== 'string' || !inServiceRange(requested)) {
+        causes.push(invalidValue('spec.clusterIP', requested, 'provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12'));
+      } else if (context.usedClusterIps().has(requested)) {
+        causes.push(invalidValue('spec.clusterIP', requested, 'provided IP is already allocated'));
+      }
+    }
+    if (typeof spec['clusterIP'] === 'string') spec['clusterIPs'] = [spec['clusterIP']];
+    spec['ipFamilies'] ??= ['IPv4'];
+    spec['ipFamilyPolicy'] ??= 'SingleStack';
+    spec['internalTrafficPolicy'] ??= 'Cluster';
+  }
+  object['spec'] = spec;
+  if (!isObject(object['status'])) object['status'] = { loadBalancer: {} };
+}
+
+function validateService(object: JsonObject, causes: StatusCause[]): void {
+  const spec = isObject(object['spec']) ? object['spec'] : {};
+  if (!SERVICE_TYPES.includes(String(spec['type']))) causes.push({ reason: 'FieldValueNotSupported', field: 'spec.type', message: `Unsupported value: ${JSON.stringify(spec['type'])}: supported values: "${SERVICE_TYPES.join('", "')}"` });
+  const ports = objects(spec['ports']);
+  if (spec['type'] !== 'ExternalName' && spec['clusterIP'] !== 'None' && ports.length === 0) causes.push(requiredValue('spec.ports'));
+  const names = new Set<string>();
+  ports.forEach((port, index) => {
+    const at = `spec.ports[${index}]`;
+    if (!validPort(port['port'])) causes.push(invalidValue(`${at}.port`, port['port'], 'must be between 1 and 65535, inclusive'));
+    if (!PROTOCOLS.includes(String(port['protocol']))) causes.push({ reason: 'FieldValueNotSupported', field: `${at}.protocol`, message: `Unsupported value: ${JSON.stringify(port['protocol'])}: supported values: "SCTP", "TCP", "UDP"` });
+    const name = port['name'];
+    if (ports.length > 1 && (typeof name !== 'string' || name === '')) causes.push(requiredValue(`${at}.name`));
+    if (typeof name === 'string' && name !== '') {
+      if (names.has(name)) causes.push({ reason: 'FieldValueDuplicate', field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(name)}` });
+      names.add(name);
+    }
+  });
+}
+
+function defaultEndpoints(object: JsonObject): void {
+  if (!Array.isArray(object['subsets'])) return;
+  object['subsets'] = objects(object['subsets']).map((subset) => {
+    if (!Array.isArray(subset['ports'])) return subset;
+    return { ...subset, ports: objects(subset['ports']).map((port) => ({ ...port, protocol: port['protocol'] ?? 'TCP' })) };
+  });
+}
+
+function validateEndpoints(object: JsonObject, causes: StatusCause[]): void {
+  const subsets = object['subsets'];
+  if (subsets === undefined || subsets === null) return;
+  if (!Array.isArray(subsets)) {
+    causes.push(invalidValue('subsets', subsets, 'must be a list'));
+    return;
+  }
+  objects(subsets).forEach((subset, subsetIndex) => {
+    for (const field of ['addresses', 'notReadyAddresses'] as const) {
+      objects(subset[field]).forEach((address, index) => {
+        const ip = address['ip'];
+        const at = `subsets[${subsetIndex}].${field}[${index}].ip`;
+        if (typeof ip !== 'string' || isIP(ip) === 0) causes.push(invalidValue(at, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+      });
+    }
+    objects(subset['ports']).forEach((port, index) => {
+      const at = `subsets[${subsetIndex}].ports[${index}]`;
+      if (!validPort(port['port'])) causes.push(invalidValue(`${at}.port`, port['port'], 'must be between 1 and 65535, inclusive'));
+      if (!PROTOCOLS.includes(String(port['protocol']))) causes.push({ reason: 'FieldValueNotSupported', field: `${at}.protocol`, message: `Unsupported value: ${JSON.stringify(port['protocol'])}: supported values: "SCTP", "TCP", "UDP"` });
+    });
+  });
+}
+
+function validateEndpointSlice(object: JsonObject, causes: StatusCause[]): void {
+  const addressType = object['addressType'];
+  if (!['IPv4', 'IPv6', 'FQDN'].includes(String(addressType))) causes.push({ reason: 'FieldValueNotSupported', field: 'addressType', message: `Unsupported value: ${JSON.stringify(addressType)}: supported values: "FQDN", "IPv4", "IPv6"` });
+  objects(object['endpoints']).forEach((endpoint, index) => {
+    const addresses = endpoint['addresses'];
+    if (!Array.isArray(addresses) || addresses.length === 0) causes.push(requiredValue(`endpoints[${index}].addresses`, 'must contain at least 1 address'));
+  });
+  objects(object['ports']).forEach((port, index) => {
+    if (port['port'] !== undefined && port['port'] !== null && !validPort(port['port'])) causes.push(invalidValue(`ports[${index}].port`, port['port'], 'must be between 1 and 65535, inclusive'));
+  });
+}
+
+function validateSecret(object: JsonObject, causes: StatusCause[]): void {
+  const data = object['data'];
+  if (data === undefined || data === null) return;
+  if (!isObject(data)) {
+    causes.push(invalidValue('data', data, 'must be a map of keys to base64 strings'));
+    return;
+  }
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) {
+      causes.push(invalidValue(`data[${key}]`, '<secret contents redacted>', 'must be base64-encoded'));
+    }
+  }
+}
+
+/**
+ * Fills in the defaults the real API server sets for `type`'s kind (Service type, cluster IP,
+ * port protocol and targetPort; Endpoints port protocol; Namespace phase; Pod phase; Secret
+ * type) on `object`, which the caller owns. `old` is the stored object on update (immutable
+ * fields such as the cluster IP carry over). Returns the causes of an `Invalid` failure.
+ */
+export function applyKindDefaults(type: ResourceType, object: JsonObject, old: JsonObject | undefined, context: KindRuleContext): StatusCause[] {
+  const causes: StatusCause[] = [];
+  switch (type.kind) {
+    case 'Service':
+      defaultService(object, old, context, causes);
+      break;
+    case 'Endpoints':
+      defaultEndpoints(object);
+      break;
+    case 'Namespace': {
+      const status = isObject(object['status']) ? object['status'] : {};
+      object['status'] = { ...status, phase: status['phase'] ?? 'Active' };
+      object['spec'] ??= {};
+      break;
+    }
+    case 'Pod': {
+      const status = isObject(object['status']) ? object['status'] : {};
+      object['status'] = { ...status, phase: status['phase'] ?? 'Pending' };
+      break;
+    }
+    case 'Secret':
+      object['type'] ??= 'Opaque';
+      break;
+    default:
+      break;
+  }
+  return causes;
+}
+
+/** Validates the kind-specific fields vcsync relies on. Returns the causes of an `Invalid` failure. */
+export function validateKindFields(type: ResourceType, object: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  switch (type.kind) {
+    case 'Service':
+      validateService(object, causes);
+      break;
+    case 'Endpoints':
+      validateEndpoints(object, causes);
+      break;
+    case 'EndpointSlice':
+      validateEndpointSlice(object, causes);
+      break;
+    case 'Secret':
+      validateSecret(object, causes);
+      break;
+    default:
+      break;
+  }
+  return causes;
+}
