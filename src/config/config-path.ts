@@ -1,0 +1,50 @@
+/** A path into the config document: map keys are strings, list indexes are numbers. */
+export type ConfigPath = readonly (string | number)[];
+
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Renders a path the way users read it in error messages: dots between plain keys, `[2]` for list
+ * indexes, and `["team-*"]` for keys that are not plain identifiers (dashes, dots, `*`, …).
+ * Example: `['sync','toHost','endpoints','patches',2,'expression']` →
+ * `sync.toHost.endpoints.patches[2].expression`.
+ */
+export function formatConfigPath(path: ConfigPath): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') {
+      out += `[${segment}]`;
+    } else if (PLAIN_KEY.test(segment)) {
+      out += out === '' ? segment : `.${segment}`;
+    } else {
+      out += `[${JSON.stringify(segment)}]`;
+    }
+  }
+  return out;
+}
+
+/**
+ * Converts an ajv instance path (a JSON pointer such as `/sync/toHost/endpoints/patches/2`) to a
+ * {@link ConfigPath}, using the validated data to tell list indexes from map keys.
+ */
+export function pointerToConfigPath(pointer: string, data: unknown): (string | number)[] {
+  if (pointer === '') return [];
+  const path: (string | number)[] = [];
+  let current: unknown = data;
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(current)) {
+      const index = Number(token);
+      path.push(index);
+      current = current[index];
+    } else {
+      path.push(token);
+      current = isRecord(current) ? current[token] : undefined;
+    }
+  }
+  return path;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,11 @@
+/** vcluster.yaml: schema and types, parsing with located errors, defaults, reload. */
+export * from './schema.js';
+export * from './config-error.js';
+export * from './config-path.js';
+export * from './config-source.js';
+export * from './config-defaults.js';
+export * from './parse-config.js';
+export * from './load-config-file.js';
+export * from './watch-config-file.js';
+export * from './json-schema.js';
+export * from './namespace-mapping-rules.js';

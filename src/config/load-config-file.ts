@@ -1,0 +1,41 @@
+import { readFile } from 'node:fs/promises';
+import { ConfigErrorCode, type ConfigError } from './config-error.js';
+import { parseConfig, type ConfigResult } from './parse-config.js';
+
+/**
+ * Reads and parses a config file (see {@link parseConfig}). A file that cannot be read is not an
+ * exception but a result with one `CONFIG_READ_FAILED` error (no line or column), so callers
+ * handle every failure of a config in one place. The error's `file` is `path` as given.
+ */
+export async function loadConfigFile(path: string): Promise<ConfigResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error: unknown) {
+    return { ok: false, errors: [readFailure(path, error)] };
+  }
+  return parseConfig(text, path);
+}
+
+/** The error reported when the file cannot be read: says why, with the system code when known. */
+export function readFailure(path: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reason =
+    code === 'ENOENT'
+      ? 'the file does not exist'
+      : code === 'EISDIR'
+        ? 'the path is a directory, not a file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : error instanceof Error
+            ? error.message
+            : String(error);
+  return {
+    code: ConfigErrorCode.READ_FAILED,
+    path: '',
+    file: path,
+    line: 0,
+    column: 0,
+    message: `cannot read the config file: ${reason}`,
+  };
+}

@@ -1,0 +1,183 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { silentLogger, type Logger } from '../observe/logger.js';
+import type { ConfigError } from './config-error.js';
+import { hashConfigText } from './config-source.js';
+import { readFailure } from './load-config-file.js';
+import { parseConfig, type ConfigResult } from './parse-config.js';
+
+/** Options of {@link ConfigFileWatcher}. */
+export interface ConfigFileWatcherOptions {
+  /** Path of the config file, as it appears in error messages. Required. */
+  readonly path: string;
+  /**
+   * Called with the parsed result each time the file's content changes: valid (`ok: true`) or
+   * not (the caller keeps its last good config). Never called for writes, renames or symlink swaps
+   * that leave the content byte-for-byte unchanged. Called one at a time, never concurrently. A
+   * callback that throws is logged and watching continues.
+   */
+  readonly onChange: (result: ConfigResult) => void;
+  /**
+   * Quiet period after the last file-system event in the directory before the file is re-read,
+   * in milliseconds. Editors and ConfigMap updates produce bursts of events; one read follows a
+   * burst. Default 100.
+   */
+  readonly debounceMs?: number;
+  /**
+   * Hash (`ConfigSource.hash`) of the content the caller has already applied. When given and the
+   * file differs at start, that difference is reported. Default: the content found when `run()`
+   * starts counts as applied and is not reported.
+   */
+  readonly initialHash?: string;
+  /** Logger; default silent. */
+  readonly logger?: Logger;
+}
+
+type ResolvedOptions = Readonly<Required<Omit<ConfigFileWatcherOptions, 'initialHash'>>> & {
+  readonly initialHash: string | undefined;
+};
+
+function withDefaults(options: ConfigFileWatcherOptions): ResolvedOptions {
+  return Object.freeze({
+    path: options.path,
+    onChange: options.onChange,
+    debounceMs: options.debounceMs ?? 100,
+    initialHash: options.initialHash,
+    logger: options.logger ?? silentLogger(),
+  });
+}
+
+/**
+ * Watches a config file and reports content changes. It watches the file's directory, not the
+ * file: editors save by writing a temporary file and renaming it over the original, and
+ * Kubernetes ConfigMap volumes swap a `..data` symlink; a watch on the file itself loses track
+ * after either. Every event in the directory schedules a debounced re-read; the content's SHA-256
+ * decides whether anything changed.
+ *
+ * Construction does nothing; {@link ConfigFileWatcher.run} does the work.
+ */
+export class ConfigFileWatcher {
+  readonly #options: ResolvedOptions;
+
+  /** Stores the options; starts nothing. */
+  constructor(options: ConfigFileWatcherOptions) {
+    this.#options = withDefaults(options);
+  }
+
+  /**
+   * Watches until `signal` fires, then stops the directory watch, cancels a pending re-read,
+   * waits for a re-read in progress (and its callback) to finish, and resolves. Resolves at once
+   * if the signal has already fired. Rejects only if the directory cannot be watched at start.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    const { path, debounceMs, logger } = this.#options;
+    const log = logger.child({ component: 'config-watcher', path });
+    const directory = dirname(resolve(path));
+
+    let lastHash: string | undefined = this.#options.initialHash;
+    let timer: NodeJS.Timeout | undefined;
+    let inFlight: Promise<void> | undefined;
+    let again = false;
+    let watcher: FSWatcher | undefined;
+
+    const check = async (): Promise<void> => {
+      const state = await readState(path);
+      if (state.hash === lastHash || signal.aborted) return;
+      lastHash = state.hash;
+      const result: ConfigResult =
+        state.text !== undefined ? parseConfig(state.text, path) : { ok: false, errors: [state.failure] };
+      log.info({ valid: result.ok, errors: result.ok ? 0 : result.errors.length }, 'Config file changed');
+      try {
+        this.#options.onChange(result);
+      } catch (error: unknown) {
+        log.error({ err: error }, 'Config change handler failed');
+      }
+    };
+
+    const fire = (): void => {
+      timer = undefined;
+      if (inFlight !== undefined) {
+        again = true;
+        return;
+      }
+      inFlight = check()
+        .catch((error: unknown) => {
+          log.error({ err: error }, 'Config re-read failed');
+        })
+        .finally(() => {
+          inFlight = undefined;
+          if (again && !signal.aborted) {
+            again = false;
+            schedule();
+          }
+        });
+    };
+
+    const schedule = (): void => {
+      if (signal.aborted) return;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = setTimeout(fire, debounceMs);
+    };
+
+    const startWatching = (): FSWatcher => {
+      const created = watch(directory, { persistent: true }, () => {
+        schedule();
+      });
+      created.on('error', (error: unknown) => {
+        // The directory went away or the watch broke: re-arm after a pause and re-read, so a
+        // directory that comes back is picked up.
+        log.warn({ err: error }, 'Config directory watch failed; re-arming');
+        created.close();
+        setTimeout(() => {
+          if (signal.aborted) return;
+          try {
+            watcher = startWatching();
+            schedule();
+          } catch (rearmError: unknown) {
+            log.warn({ err: rearmError }, 'Config directory watch could not be re-armed');
+          }
+        }, debounceMs).unref();
+      });
+      return created;
+    };
+
+    // Watch first, then read: a change between the two is then seen by the watch.
+    watcher = startWatching();
+    log.debug({ directory, file: basename(path) }, 'Watching config directory');
+    if (lastHash === undefined) {
+      lastHash = (await readState(path)).hash;
+    } else {
+      schedule();
+    }
+
+    await new Promise<void>((resolveAbort) => {
+      if (signal.aborted) resolveAbort();
+      else signal.addEventListener('abort', () => resolveAbort(), { once: true });
+    });
+    if (timer !== undefined) clearTimeout(timer);
+    watcher.close();
+    await inFlight;
+  }
+}
+
+/** Convenience for `new ConfigFileWatcher(options).run(signal)`. */
+export function watchConfigFile(options: ConfigFileWatcherOptions, signal: AbortSignal): Promise<void> {
+  return new ConfigFileWatcher(options).run(signal);
+}
+
+type FileState =
+  | { readonly hash: string; readonly text: string }
+  | { readonly hash: string; readonly text?: undefined; readonly failure: ConfigError };
+
+async function readState(path: string): Promise<FileState> {
+  try {
+    const text = await readFile(path, 'utf8');
+    return { hash: hashConfigText(text), text };
+  } catch (error: unknown) {
+    const failure = readFailure(path, error);
+    // Unreadable states hash by reason, so the same failure is reported once.
+    return { hash: `unreadable:${failure.message}`, failure };
+  }
+}

@@ -1,0 +1,148 @@
+import {
+  ADDED_ANNOTATION_KEYS,
+  ADDED_LABEL_KEYS,
+  ANNOTATION_MANAGED_ANNOTATIONS,
+  ANNOTATION_MANAGED_LABELS,
+  ANNOTATION_OBJECT_HOST_NAME,
+  ANNOTATION_OBJECT_HOST_NAMESPACE,
+  ANNOTATION_OBJECT_KIND,
+  ANNOTATION_OBJECT_NAME,
+  ANNOTATION_OBJECT_NAMESPACE,
+  ANNOTATION_OBJECT_UID,
+  LABEL_MANAGED_BY,
+  LABEL_NAMESPACE,
+} from './keys.js';
+import type { ObjectRef } from './host-names.js';
+import { hostLabelKey, virtualLabelKey } from './label-keys.js';
+
+/** A read-only string map (labels, annotations, matchLabels). */
+export type StringMap = Readonly<Record<string, string>>;
+
+/** The parts of Kubernetes `ObjectMeta` that translation reads. Extra fields are ignored. */
+export interface ObjectMetadata {
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly labels?: StringMap;
+  readonly annotations?: StringMap;
+}
+
+/** Translated metadata: new, mutable objects owned by the caller. */
+export interface TranslatedMetadata {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** Input of {@link hostMetadata}. */
+export interface HostMetadataInput {
+  /** The virtual object's metadata (name, namespace, uid, labels, annotations). */
+  readonly virtual: ObjectMetadata;
+  /** Where the host object lives (computed by the translator). */
+  readonly hostRef: ObjectRef;
+  /** The virtual cluster's name. */
+  readonly vclusterName: string;
+  /** Go-style group-version-kind of the object, e.g. `/v1, Kind=Endpoints` (see {@link formatObjectKind}). */
+  readonly kind: string;
+  /**
+   * The current host object's metadata, when one exists. Its keys that the virtual object never
+   * set (host-only keys) are kept; keys copied earlier (listed in its managed-labels and
+   * managed-annotations annotations) that the virtual object no longer has are removed.
+   */
+  readonly existingHost?: ObjectMetadata;
+  /** Virtual annotation keys never copied to the host (e.g. the Endpoints leader annotation). */
+  readonly excludedAnnotations?: readonly string[];
+}
+
+/**
+ * Go's textual group-version-kind, as vcluster writes it in `object-kind`:
+ * (`v1`, `Endpoints`) → `/v1, Kind=Endpoints`; (`apps/v1`, `Deployment`) → `apps/v1, Kind=Deployment`.
+ */
+export function formatObjectKind(apiVersion: string, kind: string): string {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  return `${group}/${version}, Kind=${kind}`;
+}
+
+/**
+ * The host object's metadata for a virtual object: name and namespace from `hostRef`; the virtual
+ * labels with the four colliding keys rewritten, plus `managed-by` and `namespace`; the virtual
+ * annotations, plus the bookkeeping annotations (object name, namespace, uid, kind, host name and
+ * namespace, managed-labels, managed-annotations). Keys only the host has are kept, keys vcsync
+ * copied before but the virtual object dropped are removed. Pure: inputs are not modified.
+ */
+export function hostMetadata(input: HostMetadataInput): TranslatedMetadata {
+  const { virtual, hostRef, vclusterName, kind, existingHost } = input;
+  const excluded = new Set<string>([...ADDED_ANNOTATION_KEYS, ...(input.excludedAnnotations ?? [])]);
+
+  const virtualLabels = virtual.labels ?? {};
+  const previousLabelKeys = parseKeyList(existingHost?.annotations?.[ANNOTATION_MANAGED_LABELS]).map((key) =>
+    hostLabelKey(key, vclusterName),
+  );
+  const labels = withoutKeys(existingHost?.labels, [...previousLabelKeys, ...ADDED_LABEL_KEYS]);
+  for (const [key, value] of Object.entries(virtualLabels)) labels[hostLabelKey(key, vclusterName)] = value;
+  labels[LABEL_MANAGED_BY] = vclusterName;
+  labels[LABEL_NAMESPACE] = virtual.namespace ?? '';
+
+  const copiedAnnotations = Object.entries(virtual.annotations ?? {}).filter(([key]) => !excluded.has(key));
+  const previousAnnotationKeys = parseKeyList(existingHost?.annotations?.[ANNOTATION_MANAGED_ANNOTATIONS]);
+  const annotations = withoutKeys(existingHost?.annotations, [...previousAnnotationKeys, ...ADDED_ANNOTATION_KEYS]);
+  for (const [key, value] of copiedAnnotations) annotations[key] = value;
+  annotations[ANNOTATION_OBJECT_NAME] = virtual.name ?? '';
+  annotations[ANNOTATION_OBJECT_NAMESPACE] = virtual.namespace ?? '';
+  if (virtual.uid !== undefined && virtual.uid !== '') annotations[ANNOTATION_OBJECT_UID] = virtual.uid;
+  annotations[ANNOTATION_OBJECT_KIND] = kind;
+  annotations[ANNOTATION_OBJECT_HOST_NAME] = hostRef.name;
+  annotations[ANNOTATION_OBJECT_HOST_NAMESPACE] = hostRef.namespace;
+  const managedAnnotations = formatKeyList(copiedAnnotations.map(([key]) => key));
+  if (managedAnnotations !== '') annotations[ANNOTATION_MANAGED_ANNOTATIONS] = managedAnnotations;
+  const managedLabels = formatKeyList(Object.keys(virtualLabels));
+  if (managedLabels !== '') annotations[ANNOTATION_MANAGED_LABELS] = managedLabels;
+
+  return { name: hostRef.name, namespace: hostRef.namespace, labels, annotations };
+}
+
+/**
+ * Labels and annotations of a host object as the virtual object should see them: vcsync's added
+ * labels and bookkeeping annotations dropped, rewritten label keys restored. Host-only keys are
+ * kept (whether they flow back is the syncer's decision). Pure.
+ */
+export function virtualLabelsAndAnnotations(
+  host: ObjectMetadata,
+  vclusterName: string,
+): { labels: Record<string, string>; annotations: Record<string, string> } {
+  const labels: Record<string, string> = {};
+  for (const [key, value] of Object.entries(host.labels ?? {})) {
+    if (ADDED_LABEL_KEYS.includes(key)) continue;
+    labels[virtualLabelKey(key, vclusterName)] = value;
+  }
+  const annotations = withoutKeys(host.annotations, ADDED_ANNOTATION_KEYS);
+  return { labels, annotations };
+}
+
+/** Host label map for a virtual one: keys rewritten as {@link hostLabelKey}; values unchanged. */
+export function hostLabels(labels: StringMap, vclusterName: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(labels)) out[hostLabelKey(key, vclusterName)] = value;
+  return out;
+}
+
+/** Sorted, newline-separated key list (the managed-labels / managed-annotations format). */
+export function formatKeyList(keys: readonly string[]): string {
+  return [...new Set(keys)].sort().join('\n');
+}
+
+/** Parses a {@link formatKeyList} value; absent or empty → no keys. */
+export function parseKeyList(value: string | undefined): string[] {
+  if (value === undefined || value === '') return [];
+  return value.split('\n').filter((key) => key !== '');
+}
+
+function withoutKeys(map: StringMap | undefined, keys: readonly string[]): Record<string, string> {
+  const drop = new Set(keys);
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(map ?? {})) if (!drop.has(key)) out[key] = value;
+  return out;
+}
