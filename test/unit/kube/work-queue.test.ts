@@ -116,11 +116,11 @@ describe('WorkQueue', () => {
     const after = await registry.getMetricsAsJSON();
     const workSum = after
       .find((m) => m.name === 'vcsync_workqueue_work_duration_seconds')
-      ?.values.find((v) => v.metricName === 'vcsync_workqueue_work_duration_seconds_sum');
+      ?.values.find((v) => (v as { metricName?: string }).metricName === 'vcsync_workqueue_work_duration_seconds_sum');
     expect(workSum?.value).toBe(3);
     const queueSum = after
       .find((m) => m.name === 'vcsync_workqueue_queue_duration_seconds')
-      ?.values.find((v) => v.metricName === 'vcsync_workqueue_queue_duration_seconds_sum');
+      ?.values.find((v) => (v as { metricName?: string }).metricName === 'vcsync_workqueue_queue_duration_seconds_sum');
     expect(queueSum?.value).toBe(2);
   });
 });

@@ -1,0 +1,171 @@
+import type { KubeObject } from './kube-object.js';
+import { objectKey } from './object-key.js';
+
+/** Computes the values under which an object is indexed (none, one or several). Must be pure. */
+export type IndexFunc<T extends KubeObject> = (object: T) => readonly string[];
+
+/** The built-in index: objects by `metadata.namespace` (`''` for cluster-scoped). */
+export const NAMESPACE_INDEX = 'namespace';
+
+/** The changes a {@link CacheStore.replace} made, for the informer to deliver. */
+export interface ReplaceDelta<T extends KubeObject> {
+  /** Objects that were not cached before. */
+  added: T[];
+  /** Objects whose resourceVersion changed: previous and new state. */
+  updated: Array<{ old: T; current: T }>;
+  /** Cached objects that are not in the new list (their last known state). */
+  deleted: T[];
+}
+
+/**
+ * The informer's cache: objects keyed `namespace/name`, with a namespace index and pluggable
+ * index functions kept consistent on every change. The store holds the objects it is given
+ * (callers must treat them as read-only). It is not a source of events by itself: mutations
+ * return what changed and the informer decides what to deliver.
+ */
+export class CacheStore<T extends KubeObject> {
+  readonly #items = new Map<string, T>();
+  readonly #indexers = new Map<string, IndexFunc<T>>();
+  /** index name → index value → keys. */
+  readonly #indices = new Map<string, Map<string, Set<string>>>();
+  #synced = false;
+  #resourceVersion = '';
+
+  /** `indexers` adds named index functions next to the built-in {@link NAMESPACE_INDEX}. */
+  constructor(indexers: Record<string, IndexFunc<T>> = {}) {
+    this.addIndexer(NAMESPACE_INDEX, (object) => [object.metadata?.namespace ?? '']);
+    for (const [name, fn] of Object.entries(indexers)) this.addIndexer(name, fn);
+  }
+
+  /** Adds (or replaces) an index function and indexes the objects already cached. */
+  addIndexer(name: string, fn: IndexFunc<T>): void {
+    this.#indexers.set(name, fn);
+    const index = new Map<string, Set<string>>();
+    this.#indices.set(name, index);
+    for (const [key, object] of this.#items) addToIndex(index, fn(object), key);
+  }
+
+  /** The cached object under `key`, or undefined. */
+  get(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  /** All cached objects, in insertion order. */
+  list(): T[] {
+    return [...this.#items.values()];
+  }
+
+  /** All cached keys. */
+  keys(): string[] {
+    return [...this.#items.keys()];
+  }
+
+  /** Number of cached objects. */
+  get size(): number {
+    return this.#items.size;
+  }
+
+  /** Objects whose index `indexName` yields `value`. Throws RangeError for an unknown index. */
+  byIndex(indexName: string, value: string): T[] {
+    const keys = this.#index(indexName).get(value);
+    if (keys === undefined) return [];
+    const objects: T[] = [];
+    for (const key of keys) {
+      const object = this.#items.get(key);
+      if (object !== undefined) objects.push(object);
+    }
+    return objects;
+  }
+
+  /** Inserts or replaces `object`; returns the previous state under its key, if any. */
+  upsert(object: T): T | undefined {
+    const key = objectKey(object);
+    const old = this.#items.get(key);
+    if (old !== undefined) this.#unindex(key, old);
+    this.#items.set(key, object);
+    this.#indexObject(key, object);
+    return old;
+  }
+
+  /** Removes the object under `key`; returns what was cached, if anything. */
+  delete(key: string): T | undefined {
+    const old = this.#items.get(key);
+    if (old === undefined) return undefined;
+    this.#unindex(key, old);
+    this.#items.delete(key);
+    return old;
+  }
+
+  /**
+   * Makes the cache hold exactly `items` (a fresh list at `resourceVersion`) and reports the
+   * difference: new keys are added, keys whose resourceVersion changed are updated, keys missing
+   * from `items` are deleted; unchanged objects produce nothing. Marks the store synced.
+   */
+  replace(items: readonly T[], resourceVersion: string): ReplaceDelta<T> {
+    const delta: ReplaceDelta<T> = { added: [], updated: [], deleted: [] };
+    const seen = new Set<string>();
+    for (const item of items) {
+      const key = objectKey(item);
+      seen.add(key);
+      const old = this.upsert(item);
+      if (old === undefined) delta.added.push(item);
+      else if (old.metadata?.resourceVersion !== item.metadata?.resourceVersion) delta.updated.push({ old, current: item });
+    }
+    for (const key of this.keys()) {
+      if (seen.has(key)) continue;
+      const old = this.delete(key);
+      if (old !== undefined) delta.deleted.push(old);
+    }
+    this.#resourceVersion = resourceVersion;
+    this.#synced = true;
+    return delta;
+  }
+
+  /** True once {@link CacheStore.replace} has run (the first list is in). */
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** The resourceVersion of the last list or event applied (`''` before the first list). */
+  get resourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  /** Records the resourceVersion of an applied watch event or bookmark. */
+  setResourceVersion(resourceVersion: string): void {
+    this.#resourceVersion = resourceVersion;
+  }
+
+  #index(name: string): Map<string, Set<string>> {
+    const index = this.#indices.get(name);
+    if (index === undefined) throw new RangeError(`no index named ${JSON.stringify(name)}`);
+    return index;
+  }
+
+  #indexObject(key: string, object: T): void {
+    for (const [name, fn] of this.#indexers) addToIndex(this.#index(name), fn(object), key);
+  }
+
+  #unindex(key: string, object: T): void {
+    for (const [name, fn] of this.#indexers) {
+      const index = this.#index(name);
+      for (const value of fn(object)) {
+        const keys = index.get(value);
+        if (keys === undefined) continue;
+        keys.delete(key);
+        if (keys.size === 0) index.delete(value);
+      }
+    }
+  }
+}
+
+function addToIndex(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
+  for (const value of values) {
+    let keys = index.get(value);
+    if (keys === undefined) {
+      keys = new Set();
+      index.set(value, keys);
+    }
+    keys.add(key);
+  }
+}

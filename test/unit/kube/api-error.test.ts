@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  TransportError,
+  isAlreadyExists,
+  isConflict,
+  isExpired,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isResourceExpired,
+  isRetryable,
+  isTooManyRequests,
+  isTransportError,
+  statusFromHttpCode,
+} from '../../../src/kube/api-error.js';
+import type { Status } from '../../../src/kube/kube-object.js';
+
+function apiError(httpStatus: number, status: Status): ApiError {
+  return new ApiError({ httpStatus, status, verb: 'GET', path: '/x' });
+}
+
+describe('API error classification', () => {
+  it('classifies by Status reason, regardless of message', () => {
+    const notFound = apiError(404, { kind: 'Status', reason: 'NotFound', code: 404, message: 'conflict already exists' });
+    expect(isNotFound(notFound)).toBe(true);
+    expect(isConflict(notFound)).toBe(false);
+    expect(isAlreadyExists(notFound)).toBe(false);
+    expect(isAlreadyExists(apiError(409, { kind: 'Status', reason: 'AlreadyExists', code: 409 }))).toBe(true);
+    expect(isConflict(apiError(409, { kind: 'Status', reason: 'AlreadyExists', code: 409 }))).toBe(false);
+    expect(isConflict(apiError(409, { kind: 'Status', reason: 'Conflict', code: 409 }))).toBe(true);
+    expect(isInvalid(apiError(422, { kind: 'Status', reason: 'Invalid', code: 422 }))).toBe(true);
+  });
+
+  it('falls back to the code only when the reason is missing or unknown', () => {
+    expect(isNotFound(apiError(404, { kind: 'Status', code: 404 }))).toBe(true);
+    expect(isNotFound(apiError(404, { kind: 'Status', code: 404, reason: 'SomethingNew' }))).toBe(true);
+    expect(isTooManyRequests(apiError(429, { kind: 'Status', code: 429 }))).toBe(true);
+    expect(isNotFound(apiError(404, { kind: 'Status', code: 404, reason: 'Forbidden' }))).toBe(false);
+  });
+
+  it('recognises 410 Gone and in-stream Expired as needing a relist', () => {
+    const gone = apiError(410, { kind: 'Status', reason: 'Gone', code: 410 });
+    const expired = apiError(410, { kind: 'Status', reason: 'Expired', code: 410 });
+    expect(isGone(gone)).toBe(true);
+    expect(isExpired(expired)).toBe(true);
+    expect(isGone(expired)).toBe(false);
+    expect(isResourceExpired(gone) && isResourceExpired(expired)).toBe(true);
+    expect(isResourceExpired(apiError(500, statusFromHttpCode(500, 'boom')))).toBe(false);
+  });
+
+  it('keeps transport failures apart from API answers', () => {
+    const transport = new TransportError('GET /x: connect ECONNREFUSED', Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
+    expect(isTransportError(transport)).toBe(true);
+    expect(transport.syscallCode).toBe('ECONNREFUSED');
+    expect(isNotFound(transport)).toBe(false);
+    expect(isRetryable(transport)).toBe(true);
+    expect(isRetryable(apiError(503, statusFromHttpCode(503, 'down')))).toBe(true);
+    expect(isRetryable(apiError(404, statusFromHttpCode(404, 'x')))).toBe(false);
+    expect(isNotFound(new Error('not found'))).toBe(false);
+  });
+});
