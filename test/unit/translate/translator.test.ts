@@ -6,6 +6,7 @@ import { LABEL_MANAGED_BY, LABEL_NAMESPACE } from '../../../src/translate/keys.j
 import { hostLabelKey } from '../../../src/translate/label-keys.js';
 import { TranslateError } from '../../../src/translate/translate-error.js';
 import { createTranslator, type Translator } from '../../../src/translate/translator.js';
+import type { ObjectMetadata } from '../../../src/translate/object-metadata.js';
 import { deepFrozen } from './deep-frozen.js';
 
 const KIND = '/v1, Kind=Endpoints';
@@ -43,7 +44,7 @@ const virtualEndpoints = deepFrozen({
   annotations: { note: 'n' },
 });
 
-function written(translator: Translator, virtual = virtualEndpoints) {
+function written(translator: Translator, virtual: ObjectMetadata = virtualEndpoints) {
   const result = translator.hostMetadata({ virtual, kind: KIND });
   if (!result.synced) throw new Error(result.reason);
   return deepFrozen(result.metadata);
