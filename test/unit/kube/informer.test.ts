@@ -1,0 +1,219 @@
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError, TransportError } from '../../../src/kube/api-error.js';
+import { FakeClock } from '../../../src/kube/fake-clock.js';
+import { Informer, type InformerOptions } from '../../../src/kube/informer.js';
+import type { KubeObject } from '../../../src/kube/kube-object.js';
+import { KubeMetrics } from '../../../src/kube/metrics.js';
+import { FakeListerWatcher } from './fake-lister-watcher.js';
+import { waitFor } from './poll.js';
+
+function obj(name: string, rv: string): KubeObject {
+  return { metadata: { namespace: 'ns', name, resourceVersion: rv } };
+}
+
+interface Harness {
+  informer: Informer<KubeObject>;
+  lw: FakeListerWatcher;
+  clock: FakeClock;
+  registry: Registry;
+  log: string[];
+  done: Promise<void>;
+}
+
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+function start(lw: FakeListerWatcher, options: Partial<InformerOptions> = {}): Harness {
+  const clock = new FakeClock();
+  const registry = new Registry();
+  const informer = new Informer<KubeObject>({
+    name: 'things',
+    client: lw,
+    resource: { version: 'v1', resource: 'configmaps' },
+    clock,
+    random: () => 0,
+    backoffJitter: 0,
+    minWatchTimeoutSeconds: 300,
+    maxWatchTimeoutSeconds: 600,
+    watchSilenceLimitMs: 60_000,
+    resyncPeriodMs: 0,
+    metrics: new KubeMetrics(registry),
+    ...options,
+  });
+  const log: string[] = [];
+  informer.addHandler({
+    onAdd: (o, initial) => log.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}${initial ? ' initial' : ''}`),
+    onUpdate: (old, cur) => log.push(`update ${cur.metadata?.name} ${old.metadata?.resourceVersion}->${cur.metadata?.resourceVersion}`),
+    onDelete: (o) => log.push(`delete ${o.metadata?.name}`),
+  });
+  const controller = new AbortController();
+  const done = informer.run(controller.signal);
+  stops.push(async () => {
+    controller.abort();
+    await done;
+  });
+  return { informer, lw, clock, registry, log, done };
+}
+
+async function counter(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const value = metric?.values.find((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
+  return value?.value ?? Number.NaN;
+}
+
+describe('Informer over a scripted list/watch', () => {
+  it('lists all pages, syncs, then watches from the list resourceVersion with bookmarks and a timeout', async () => {
+    const lw = new FakeListerWatcher();
+    lw.listScript = [
+      { items: [obj('a', '5')], metadata: { resourceVersion: '7', continue: 'page2' } },
+      { items: [obj('b', '6')], metadata: { resourceVersion: '7' } },
+    ];
+    const { informer, log } = start(lw, { pageSize: 1 });
+    const controller = new AbortController();
+    expect(await informer.waitForCacheSync(controller.signal)).toBe(true);
+    expect(lw.listCalls.map((c) => [c.limit, c.continue])).toEqual([[1, undefined], [1, 'page2']]);
+    expect(log).toEqual(['add a@5 initial', 'add b@6 initial']);
+    await waitFor(() => lw.watches.length === 1, 'the watch');
+    expect(lw.lastWatch.options).toMatchObject({ resourceVersion: '7', allowWatchBookmarks: true, timeoutSeconds: 300 });
+    expect(informer.byIndex('namespace', 'ns')).toHaveLength(2);
+  });
+
+  it('delivers watch events in order and restarts a cleanly ended watch from the last resourceVersion without relisting', async () => {
+    const lw = new FakeListerWatcher();
+    const { informer, log, registry } = start(lw);
+    await waitFor(() => lw.watches.length === 1, 'the first watch');
+    const first = lw.lastWatch;
+    first.push({ type: 'ADDED', object: obj('a', '2') });
+    first.push({ type: 'MODIFIED', object: obj('a', '3') });
+    first.push({ type: 'DELETED', object: obj('a', '4') });
+    first.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } });
+    first.end();
+    await waitFor(() => lw.watches.length === 2, 'the restarted watch');
+    expect(log).toEqual(['add a@2', 'update a 2->3', 'delete a']);
+    expect(lw.lastWatch.options.resourceVersion).toBe('9');
+    expect(lw.listCalls).toHaveLength(1);
+    expect(informer.resourceVersion).toBe('9');
+    expect(await counter(registry, 'vcsync_watch_restarts_total')).toBe(1);
+    expect(await counter(registry, 'vcsync_watch_relists_total')).toBe(1);
+    expect(await counter(registry, 'vcsync_watch_events_total', { type: 'BOOKMARK' })).toBe(1);
+  });
+
+  it('relists on an in-stream Expired error and delivers the difference', async () => {
+    const lw = new FakeListerWatcher();
+    lw.listScript = [{ items: [obj('a', '1'), obj('b', '1')], metadata: { resourceVersion: '1' } }];
+    const { log } = start(lw);
+    await waitFor(() => lw.watches.length === 1, 'the first watch');
+    lw.listScript = [{ items: [obj('a', '1'), obj('c', '8')], metadata: { resourceVersion: '8' } }];
+    lw.lastWatch.push({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' } });
+    await waitFor(() => lw.watches.length === 2, 'the watch after relist');
+    expect(lw.listCalls).toHaveLength(2);
+    expect(log.slice(2)).toEqual(['add c@8', 'delete b']);
+    expect(lw.lastWatch.options.resourceVersion).toBe('8');
+  });
+
+  it('relists when opening the watch answers 410 Gone', async () => {
+    const lw = new FakeListerWatcher();
+    lw.watchErrors = [new ApiError({ httpStatus: 410, status: { kind: 'Status', code: 410, reason: 'Gone' }, verb: 'WATCH', path: '/x' })];
+    start(lw);
+    await waitFor(() => lw.watches.length === 1, 'a watch after the relist');
+    expect(lw.listCalls).toHaveLength(2);
+  });
+
+  it('backs off 800 ms doubling after other errors and resumes from the last resourceVersion', async () => {
+    const lw = new FakeListerWatcher();
+    const refused = (): TransportError => new TransportError('refused', new Error('ECONNREFUSED'));
+    const { clock } = start(lw);
+    await waitFor(() => lw.watches.length === 1, 'the first watch');
+    lw.lastWatch.push({ type: 'ADDED', object: obj('a', '3') });
+    lw.watchErrors = [refused(), refused()];
+    lw.lastWatch.fail(refused());
+    await waitFor(() => lw.watches[0]?.closed === true && clock.pendingTimers() === 1, 'the first backoff');
+    clock.advance(799);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(lw.watchAttempts).toBe(1);
+    clock.advance(1);
+    await waitFor(() => lw.watchAttempts === 2 && clock.pendingTimers() === 1, 'the second backoff');
+    clock.advance(1599);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(lw.watchAttempts).toBe(2);
+    clock.advance(1);
+    await waitFor(() => lw.watchAttempts === 3 && clock.pendingTimers() === 1, 'the third backoff');
+    clock.advance(3200);
+    await waitFor(() => lw.watches.length === 2, 'a new watch');
+    expect(lw.lastWatch.options.resourceVersion).toBe('3');
+    expect(lw.listCalls).toHaveLength(1);
+  });
+
+  it('restarts a watch that stays silent past the limit', async () => {
+    const lw = new FakeListerWatcher();
+    const { clock, informer } = start(lw, { watchSilenceLimitMs: 10_000 });
+    await waitFor(() => lw.watches.length === 1, 'the first watch');
+    lw.lastWatch.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '4' } } });
+    await waitFor(() => informer.resourceVersion === '4' && clock.pendingTimers() === 1, 'the bookmark and the watchdog');
+    clock.advance(9_999);
+    expect(lw.lastWatch.closed).toBe(false);
+    clock.advance(1);
+    await waitFor(() => lw.watches.length === 2, 'the restarted watch');
+    expect(lw.watches[0]?.closed).toBe(true);
+    expect(lw.lastWatch.options.resourceVersion).toBe('4');
+    expect(lw.listCalls).toHaveLength(1);
+  });
+
+  it('keeps delivering when a handler throws, and counts the failure', async () => {
+    const lw = new FakeListerWatcher();
+    const { informer, log, registry } = start(lw);
+    informer.addHandler({
+      onAdd: () => {
+        throw new Error('handler bug');
+      },
+      onUpdate: async () => {
+        throw new Error('async handler bug');
+      },
+    });
+    await waitFor(() => lw.watches.length === 1, 'the watch');
+    lw.lastWatch.push({ type: 'ADDED', object: obj('a', '2') });
+    lw.lastWatch.push({ type: 'MODIFIED', object: obj('a', '3') });
+    await waitFor(() => log.length === 2, 'both events');
+    await waitFor(() => informer.get('ns/a')?.metadata?.resourceVersion === '3', 'the cache');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(await counter(registry, 'vcsync_informer_handler_errors_total')).toBe(2);
+  });
+
+  it('redelivers every cached object as an update each resync period', async () => {
+    const lw = new FakeListerWatcher();
+    lw.listScript = [{ items: [obj('a', '1'), obj('b', '1')], metadata: { resourceVersion: '1' } }];
+    const { log, clock } = start(lw, { resyncPeriodMs: 60_000, resyncJitter: 0 });
+    await waitFor(() => lw.watches.length === 1, 'the watch');
+    await waitFor(() => clock.pendingTimers() === 2, 'resync and watchdog timers');
+    clock.advance(60_000);
+    await waitFor(() => log.length === 4, 'the resync');
+    expect(log.slice(2)).toEqual(['update a 1->1', 'update b 1->1']);
+  });
+
+  it('gives a handler added after sync an add for each cached object', async () => {
+    const lw = new FakeListerWatcher();
+    lw.listScript = [{ items: [obj('a', '1')], metadata: { resourceVersion: '1' } }];
+    const { informer } = start(lw);
+    expect(await informer.waitForCacheSync(new AbortController().signal)).toBe(true);
+    const seen: string[] = [];
+    const remove = informer.addHandler({ onAdd: (o) => seen.push(o.metadata?.name ?? '') });
+    expect(seen).toEqual(['a']);
+    remove();
+    lw.lastWatch.push({ type: 'ADDED', object: obj('z', '2') });
+    await waitFor(() => informer.get('ns/z') !== undefined, 'the new object');
+    expect(seen).toEqual(['a']);
+  });
+
+  it('run resolves after abort with the watch closed', async () => {
+    const lw = new FakeListerWatcher();
+    const { done } = start(lw);
+    await waitFor(() => lw.watches.length === 1, 'the watch');
+    const stop = stops.pop();
+    await stop?.();
+    await done;
+    expect(lw.lastWatch.closed).toBe(true);
+  });
+});
