@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
+import { registerValidateCommand } from './validate-command.js';
 
 /**
  * Adds every subcommand to the program. Each subcommand lives in its own file and only wires
  * options to the components that do the work.
  */
-export function registerCommands(_program: Command): void {}
+export function registerCommands(program: Command): void {
+  registerValidateCommand(program);
+}
