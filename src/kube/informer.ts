@@ -9,16 +9,16 @@ import { silentLogger, type Logger } from '../observe/logger.js';
 
 /**
  * What an informer tells its consumers. Handlers run synchronously, in event order, on the
- * informer's own turn: keep them short (enqueue a key). A handler that throws (or returns a
- * promise that rejects) is logged and counted; the informer and the other handlers carry on.
+ * informer's own turn: keep them short (enqueue a key). A handler that throws, or is async and
+ * rejects, is logged and counted; the informer and the other handlers carry on.
  */
 export interface InformerHandler<T extends KubeObject> {
   /** A new object; `inInitialList` is true while delivering the first list. */
-  onAdd?(object: T, inInitialList: boolean): void | Promise<void>;
+  onAdd?(object: T, inInitialList: boolean): void;
   /** A changed object, or the same object re-delivered by a periodic resync (`old === current`). */
-  onUpdate?(old: T, current: T): void | Promise<void>;
+  onUpdate?(old: T, current: T): void;
   /** A removed object, in its last known state. */
-  onDelete?(object: T): void | Promise<void>;
+  onDelete?(object: T): void;
 }
 
 /** Options of {@link Informer}: the reflector's plus the cache's and resync's. */
@@ -182,11 +182,11 @@ export class Informer<T extends KubeObject> {
     else this.#deliver('onUpdate', (h) => h.onUpdate?.(old, object));
   }
 
-  #deliver(kind: keyof InformerHandler<T>, call: (handler: InformerHandler<T>) => void | Promise<void>): void {
+  #deliver(kind: keyof InformerHandler<T>, call: (handler: InformerHandler<T>) => unknown): void {
     for (const handler of [...this.#handlers]) this.#call(handler, kind, () => call(handler));
   }
 
-  #call(_handler: InformerHandler<T>, kind: string, call: () => void | Promise<void>): void {
+  #call(_handler: InformerHandler<T>, kind: string, call: () => unknown): void {
     try {
       const result = call();
       if (result instanceof Promise) {
