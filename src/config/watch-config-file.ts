@@ -84,7 +84,11 @@ export class ConfigFileWatcher {
 
     const check = async (): Promise<void> => {
       const state = await readState(path);
-      if (state.hash === lastHash || signal.aborted) return;
+      if (signal.aborted) return;
+      if (state.hash === lastHash) {
+        log.debug('Config file unchanged');
+        return;
+      }
       lastHash = state.hash;
       const result: ConfigResult =
         state.text !== undefined ? parseConfig(state.text, path) : { ok: false, errors: [state.failure] };

@@ -1,0 +1,223 @@
+import { mkdtemp, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigErrorCode } from '../../../src/config/config-error.js';
+import { hashConfigText } from '../../../src/config/config-source.js';
+import type { ConfigResult } from '../../../src/config/parse-config.js';
+import { ConfigFileWatcher, watchConfigFile } from '../../../src/config/watch-config-file.js';
+
+const V1 = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
+const V2 = 'sync:\n  toHost:\n    endpoints:\n      enabled: false\n';
+const BAD = 'sync:\n  toHost:\n    endpoints:\n      enabled: maybe\n';
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A running watcher with everything it reported and logged. */
+interface Harness {
+  readonly results: ConfigResult[];
+  readonly logs: string[];
+  /** Count of "unchanged" checks so far. */
+  unchanged(): number;
+  stop(): Promise<void>;
+}
+
+let dir: string;
+const running: Harness[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vcsync-config-watch-'));
+});
+
+afterEach(async () => {
+  for (const harness of running.splice(0)) await harness.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts a watcher on `path` whose applied content is `applied`; resolves once its first check ran. */
+async function start(path: string, applied: string, onChange?: (result: ConfigResult) => void): Promise<Harness> {
+  const results: ConfigResult[] = [];
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logs.push(chunk.toString());
+      callback();
+    },
+  });
+  const controller = new AbortController();
+  const watcher = new ConfigFileWatcher({
+    path,
+    debounceMs: 20,
+    initialHash: hashConfigText(applied),
+    logger: pino({ level: 'debug' }, stream),
+    onChange: (result) => {
+      results.push(result);
+      onChange?.(result);
+    },
+  });
+  const done = watcher.run(controller.signal);
+  const harness: Harness = {
+    results,
+    logs,
+    unchanged: () => logs.filter((line) => line.includes('Config file unchanged')).length,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+  running.push(harness);
+  // With initialHash the watcher checks once at start: wait for that check, so writes that follow
+  // are changes it must see.
+  await waitFor(() => harness.unchanged() > 0 || results.length > 0, 'the first check');
+  return harness;
+}
+
+function enabledOf(result: ConfigResult | undefined): boolean | undefined {
+  return result?.ok === true ? result.config.sync.toHost.endpoints.enabled : undefined;
+}
+
+describe('ConfigFileWatcher', () => {
+  it('reports an in-place write', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    const watcher = await start(path, V1);
+    expect(watcher.results).toHaveLength(0);
+    await writeFile(path, V2);
+    await waitFor(() => watcher.results.length === 1, 'the change');
+    expect(enabledOf(watcher.results[0])).toBe(false);
+  });
+
+  it('reports nothing for a write that leaves the content unchanged', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    const watcher = await start(path, V1);
+    const before = watcher.unchanged();
+    await writeFile(path, V1);
+    await waitFor(() => watcher.unchanged() > before, 'the re-read after the identical write');
+    expect(watcher.results).toHaveLength(0);
+  });
+
+  it('reports an editor-style save (write a temporary file, rename it over the original)', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    const watcher = await start(path, V1);
+    await writeFile(join(dir, '.vcluster.yaml.swp'), V2);
+    await rename(join(dir, '.vcluster.yaml.swp'), path);
+    await waitFor(() => watcher.results.length === 1, 'the change');
+    expect(enabledOf(watcher.results[0])).toBe(false);
+    // The watch survives the rename: a second save is seen too.
+    await writeFile(join(dir, '.tmp'), V1);
+    await rename(join(dir, '.tmp'), path);
+    await waitFor(() => watcher.results.length === 2, 'the second change');
+    expect(enabledOf(watcher.results[1])).toBe(true);
+  });
+
+  it('reports a Kubernetes ConfigMap volume update (..data symlink swap)', async () => {
+    await mkdir(join(dir, '..2024_01'));
+    await writeFile(join(dir, '..2024_01', 'vcluster.yaml'), V1);
+    await symlink('..2024_01', join(dir, '..data'));
+    await symlink(join('..data', 'vcluster.yaml'), join(dir, 'vcluster.yaml'));
+    const path = join(dir, 'vcluster.yaml');
+    const watcher = await start(path, V1);
+
+    await mkdir(join(dir, '..2024_02'));
+    await writeFile(join(dir, '..2024_02', 'vcluster.yaml'), V2);
+    await symlink('..2024_02', join(dir, '..data_tmp'));
+    await rename(join(dir, '..data_tmp'), join(dir, '..data'));
+    await rm(join(dir, '..2024_01'), { recursive: true });
+
+    await waitFor(() => watcher.results.length === 1, 'the swap');
+    expect(enabledOf(watcher.results[0])).toBe(false);
+  });
+
+  it('reports an invalid change as errors, then the fix', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    const watcher = await start(path, V1);
+    await writeFile(path, BAD);
+    await waitFor(() => watcher.results.length === 1, 'the invalid change');
+    const invalid = watcher.results[0];
+    expect(invalid?.ok).toBe(false);
+    if (invalid?.ok === false) {
+      expect(invalid.errors[0]).toMatchObject({ code: ConfigErrorCode.INVALID_TYPE, file: path, line: 4 });
+    }
+    await writeFile(path, V2);
+    await waitFor(() => watcher.results.length === 2, 'the fix');
+    expect(enabledOf(watcher.results[1])).toBe(false);
+  });
+
+  it('reports a deleted file as a read error and its return as a change', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    const watcher = await start(path, V1);
+    await unlink(path);
+    await waitFor(() => watcher.results.length === 1, 'the deletion');
+    const missing = watcher.results[0];
+    expect(missing?.ok === false && missing.errors[0]?.code).toBe(ConfigErrorCode.READ_FAILED);
+    await writeFile(path, V1);
+    await waitFor(() => watcher.results.length === 2, 'the file coming back');
+    expect(enabledOf(watcher.results[1])).toBe(true);
+  });
+
+  it('reports at start when the file differs from the applied content', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V2);
+    const watcher = await start(path, V1);
+    await waitFor(() => watcher.results.length === 1, 'the initial difference');
+    expect(enabledOf(watcher.results[0])).toBe(false);
+  });
+
+  it('keeps watching after a callback throws', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    let calls = 0;
+    const watcher = await start(path, V1, () => {
+      calls++;
+      if (calls === 1) throw new Error('handler bug');
+    });
+    await writeFile(path, V2);
+    await waitFor(() => calls === 1, 'the first change');
+    await writeFile(path, V1);
+    await waitFor(() => calls === 2, 'the second change');
+    expect(watcher.logs.some((line) => line.includes('Config change handler failed'))).toBe(true);
+  });
+
+  it('takes the content at start as applied when no initialHash is given, and stops on abort', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    const results: ConfigResult[] = [];
+    const controller = new AbortController();
+    const done = watchConfigFile({ path, debounceMs: 20, onChange: (r) => results.push(r) }, controller.signal);
+    try {
+      // Without initialHash there is no readiness signal: keep making real changes (alternating
+      // content) until one lands after the watcher's initial read and is reported.
+      for (let attempt = 0; results.length === 0; attempt++) {
+        if (attempt > 100) throw new Error('no change was ever reported');
+        await writeFile(path, attempt % 2 === 0 ? V2 : V1);
+        // A timeout here only means "not yet": the loop writes again.
+        await waitFor(() => results.length > 0, 'a change after start', 300).catch(() => undefined);
+      }
+    } finally {
+      controller.abort();
+      await done;
+    }
+    await expect(done).resolves.toBeUndefined();
+    expect(results.every((r) => r.ok)).toBe(true);
+  });
+
+  it('resolves at once for an already-aborted signal', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      new ConfigFileWatcher({ path: join(dir, 'none.yaml'), onChange: () => undefined }).run(controller.signal),
+    ).resolves.toBeUndefined();
+  });
+});
