@@ -1,0 +1,149 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runValidate, registerValidateCommand, type ConfigValidator } from '../../../src/cli/validate-command.js';
+import { ConfigErrorCode } from '../../../src/config/config-error.js';
+import { loadConfigFile } from '../../../src/config/load-config-file.js';
+import { configErrorAt } from '../../../src/config/parse-config.js';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+function capture(): { write(text: string): boolean; text(): string } {
+  let buffer = '';
+  return {
+    write(text: string) {
+      buffer += text;
+      return true;
+    },
+    text: () => buffer,
+  };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vcsync-validate-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('vcsync validate', () => {
+  it('accepts the example config/vcluster.yaml', async () => {
+    const out = capture();
+    const err = capture();
+    const path = join(repoRoot, 'config/vcluster.yaml');
+    expect(await runValidate({ configPath: path, validators: [], out, err })).toBe(0);
+    expect(out.text()).toBe(`${path} is valid\n`);
+    expect(err.text()).toBe('');
+  });
+
+  it('prints every error with file:line:column and exits 1', async () => {
+    const path = join(dir, 'bad.yaml');
+    await writeFile(path, 'sync:\n  toHost:\n    endpoints:\n      enabled: yes\n      patchs: []\n');
+    const out = capture();
+    const err = capture();
+    expect(await runValidate({ configPath: path, validators: [], out, err })).toBe(1);
+    expect(out.text()).toBe('');
+    expect(err.text().split('\n')).toEqual([
+      `${path}:4:16 sync.toHost.endpoints.enabled: must be a boolean (true or false), got "yes"`,
+      `${path}:5:7 sync.toHost.endpoints.patchs: unknown key; allowed keys: enabled, patches`,
+      `${path}: 2 errors`,
+      '',
+    ]);
+  });
+
+  it('reports an unreadable file', async () => {
+    const err = capture();
+    const path = join(dir, 'missing.yaml');
+    expect(await runValidate({ configPath: path, validators: [], out: capture(), err })).toBe(1);
+    expect(err.text()).toContain(`${path} cannot read the config file: the file does not exist`);
+  });
+
+  it('runs every extra validator on a schema-valid config and merges their errors by position', async () => {
+    const path = join(dir, 'patches.yaml');
+    await writeFile(
+      path,
+      'sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          expression: "bad("\n        - path: b\n          labels: {}\n',
+    );
+    const seen: string[] = [];
+    const second: ConfigValidator = (_config, source) => {
+      seen.push('second');
+      return [configErrorAt(source, ['sync', 'toHost', 'endpoints', 'patches', 0, 'path'], 'PATCH_PATH', 'bad path')];
+    };
+    const first: ConfigValidator = async (config, source) => {
+      seen.push('first');
+      expect(config.sync.toHost.endpoints.patches).toHaveLength(2);
+      return [
+        configErrorAt(
+          source,
+          ['sync', 'toHost', 'endpoints', 'patches', 0, 'expression'],
+          'PATCH_EXPRESSION',
+          'unexpected end of input',
+        ),
+      ];
+    };
+    const err = capture();
+    expect(await runValidate({ configPath: path, validators: [first, second], out: capture(), err })).toBe(1);
+    expect(seen).toEqual(['first', 'second']);
+    expect(err.text().split('\n')).toEqual([
+      `${path}:5:17 sync.toHost.endpoints.patches[0].path: bad path`,
+      `${path}:6:23 sync.toHost.endpoints.patches[0].expression: unexpected end of input`,
+      `${path}: 2 errors`,
+      '',
+    ]);
+  });
+
+  it('does not run extra validators when the schema already failed', async () => {
+    const path = join(dir, 'bad.yaml');
+    await writeFile(path, 'sync: { toHost: { endpoints: { enabled: 1 } } }\n');
+    let ran = false;
+    const validator: ConfigValidator = () => {
+      ran = true;
+      return [];
+    };
+    expect(await runValidate({ configPath: path, validators: [validator], out: capture(), err: capture() })).toBe(1);
+    expect(ran).toBe(false);
+  });
+
+  it('is registered as a subcommand that sets the exit code', async () => {
+    const path = join(dir, 'ok.yaml');
+    await writeFile(path, '');
+    const program = new Command('vcsync').exitOverride();
+    registerValidateCommand(program);
+    const previous = process.exitCode;
+    const writes: string[] = [];
+    const originalWrite = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => {
+      writes.push(chunk);
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      await program.parseAsync(['node', 'vcsync', 'validate', '--config', path]);
+      expect(process.exitCode).toBe(0);
+      expect(writes.join('')).toContain(`${path} is valid`);
+    } finally {
+      process.stdout.write = originalWrite;
+      process.exitCode = previous;
+    }
+  });
+});
+
+describe('loadConfigFile', () => {
+  it('reads, parses and names the file in errors', async () => {
+    const path = join(dir, 'v.yaml');
+    await writeFile(path, 'sync: { toHost: { namespaces: { enabled: true } } }\n');
+    const result = await loadConfigFile(path);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors[0]).toMatchObject({ code: ConfigErrorCode.NAMESPACE_MAPPING, file: path, line: 1 });
+  });
+
+  it('reports a directory as unreadable', async () => {
+    const result = await loadConfigFile(dir);
+    expect(result.ok === false && result.errors[0]?.message).toBe(
+      'cannot read the config file: the path is a directory, not a file',
+    );
+  });
+});
