@@ -1,0 +1,254 @@
+import ivm from 'isolated-vm';
+import { silentLogger, type Logger } from '../observe/logger.js';
+import { SANDBOX_LOCKDOWN_SOURCE, SANDBOX_RUNTIME_SOURCE } from './sandbox-runtime.js';
+
+/** Options of {@link PatchSandbox}. */
+export interface PatchSandboxOptions {
+  /** Heap limit of the isolate, in MiB. Default 32; isolated-vm's minimum is 8. */
+  memoryLimitMiB?: number;
+  /**
+   * Wall-clock limit of one evaluation (every patch of one object, in one call), in ms. Default 50.
+   * An expression that loops forever fails with `PATCH_EVAL_TIMEOUT` after this long.
+   */
+  timeoutMs?: number;
+  /** Limit for setting up an isolate or loading a plan into it (our code, not user code), in ms. Default 5000. */
+  setupTimeoutMs?: number;
+  /** Logger for isolate replacement (warn) and catastrophic isolate errors (error). Default: silent. */
+  logger?: Logger;
+  /**
+   * Called when isolated-vm reports that V8 lost control of an isolate (its docs advise ending the
+   * process). The sandbox drops that isolate either way. Default: none.
+   */
+  onCatastrophicError?: (message: string) => void;
+}
+
+type ResolvedSandboxOptions = Readonly<Required<Omit<PatchSandboxOptions, 'onCatastrophicError'>>> & {
+  readonly onCatastrophicError: ((message: string) => void) | undefined;
+};
+
+/** Returns a new frozen options object with every default filled in; rejects out-of-range values. */
+export function withDefaults(options: PatchSandboxOptions = {}): ResolvedSandboxOptions {
+  const resolved = {
+    memoryLimitMiB: options.memoryLimitMiB ?? 32,
+    timeoutMs: options.timeoutMs ?? 50,
+    setupTimeoutMs: options.setupTimeoutMs ?? 5000,
+    logger: options.logger ?? silentLogger(),
+    onCatastrophicError: options.onCatastrophicError,
+  };
+  if (!(resolved.memoryLimitMiB >= 8)) throw new RangeError('PatchSandbox memoryLimitMiB must be at least 8 (isolated-vm minimum)');
+  if (!(resolved.timeoutMs > 0)) throw new RangeError('PatchSandbox timeoutMs must be positive');
+  if (!(resolved.setupTimeoutMs > 0)) throw new RangeError('PatchSandbox setupTimeoutMs must be positive');
+  return Object.freeze(resolved);
+}
+
+/**
+ * What the sandbox runs: a plan's expression factory (source of a strict function taking the
+ * helpers and returning `[forward, reverse | null]` per expression patch) and its static data as
+ * JSON. Built once by `compilePatches`; the sandbox loads each program once per isolate.
+ */
+export interface SandboxProgram {
+  /** Source of the expression factory (see `buildFactorySource`). */
+  readonly factorySource: string;
+  /** JSON of `{ vcluster, patches: [{ index, path, forwardField, reverseField }] }`. */
+  readonly staticJson: string;
+}
+
+/** Why a sandbox call failed without an answer from the runtime. */
+export type SandboxFailureKind = 'timeout' | 'memory-limit' | 'unavailable';
+
+/** Outcome of {@link PatchSandbox.run}. */
+export type SandboxRunResult =
+  | { readonly ok: true; readonly outputJson: string }
+  | { readonly ok: false; readonly kind: SandboxFailureKind; readonly detail: string };
+
+interface IsolateState {
+  readonly isolate: ivm.Isolate;
+  readonly context: ivm.Context;
+  readonly createProgram: ivm.Reference;
+  readonly generation: number;
+}
+
+interface LoadedProgram {
+  readonly generation: number;
+  readonly run: Promise<ivm.Reference>;
+}
+
+/**
+ * The isolate in which patch expressions run (isolated-vm: a separate V8 heap with no Node.js
+ * APIs). One per daemon. Inputs and outputs cross as JSON strings only; no host function or
+ * reference is ever handed to the isolate, so an expression can reach nothing but its arguments,
+ * the frozen ECMAScript built-ins and the helpers.
+ *
+ * Contract:
+ * - The constructor does nothing; the isolate is created on first use.
+ * - `run` never throws for anything an expression does: a timeout, an exhausted heap or a lost
+ *   isolate comes back as `{ ok: false, kind }`. An isolate killed by its memory limit is replaced
+ *   on the next call, and programs are reloaded into the new isolate transparently.
+ * - Calls may overlap; the isolate runs them one at a time, in call order.
+ * - After `dispose()` every call answers `unavailable`.
+ */
+export class PatchSandbox {
+  readonly #options: ResolvedSandboxOptions;
+  #state: Promise<IsolateState> | undefined;
+  #stateGeneration = 0;
+  #generation = 0;
+  #replacements = 0;
+  #disposed = false;
+  #programs = new WeakMap<SandboxProgram, LoadedProgram>();
+
+  /** Stores the options; creates no isolate. */
+  constructor(options: PatchSandboxOptions = {}) {
+    this.#options = withDefaults(options);
+  }
+
+  /** The resolved options (frozen). */
+  get options(): ResolvedSandboxOptions {
+    return this.#options;
+  }
+
+  /** How many times an isolate was discarded and replaced (memory limit, catastrophic error). */
+  get replacements(): number {
+    return this.#replacements;
+  }
+
+  /**
+   * Runs `program` once on `inputJson` (one object, every patch) and returns the runtime's JSON
+   * answer, or why there is none. The per-call limit is `timeoutMs`.
+   */
+  async run(program: SandboxProgram, inputJson: string): Promise<SandboxRunResult> {
+    if (this.#disposed) return { ok: false, kind: 'unavailable', detail: 'the patch sandbox was disposed' };
+    let state: IsolateState;
+    let run: ivm.Reference;
+    try {
+      state = await this.#ready();
+      run = await this.#load(state, program);
+    } catch (error: unknown) {
+      return this.#failure(undefined, error, 'setup');
+    }
+    try {
+      const output: unknown = await run.apply(undefined, [inputJson], { timeout: this.#options.timeoutMs });
+      if (typeof output !== 'string') {
+        return { ok: false, kind: 'unavailable', detail: 'the sandbox runtime returned no answer' };
+      }
+      return { ok: true, outputJson: output };
+    } catch (error: unknown) {
+      return this.#failure(state, error, 'run');
+    }
+  }
+
+  /** Releases the isolate. Idempotent; later calls to `run` answer `unavailable`. */
+  dispose(): void {
+    this.#disposed = true;
+    const state = this.#state;
+    this.#state = undefined;
+    if (state !== undefined) {
+      // A failed setup has nothing to release; its error was already reported to its caller.
+      state.then((s) => disposeIsolate(s.isolate), () => undefined).catch(() => undefined);
+    }
+  }
+
+  #ready(): Promise<IsolateState> {
+    const current = this.#state;
+    if (current !== undefined) return current;
+    const generation = ++this.#generation;
+    const created = this.#create(generation);
+    this.#state = created;
+    this.#stateGeneration = generation;
+    // A failed setup must not stick: forget it so the next call tries again.
+    created.catch(() => {
+      if (this.#state === created) this.#state = undefined;
+    });
+    return created;
+  }
+
+  async #create(generation: number): Promise<IsolateState> {
+    const isolate = new ivm.Isolate({
+      memoryLimit: this.#options.memoryLimitMiB,
+      onCatastrophicError: (message: string) => {
+        this.#options.logger.error({ generation, detail: message }, 'Patch sandbox isolate failed catastrophically');
+        this.#forget(generation);
+        this.#options.onCatastrophicError?.(message);
+      },
+    });
+    try {
+      const context = await isolate.createContext();
+      const timeout = this.#options.setupTimeoutMs;
+      await context.eval(SANDBOX_LOCKDOWN_SOURCE, { timeout, filename: 'vcsync:patch-lockdown.js' });
+      const createProgram = (await context.eval(SANDBOX_RUNTIME_SOURCE, {
+        timeout,
+        reference: true,
+        filename: 'vcsync:patch-runtime.js',
+      })) as ivm.Reference;
+      return { isolate, context, createProgram, generation };
+    } catch (error: unknown) {
+      disposeIsolate(isolate);
+      throw error;
+    }
+  }
+
+  #load(state: IsolateState, program: SandboxProgram): Promise<ivm.Reference> {
+    const loaded = this.#programs.get(program);
+    if (loaded !== undefined && loaded.generation === state.generation) return loaded.run;
+    const run = this.#compileProgram(state, program);
+    this.#programs.set(program, { generation: state.generation, run });
+    run.catch(() => {
+      if (this.#programs.get(program)?.run === run) this.#programs.delete(program);
+    });
+    return run;
+  }
+
+  async #compileProgram(state: IsolateState, program: SandboxProgram): Promise<ivm.Reference> {
+    const timeout = this.#options.setupTimeoutMs;
+    const factory = (await state.context.eval(program.factorySource, {
+      timeout,
+      reference: true,
+      filename: 'vcsync:patch-expressions.js',
+    })) as ivm.Reference;
+    // derefInto hands the isolate its own function back; nothing of this realm crosses.
+    const run = (await state.createProgram.apply(undefined, [factory.derefInto(), program.staticJson], {
+      timeout,
+      result: { reference: true },
+    })) as ivm.Reference;
+    factory.release();
+    return run;
+  }
+
+  #failure(state: IsolateState | undefined, error: unknown, phase: 'setup' | 'run'): SandboxRunResult {
+    const detail = error instanceof Error ? error.message : String(error);
+    if (this.#disposed) return { ok: false, kind: 'unavailable', detail: 'the patch sandbox was disposed' };
+    if (state !== undefined && state.isolate.isDisposed) {
+      this.#forget(state.generation, state.isolate);
+      // isolated-vm gives no error code; the message is the only signal that the memory limit,
+      // rather than another disposal, ended the isolate.
+      const memory = /memory limit/i.test(detail);
+      return memory
+        ? { ok: false, kind: 'memory-limit', detail: `the expression exceeded the sandbox memory limit of ${this.#options.memoryLimitMiB} MiB` }
+        : { ok: false, kind: 'unavailable', detail };
+    }
+    if (phase === 'run' && /timed out/i.test(detail)) {
+      return { ok: false, kind: 'timeout', detail: `the evaluation exceeded the sandbox timeout of ${this.#options.timeoutMs} ms` };
+    }
+    return { ok: false, kind: 'unavailable', detail };
+  }
+
+  // Drops an isolate that can no longer run code; the next call creates a fresh one. Synchronous,
+  // so a call that starts right after a failure already gets the new isolate.
+  #forget(generation: number, isolate?: ivm.Isolate): void {
+    if (isolate !== undefined) disposeIsolate(isolate);
+    if (this.#state === undefined || this.#stateGeneration !== generation) return;
+    const state = this.#state;
+    this.#state = undefined;
+    this.#replacements += 1;
+    this.#options.logger.warn({ generation }, 'Patch sandbox isolate lost; a new one is created on the next evaluation');
+    state.then((s) => disposeIsolate(s.isolate), () => undefined).catch(() => undefined);
+  }
+}
+
+function disposeIsolate(isolate: ivm.Isolate): void {
+  if (isolate.isDisposed) return;
+  try {
+    isolate.dispose();
+  } catch {
+    // Already being torn down by isolated-vm (memory limit); nothing left to release.
+  }
+}

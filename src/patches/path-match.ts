@@ -1,0 +1,159 @@
+import { jsonEqual } from './json-equal.js';
+import { formatPatchPath, type CompiledPath, type PathSegment } from './patch-path.js';
+
+/**
+ * Matching compiled paths against plain JSON objects, on the host side of the sandbox (reference
+ * and label patches, reverse write-back). The sandbox runtime carries its own copy of these rules
+ * (it cannot import host code); tests run one table against both.
+ *
+ * Rules:
+ * - a key segment matches an own property of a (non-array) object; an index segment an existing
+ *   element of an array; a wildcard every element of an array or every own key of an object, in
+ *   order;
+ * - anything else (a missing key, an index out of range, a key on an array, any step into a
+ *   primitive) ends that branch: a path that does not exist yields no match and the patch is
+ *   skipped;
+ * - with `allowMissingLeaf`, a last *key* segment whose parent object exists matches even when the
+ *   key is absent (`exists: false`), so an expression can add a field.
+ */
+
+/** A concrete location: map keys as strings, array indexes as numbers. */
+export type ConcretePath = readonly (string | number)[];
+
+/** One location a compiled path matched. */
+export interface PathMatch {
+  /** The concrete location, e.g. `['subsets', 0, 'addresses', 2, 'ip']`. */
+  readonly path: ConcretePath;
+  /** Whether the location holds a value (false only for a missing last key, see `allowMissingLeaf`). */
+  readonly exists: boolean;
+  /** The value there (`undefined` when `exists` is false). */
+  readonly value: unknown;
+}
+
+/** Options of {@link matchPath}. */
+export interface MatchPathOptions {
+  /** Match a missing last key under an existing object (`exists: false`). Default false. */
+  allowMissingLeaf?: boolean;
+}
+
+/** Every location of `root` that `path` matches, in document order. Never throws. */
+export function matchPath(root: unknown, path: CompiledPath, options: MatchPathOptions = {}): PathMatch[] {
+  const matches: PathMatch[] = [];
+  walk(root, path, 0, [], options.allowMissingLeaf === true, matches);
+  return matches;
+}
+
+function walk(
+  node: unknown,
+  path: CompiledPath,
+  depth: number,
+  at: (string | number)[],
+  allowMissingLeaf: boolean,
+  out: PathMatch[],
+): void {
+  const segment = path[depth];
+  if (segment === undefined) {
+    out.push({ path: [...at], exists: true, value: node });
+    return;
+  }
+  const last = depth === path.length - 1;
+  if (segment.kind === 'wildcard') {
+    if (Array.isArray(node)) {
+      node.forEach((child: unknown, index) => walk(child, path, depth + 1, [...at, index], allowMissingLeaf, out));
+    } else if (isPlainObject(node)) {
+      for (const key of Object.keys(node)) walk(node[key], path, depth + 1, [...at, key], allowMissingLeaf, out);
+    }
+    return;
+  }
+  if (segment.kind === 'index') {
+    if (Array.isArray(node) && segment.index < node.length) {
+      walk(node[segment.index], path, depth + 1, [...at, segment.index], allowMissingLeaf, out);
+    }
+    return;
+  }
+  if (!isPlainObject(node)) return;
+  if (Object.hasOwn(node, segment.key)) {
+    walk(node[segment.key], path, depth + 1, [...at, segment.key], allowMissingLeaf, out);
+  } else if (last && allowMissingLeaf) {
+    out.push({ path: [...at, segment.key], exists: false, value: undefined });
+  }
+}
+
+/** Reads one concrete location. */
+export function getAtPath(root: unknown, path: ConcretePath): { exists: boolean; value: unknown } {
+  let node: unknown = root;
+  for (const step of path) {
+    if (typeof step === 'number') {
+      if (!Array.isArray(node) || step >= node.length) return { exists: false, value: undefined };
+      node = node[step];
+    } else {
+      if (!isPlainObject(node) || !Object.hasOwn(node, step)) return { exists: false, value: undefined };
+      node = node[step];
+    }
+  }
+  return { exists: true, value: node };
+}
+
+/**
+ * Writes `value` at a concrete location of a mutable `root`, creating missing intermediate maps
+ * for key steps. Returns false (and writes nothing) when a step needs an array element that does
+ * not exist or crosses a primitive.
+ */
+export function setAtPath(root: unknown, path: ConcretePath, value: unknown): boolean {
+  if (path.length === 0) return false;
+  let node: unknown = root;
+  for (let depth = 0; depth < path.length - 1; depth += 1) {
+    const step = path[depth];
+    const next = path[depth + 1];
+    if (step === undefined) return false;
+    if (typeof step === 'number') {
+      if (!Array.isArray(node) || step >= node.length) return false;
+      node = node[step];
+    } else {
+      if (!isPlainObject(node)) return false;
+      if (!Object.hasOwn(node, step)) {
+        if (typeof next === 'number') return false;
+        defineValue(node, step, {});
+      }
+      node = node[step];
+    }
+  }
+  const leaf = path[path.length - 1];
+  if (typeof leaf === 'number') {
+    if (!Array.isArray(node) || leaf >= node.length) return false;
+    node[leaf] = value;
+    return true;
+  }
+  if (leaf === undefined || !isPlainObject(node)) return false;
+  defineValue(node, leaf, value);
+  return true;
+}
+
+/** Renders a concrete location in the path syntax, e.g. `metadata.annotations["a.b/c"]`. */
+export function formatConcretePath(path: ConcretePath): string {
+  return formatPatchPath(
+    path.map((step): PathSegment => (typeof step === 'number' ? { kind: 'index', index: step } : { kind: 'key', key: step })),
+  );
+}
+
+/**
+ * True when `root` holds a value equal to `value` at `path`; false when `root` is null/undefined
+ * or has nothing there. Reverse patches use it against the last synced host object: a location
+ * that still holds what was last synced is not a host-side change.
+ */
+export function holdsSameValue(root: unknown, path: ConcretePath, value: unknown): boolean {
+  if (root === null || root === undefined) return false;
+  const previous = getAtPath(root, path);
+  return previous.exists && jsonEqual(previous.value, value);
+}
+
+/** A non-null, non-array object (the only kind of JSON value with keys). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Assignment would invoke the `__proto__` setter for a key named "__proto__"; defining the
+// property keeps such keys plain data, as JSON.parse does.
+function defineValue(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}

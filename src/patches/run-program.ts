@@ -1,0 +1,105 @@
+import type { PatchPlan } from './compile-patches.js';
+import {
+  PatchEvaluationError,
+  PatchEvaluationErrorCode,
+  type PatchEvaluationErrorCodeValue,
+} from './patch-errors.js';
+import type { AppliedPatch, SkippedPatch } from './patch-result.js';
+import type { PatchSandbox, SandboxFailureKind } from './patch-sandbox.js';
+
+/** What the sandbox runtime answers for one object. */
+export interface ProgramOutput {
+  readonly object: unknown;
+  readonly applied: readonly AppliedPatch[];
+  readonly skipped: readonly SkippedPatch[];
+}
+
+/** The request the runtime understands (one object, one direction). */
+export type ProgramInput =
+  | { mode: 'forward'; object: unknown; hostObject: unknown; virtualObject: unknown }
+  | { mode: 'reverse'; object: unknown; hostObject: unknown; virtualObject: unknown; lastSyncedHostObject: unknown };
+
+const RUNTIME_CODES = new Set<string>([
+  PatchEvaluationErrorCode.THREW,
+  PatchEvaluationErrorCode.RESULT_NOT_JSON,
+  PatchEvaluationErrorCode.PROTECTED_FIELD,
+]);
+
+const FAILURE_CODES: Record<SandboxFailureKind, PatchEvaluationErrorCodeValue> = {
+  timeout: PatchEvaluationErrorCode.TIMEOUT,
+  'memory-limit': PatchEvaluationErrorCode.MEMORY_LIMIT,
+  unavailable: PatchEvaluationErrorCode.SANDBOX_UNAVAILABLE,
+};
+
+/**
+ * Runs the plan's expression program on one object in a single sandbox call (JSON in, JSON out)
+ * and turns every failure into a {@link PatchEvaluationError}. The plan must have a program.
+ */
+export async function runProgram(
+  plan: PatchPlan,
+  sandbox: PatchSandbox,
+  input: ProgramInput,
+): Promise<{ ok: true; output: ProgramOutput } | { ok: false; error: PatchEvaluationError }> {
+  const program = plan.program;
+  if (program === undefined) return { ok: true, output: { object: input.object, applied: [], skipped: [] } };
+  const answer = await sandbox.run(program, JSON.stringify(input));
+  if (!answer.ok) {
+    return {
+      ok: false,
+      error: new PatchEvaluationError({
+        code: FAILURE_CODES[answer.kind],
+        patchIndex: -1,
+        configPath: plan.configPath,
+        objectPath: '',
+        detail: answer.detail,
+      }),
+    };
+  }
+  // The string comes out of the isolate; it is produced by the runtime's own captured
+  // JSON.stringify, but it is still parsed as untrusted data.
+  const parsed: unknown = JSON.parse(answer.outputJson);
+  if (!isRecord(parsed)) return { ok: false, error: malformed(plan) };
+  if (parsed['ok'] !== true) {
+    const code = typeof parsed['code'] === 'string' && RUNTIME_CODES.has(parsed['code'])
+      ? (parsed['code'] as PatchEvaluationErrorCodeValue)
+      : PatchEvaluationErrorCode.THREW;
+    const field = typeof parsed['field'] === 'string' && parsed['field'] !== '' ? parsed['field'] : plan.configPath;
+    return {
+      ok: false,
+      error: new PatchEvaluationError({
+        code,
+        patchIndex: typeof parsed['patchIndex'] === 'number' ? parsed['patchIndex'] : -1,
+        configPath: field,
+        objectPath: typeof parsed['objectPath'] === 'string' ? parsed['objectPath'] : '',
+        detail: typeof parsed['detail'] === 'string' ? parsed['detail'] : 'the expression failed',
+      }),
+    };
+  }
+  const applied = parsed['applied'];
+  const skipped = parsed['skipped'];
+  if (!Array.isArray(applied) || !Array.isArray(skipped) || !isRecord(parsed['object'])) {
+    return { ok: false, error: malformed(plan) };
+  }
+  return {
+    ok: true,
+    output: {
+      object: parsed['object'],
+      applied: applied as AppliedPatch[],
+      skipped: skipped as SkippedPatch[],
+    },
+  };
+}
+
+function malformed(plan: PatchPlan): PatchEvaluationError {
+  return new PatchEvaluationError({
+    code: PatchEvaluationErrorCode.SANDBOX_UNAVAILABLE,
+    patchIndex: -1,
+    configPath: plan.configPath,
+    objectPath: '',
+    detail: 'the sandbox runtime returned a malformed answer',
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
