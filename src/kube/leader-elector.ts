@@ -1,0 +1,295 @@
+import { Registry } from 'prom-client';
+import { isAlreadyExists, isConflict, isNotFound } from './api-error.js';
+import { CoreResources, collectionPath, objectPath } from './api-path.js';
+import { realClock, sleep, type Clock } from './clock.js';
+import type { KubeObject } from './kube-object.js';
+import { KubeMetrics } from './metrics.js';
+import type { CallOptions } from './rest-client.js';
+import { silentLogger, type Logger } from '../observe/logger.js';
+
+/** A coordination.k8s.io/v1 Lease, as far as leader election uses it. */
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    /** MicroTime (RFC 3339 with microseconds). */
+    acquireTime?: string;
+    /** MicroTime (RFC 3339 with microseconds). */
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** The calls leader election makes; {@link RestClient} provides them. */
+export interface LeaseClient {
+  get<T>(path: string, options?: CallOptions): Promise<T>;
+  create<T>(path: string, body: T, options?: CallOptions): Promise<T>;
+  update<T>(path: string, body: T, options?: CallOptions): Promise<T>;
+}
+
+/** Options of {@link LeaderElector}. */
+export interface LeaderElectorOptions {
+  /** Client of the cluster holding the Lease. Required. */
+  client: LeaseClient;
+  /** Lease name. Required. */
+  leaseName: string;
+  /** Lease namespace. Required. */
+  namespace: string;
+  /** This process' identity, unique among candidates (e.g. the pod name). Required. */
+  identity: string;
+  /** How long a lease counts as held after its last observed renewal, in ms. Default 15 000. */
+  leaseDurationMs?: number;
+  /** The leader gives up if it cannot renew for this long, in ms (< leaseDurationMs). Default 10 000. */
+  renewDeadlineMs?: number;
+  /** Wait between acquire or renew attempts, in ms. Default 2000. */
+  retryPeriodMs?: number;
+  /** Called when this process becomes leader; `signal` aborts when leadership ends. May be async. Required. */
+  onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
+  /** Called after leadership ended and `onStartedLeading`'s work has settled. Default none. */
+  onStoppedLeading?: () => void;
+  /** Called when the observed holder changes (including to this process). Default none. */
+  onNewLeader?: (identity: string) => void;
+  /** Time source. Default the real clock. */
+  clock?: Clock;
+  /** Logger. Default silent. */
+  logger?: Logger;
+  /** Metrics sink. Default a private registry. */
+  metrics?: KubeMetrics;
+}
+
+type Resolved = Readonly<Required<Omit<LeaderElectorOptions, 'onStoppedLeading' | 'onNewLeader'>>> &
+  Readonly<Pick<LeaderElectorOptions, 'onStoppedLeading' | 'onNewLeader'>>;
+
+function withDefaults(options: LeaderElectorOptions): Resolved {
+  const resolved = {
+    ...options,
+    leaseDurationMs: options.leaseDurationMs ?? 15_000,
+    renewDeadlineMs: options.renewDeadlineMs ?? 10_000,
+    retryPeriodMs: options.retryPeriodMs ?? 2_000,
+    clock: options.clock ?? realClock,
+    logger: (options.logger ?? silentLogger()).child({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity }),
+    metrics: options.metrics ?? new KubeMetrics(new Registry()),
+  };
+  if (resolved.renewDeadlineMs >= resolved.leaseDurationMs) {
+    throw new RangeError('leader election: renewDeadlineMs must be smaller than leaseDurationMs');
+  }
+  if (resolved.retryPeriodMs >= resolved.renewDeadlineMs) {
+    throw new RangeError('leader election: retryPeriodMs must be smaller than renewDeadlineMs');
+  }
+  return Object.freeze(resolved);
+}
+
+/** Kubernetes MicroTime: RFC 3339 in UTC with six fractional digits. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease, after client-go's LeaderElector. Writes
+ * use optimistic concurrency (the Lease's resourceVersion), so of several candidates exactly
+ * one wins each round. Expiry is judged from when this process last saw the Lease change, by
+ * its own clock, never from the timestamps written by others (clocks may be skewed).
+ *
+ * {@link LeaderElector.run} loops: acquire (retrying every `retryPeriodMs`) → lead (calls
+ * `onStartedLeading(signal)`, renews every `retryPeriodMs`) → on failing to renew for
+ * `renewDeadlineMs`, aborts the leading signal, waits for that work to settle, calls
+ * `onStoppedLeading` and goes back to acquiring. When `run`'s signal aborts it does the same,
+ * then releases the Lease (empty holder) so another candidate can take over at once.
+ */
+export class LeaderElector {
+  readonly #options: Resolved;
+  readonly #path: string;
+  #observed: Lease | undefined;
+  #observedAtMs = 0;
+  #observedHolder = '';
+  #leading = false;
+  #running = false;
+
+  constructor(options: LeaderElectorOptions) {
+    this.#options = withDefaults(options);
+    this.#path = objectPath(CoreResources.leases, options.namespace, options.leaseName);
+    this.#options.metrics.initLeaderElection(options.leaseName);
+  }
+
+  /** True while this process holds the lease. */
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  /** The holder identity last observed on the Lease (`''` when none). */
+  get observedLeader(): string {
+    return this.#observedHolder;
+  }
+
+  /** Runs the election until `signal` aborts; resolves after leading work settled and the lease was released. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error('leader elector is already running');
+    this.#running = true;
+    try {
+      while (!signal.aborted) {
+        const acquired = await this.#acquire(signal);
+        if (!acquired) break;
+        await this.#lead(signal);
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #acquire(signal: AbortSignal): Promise<boolean> {
+    const { clock, retryPeriodMs, logger } = this.#options;
+    logger.debug('Trying to acquire the lease');
+    while (!signal.aborted) {
+      if (await this.#tryAcquireOrRenew(signal)) return true;
+      await sleep(clock, retryPeriodMs * (1 + 0.2 * Math.random()), signal);
+    }
+    return false;
+  }
+
+  async #lead(signal: AbortSignal): Promise<void> {
+    const { clock, retryPeriodMs, renewDeadlineMs, logger, metrics, leaseName } = this.#options;
+    const leadership = new AbortController();
+    const stopLeading = (): void => leadership.abort();
+    signal.addEventListener('abort', stopLeading, { once: true });
+    this.#leading = true;
+    metrics.setLeader(leaseName, true);
+    logger.info('Became leader');
+    const work = this.#startWork(leadership.signal);
+    let lastRenewMs = clock.now();
+    while (!leadership.signal.aborted) {
+      await sleep(clock, retryPeriodMs, leadership.signal);
+      if (leadership.signal.aborted) break;
+      if (await this.#tryAcquireOrRenew(leadership.signal)) {
+        lastRenewMs = clock.now();
+      } else if (clock.now() - lastRenewMs >= renewDeadlineMs) {
+        logger.warn({ renewDeadlineMs }, 'Could not renew the lease before the deadline; stopping leading');
+        break;
+      }
+    }
+    leadership.abort();
+    signal.removeEventListener('abort', stopLeading);
+    await work;
+    this.#leading = false;
+    metrics.setLeader(leaseName, false);
+    if (signal.aborted) await this.#release();
+    logger.info('Stopped leading');
+    this.#notify(() => this.#options.onStoppedLeading?.());
+  }
+
+  async #startWork(signal: AbortSignal): Promise<void> {
+    try {
+      await this.#options.onStartedLeading(signal);
+    } catch (err) {
+      this.#options.logger.error({ err }, 'Leading work failed');
+    }
+  }
+
+  /** One round: create the Lease, renew it, or take it over when expired. True when this process holds it. */
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const { client, clock, identity, renewDeadlineMs, logger } = this.#options;
+    const leaseDurationMs = this.#options.leaseDurationMs;
+    const attempt = new AbortController();
+    const timer = clock.setTimer(() => attempt.abort(new Error('lease request timed out')), renewDeadlineMs);
+    const stop = (): void => attempt.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    const options: CallOptions = { signal: attempt.signal };
+    const now = clock.now();
+    try {
+      let current: Lease;
+      try {
+        current = await client.get<Lease>(this.#path, options);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        const created = await client.create<Lease>(collectionPath(CoreResources.leases, this.#options.namespace), this.#leaseBody(undefined, now), options);
+        this.#observe(created, clock.now());
+        return true;
+      }
+      this.#observe(current, now);
+      const holder = current.spec?.holderIdentity ?? '';
+      // The holder's own view of the duration wins over ours, as in client-go.
+      const durationMs = (current.spec?.leaseDurationSeconds ?? leaseDurationMs / 1000) * 1000;
+      if (holder !== '' && holder !== identity && this.#observedAtMs + durationMs > now) return false;
+      const updated = await client.update<Lease>(this.#path, this.#leaseBody(current, now), options);
+      this.#observe(updated, clock.now());
+      return true;
+    } catch (err) {
+      if (isConflict(err) || isAlreadyExists(err)) {
+        logger.debug('Lost a race for the lease');
+      } else if (!signal.aborted) {
+        logger.warn({ err }, 'Lease request failed');
+      }
+      return false;
+    } finally {
+      clock.clearTimer(timer);
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
+  #leaseBody(current: Lease | undefined, now: number): Lease {
+    const { identity, leaseName, namespace, leaseDurationMs } = this.#options;
+    const spec = current?.spec ?? {};
+    const holding = spec.holderIdentity === identity;
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { ...(current?.metadata ?? {}), name: leaseName, namespace },
+      spec: {
+        holderIdentity: identity,
+        leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
+        acquireTime: holding && spec.acquireTime !== undefined ? spec.acquireTime : microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: current === undefined ? 0 : holding ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
+      },
+    };
+  }
+
+  /** Records `lease` as observed at `nowMs` when it differs from what was last seen. */
+  #observe(lease: Lease, nowMs: number): void {
+    const before = this.#observed;
+    const changed =
+      before === undefined ||
+      before.metadata?.resourceVersion !== lease.metadata?.resourceVersion ||
+      before.spec?.holderIdentity !== lease.spec?.holderIdentity ||
+      before.spec?.renewTime !== lease.spec?.renewTime;
+    if (!changed) return;
+    this.#observed = lease;
+    this.#observedAtMs = nowMs;
+    const holder = lease.spec?.holderIdentity ?? '';
+    if (holder !== this.#observedHolder) {
+      this.#observedHolder = holder;
+      if (holder !== '') this.#notify(() => this.#options.onNewLeader?.(holder));
+    }
+  }
+
+  /** Gives the lease up (empty holder, 1 s duration) if this process still holds it. Best effort. */
+  async #release(): Promise<void> {
+    const { client, clock, identity, renewDeadlineMs, logger } = this.#options;
+    const observed = this.#observed;
+    if (observed?.spec?.holderIdentity !== identity) return;
+    const now = clock.now();
+    const released: Lease = {
+      ...observed,
+      spec: { ...observed.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(now), acquireTime: microTime(now) },
+    };
+    const attempt = new AbortController();
+    const timer = clock.setTimer(() => attempt.abort(new Error('lease release timed out')), renewDeadlineMs);
+    try {
+      const updated = await client.update<Lease>(this.#path, released, { signal: attempt.signal });
+      this.#observe(updated, clock.now());
+      logger.info('Released the lease');
+    } catch (err) {
+      // Releasing only speeds up the hand-over; if it fails the lease simply expires.
+      logger.warn({ err }, 'Could not release the lease; it will expire instead');
+    } finally {
+      clock.clearTimer(timer);
+    }
+  }
+
+  #notify(callback: () => void): void {
+    try {
+      callback();
+    } catch (err) {
+      this.#options.logger.error({ err }, 'Leader election callback threw');
+    }
+  }
+}
