@@ -104,7 +104,38 @@ function validator(): ValidateFunction {
 function toPlainData(document: Document): unknown {
   const data: unknown = document.toJS({ maxAliasCount: 100 });
   // An empty file, or one with only comments, is an empty config.
-  return data ?? {};
+  return emptySectionsAsAbsent(data ?? {});
+}
+
+/** Mapping sections that may be written empty (`endpoints:` with every child commented out). */
+const SECTION_PATHS: readonly ConfigPath[] = [
+  ['sync'],
+  ['sync', 'toHost'],
+  ['sync', 'toHost', 'endpoints'],
+  ['sync', 'toHost', 'namespaces'],
+  ['sync', 'toHost', 'namespaces', 'mappings'],
+  ['sync', 'toHost', 'namespaces', 'mappings', 'byName'],
+];
+
+/**
+ * An empty section (`endpoints:` with nothing under it) is null in YAML; vcluster (Go) reads it as
+ * absent, so do we, instead of reporting "must be a mapping, got an empty value". Likewise a patch's
+ * `labels:` written empty means `labels: {}`. Works on the freshly parsed data, which this module owns.
+ */
+function emptySectionsAsAbsent(data: unknown): unknown {
+  for (const path of SECTION_PATHS) {
+    const parent = valueAt(data, path.slice(0, -1));
+    const key = path[path.length - 1];
+    if (isRecord(parent) && typeof key === 'string' && key in parent && parent[key] === null) delete parent[key];
+  }
+  for (const listPath of PATCH_LISTS) {
+    const list = valueAt(data, listPath);
+    if (!Array.isArray(list)) continue;
+    for (const entry of list) {
+      if (isRecord(entry) && 'labels' in entry && entry['labels'] === null) entry['labels'] = {};
+    }
+  }
+  return data;
 }
 
 function schemaProblems(data: unknown): Problem[] {

@@ -66,6 +66,17 @@ sync:
     expect(result.config.sync.toHost['pods']).toEqual({ enabled: true });
   });
 
+  it('reads empty sections as absent and an empty labels option as {}', () => {
+    const text = 'sync:\n  toHost:\n    endpoints:\n    namespaces:\n      mappings:\n';
+    const result = parseConfig(text, FILE);
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.config.sync.toHost.endpoints.enabled).toBe(true);
+    const labels = parseConfig('sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          labels:\n', FILE);
+    expect(labels.ok).toBe(true);
+    if (labels.ok) expect(labels.config.sync.toHost.endpoints.patches[0]).toEqual({ path: 'a', labels: {} });
+    expect(parseConfig('sync:\n', FILE).ok).toBe(true);
+  });
+
   it('returns a deep-frozen config', () => {
     const result = parseConfig('sync: { toHost: { endpoints: { patches: [ { path: a, labels: {} } ] } } }', FILE);
     if (!result.ok) throw new Error('expected valid');
