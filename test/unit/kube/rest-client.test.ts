@@ -1,0 +1,243 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError, KubeErrorCode, TransportError, isConflict, isNotFound, isTooManyRequests } from '../../../src/kube/api-error.js';
+import { FakeClock } from '../../../src/kube/fake-clock.js';
+import { loadClusterConfig } from '../../../src/kube/kube-config.js';
+import { KubeMetrics } from '../../../src/kube/metrics.js';
+import { RestClient, type RestClientOptions } from '../../../src/kube/rest-client.js';
+import { waitFor } from './poll.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+type Responder = (req: Seen, res: http.ServerResponse) => void;
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function serve(respond: Responder): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+      seen.push(entry);
+      respond(entry, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+function kubeconfig(server: string, user = 'admin'): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server } }],
+    users: [{ name: user, user: { token: 'secret-token' } }],
+    contexts: [{ name: 'ctx', context: { cluster: 'c', user, namespace: 'team' } }],
+    'current-context': 'ctx',
+  };
+}
+
+function client(server: string, options: Partial<RestClientOptions> = {}): RestClient {
+  const rest = new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: kubeconfig(server) }, { name: 'virtual' }), ...options });
+  cleanups.push(() => rest.close());
+  return rest;
+}
+
+function json(res: http.ServerResponse, code: number, body: unknown): void {
+  res.writeHead(code, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+describe('loadClusterConfig', () => {
+  it('gives each cluster its own user name, keeps the namespace and accepts plain http', () => {
+    const a = loadClusterConfig({ kind: 'object', config: kubeconfig('http://127.0.0.1:1/') }, { name: 'virtual' });
+    const b = loadClusterConfig({ kind: 'yaml', yaml: JSON.stringify(kubeconfig('https://10.0.0.1')) }, { name: 'host' });
+    expect(a.kubeConfig.getCurrentUser()?.name).toBe('vcsync-virtual');
+    expect(b.kubeConfig.getCurrentUser()?.name).toBe('vcsync-host');
+    expect(a.kubeConfig.getCurrentUser()?.token).toBe('secret-token');
+    expect(a.server).toBe('http://127.0.0.1:1');
+    expect(a.namespace).toBe('team');
+  });
+
+  it('fails with a config error naming the cluster when there is no usable context', () => {
+    expect(() => loadClusterConfig({ kind: 'yaml', yaml: 'apiVersion: v1\nkind: Config\n' }, { name: 'host' })).toThrow(
+      expect.objectContaining({ code: KubeErrorCode.config, message: expect.stringContaining('host') }),
+    );
+    const saved = process.env['KUBERNETES_SERVICE_HOST'];
+    delete process.env['KUBERNETES_SERVICE_HOST'];
+    try {
+      expect(() => loadClusterConfig({ kind: 'inCluster' }, { name: 'host' })).toThrow(expect.objectContaining({ code: KubeErrorCode.config }));
+    } finally {
+      if (saved !== undefined) process.env['KUBERNETES_SERVICE_HOST'] = saved;
+    }
+  });
+});
+
+describe('RestClient', () => {
+  it('sends the bearer token and JSON, and parses JSON answers', async () => {
+    const { url, seen } = await serve((req, res) => json(res, req.method === 'POST' ? 201 : 200, { kind: 'ConfigMap', metadata: { name: 'x' } }));
+    const rest = client(url);
+    const created = await rest.create('/api/v1/namespaces/a/configmaps', { metadata: { name: 'x' } }, { query: { dryRun: 'All' } });
+    expect(created).toEqual({ kind: 'ConfigMap', metadata: { name: 'x' } });
+    expect(seen[0]?.headers['authorization']).toBe('Bearer secret-token');
+    expect(seen[0]?.headers['content-type']).toBe('application/json');
+    expect(seen[0]?.url).toBe('/api/v1/namespaces/a/configmaps?dryRun=All');
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ metadata: { name: 'x' } });
+  });
+
+  it('uses the content type of each patch flavour', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, {}));
+    const rest = client(url);
+    await rest.patch('/p', 'json', [{ op: 'add', path: '/a', value: 1 }]);
+    await rest.patch('/p', 'merge', { a: 1 });
+    await rest.patch('/p', 'strategic', { a: 1 });
+    expect(seen.map((s) => s.headers['content-type'])).toEqual([
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+    ]);
+  });
+
+  it('passes list selectors and paging, and turns null items into an empty list', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, { kind: 'List', metadata: { resourceVersion: '3' }, items: null }));
+    const list = await client(url).list('/api/v1/endpoints', { labelSelector: 'a=b', fieldSelector: 'metadata.name=x', limit: 10, continue: 'tok' });
+    expect(list.items).toEqual([]);
+    const query = new URL(seen[0]?.url ?? '', 'http://x').searchParams;
+    expect(Object.fromEntries(query)).toEqual({ labelSelector: 'a=b', fieldSelector: 'metadata.name=x', limit: '10', continue: 'tok' });
+  });
+
+  it('rejects non-2xx answers with the Status the server sent, or one derived from the code', async () => {
+    const { url } = await serve((req, res) => {
+      if (req.url === '/missing') json(res, 404, { kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: 'nope', details: { name: 'm' } });
+      else if (req.url === '/conflict') json(res, 409, { kind: 'Status', reason: 'Conflict', code: 409 });
+      else {
+        res.writeHead(429, { 'Content-Type': 'text/plain' });
+        res.end('slow down');
+      }
+    });
+    const rest = client(url);
+    const missing = await rest.get('/missing').catch((err: unknown) => err);
+    expect(missing).toBeInstanceOf(ApiError);
+    expect(isNotFound(missing)).toBe(true);
+    expect((missing as ApiError).status.details?.name).toBe('m');
+    expect(isConflict(await rest.update('/conflict', {}).catch((err: unknown) => err))).toBe(true);
+    const throttled = await rest.get('/throttled').catch((err: unknown) => err);
+    expect(isTooManyRequests(throttled)).toBe(true);
+    expect((throttled as ApiError).status.message).toBe('slow down');
+  });
+
+  it('reports a refused connection as a transport error and counts it', async () => {
+    const { url } = await serve((_req, res) => json(res, 200, {}));
+    const port = new URL(url).port;
+    await cleanups.pop()?.();
+    const registry = new Registry();
+    const rest = client(`http://127.0.0.1:${port}`, { metrics: new KubeMetrics(registry) });
+    const err = await rest.get('/x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).syscallCode).toBe('ECONNREFUSED');
+    const requests = (await registry.getMetricsAsJSON()).find((m) => m.name === 'vcsync_rest_client_requests_total');
+    expect(requests?.values).toEqual([expect.objectContaining({ labels: { cluster: 'virtual', verb: 'GET', code: 'error' }, value: 1 })]);
+  });
+
+  it('aborts a call with the caller signal', async () => {
+    const { url } = await serve(() => {
+      // Never answers: the client must give up on its own.
+    });
+    const controller = new AbortController();
+    const pending = client(url).get('/slow', { signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await expect(pending).rejects.toThrow('caller gave up');
+  });
+
+  it('waits on the token bucket before sending', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, {}));
+    const clock = new FakeClock();
+    const rest = client(url, { qps: 1, burst: 1, clock });
+    await rest.get('/one');
+    let second = false;
+    const pending = rest.get('/two').then(() => (second = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toHaveLength(1);
+    expect(second).toBe(false);
+    clock.advance(1000);
+    await pending;
+    expect(seen.map((s) => s.url)).toEqual(['/one', '/two']);
+  });
+
+  it('streams watch events split across arbitrary chunks and ends with the response', async () => {
+    const lines =
+      JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '1' } } }) +
+      '\n' +
+      JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }) +
+      '\n' +
+      JSON.stringify({ type: 'DELETED', object: { metadata: { name: 'a', resourceVersion: '3' } } }) +
+      '\n';
+    const { url, seen } = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const write = (from: number): void => {
+        if (from >= lines.length) {
+          res.end();
+          return;
+        }
+        res.write(lines.slice(from, from + 37));
+        setImmediate(() => write(from + 37));
+      };
+      write(0);
+    });
+    const stream = await client(url).watch('/api/v1/configmaps', { resourceVersion: '0', timeoutSeconds: 5 });
+    const events: string[] = [];
+    for await (const event of stream) {
+      if (event.type !== 'ERROR') events.push(`${event.type}:${event.object.metadata?.resourceVersion}`);
+    }
+    expect(events).toEqual(['ADDED:1', 'BOOKMARK:2', 'DELETED:3']);
+    const query = Object.fromEntries(new URL(seen[0]?.url ?? '', 'http://x').searchParams);
+    expect(query).toEqual({ watch: 'true', resourceVersion: '0', timeoutSeconds: '5', allowWatchBookmarks: 'true' });
+  });
+
+  it('rejects a watch the server refuses with 410 as an ApiError', async () => {
+    const { url } = await serve((_req, res) => json(res, 410, { kind: 'Status', reason: 'Expired', code: 410 }));
+    const err = await client(url).watch('/api/v1/configmaps', { resourceVersion: '1' }).catch((e: unknown) => e);
+    expect((err as ApiError).status.reason).toBe('Expired');
+  });
+
+  it('ends a watch iteration when closed', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } }) + '\n');
+    });
+    const stream = await client(url).watch('/api/v1/configmaps');
+    const seenTypes: string[] = [];
+    const consumed = (async () => {
+      try {
+        for await (const event of stream) {
+          seenTypes.push(event.type);
+        }
+      } catch {
+        // A closed stream may end or throw; either way iteration must stop.
+      }
+    })();
+    await waitFor(() => seenTypes.length === 1, 'the first event');
+    stream.close();
+    await consumed;
+    expect(seenTypes).toEqual(['ADDED']);
+  });
+});
