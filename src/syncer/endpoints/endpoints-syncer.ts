@@ -1,0 +1,96 @@
+import { CoreResources } from '../../kube/api-path.js';
+import { Informer } from '../../kube/informer.js';
+import type { KubeMetrics } from '../../kube/metrics.js';
+import { RateLimitingWorkQueue } from '../../kube/rate-limiting-queue.js';
+import type { ListerWatcher } from '../../kube/reflector.js';
+import { LABEL_MANAGED_BY } from '../../translate/keys.js';
+import type { Logger } from '../../observe/logger.js';
+import type { ControllerMetrics } from '../metrics.js';
+import { ToHostController, type EventSink, type ObjectWriter, type SyncState } from '../to-host-controller.js';
+import { endpointsResource, servicesWakeEndpoints } from './endpoints-resource.js';
+import type { Endpoints, Service } from './endpoints-types.js';
+
+/** Options of {@link createEndpointsSyncer}. */
+export interface EndpointsSyncerOptions {
+  virtualClient: ListerWatcher & ObjectWriter;
+  hostClient: ListerWatcher & ObjectWriter;
+  /** The vcluster's name: host objects are selected by `vcluster.loft.sh/managed-by=<name>`. */
+  vclusterName: string;
+  /** Host namespace to watch; `''` watches all namespaces (multi-namespace mode). */
+  hostWatchNamespace: string;
+  state: SyncState;
+  events: EventSink;
+  /** Concurrent reconciles. Default 10. */
+  workers?: number;
+  /** Every cached object is reconciled again this often, in ms (drift repair without events). Default 1 h. */
+  resyncPeriodMs?: number;
+  /** Overrides for the informers' watch timing (tests). */
+  watchTimeouts?: { minWatchTimeoutSeconds?: number; maxWatchTimeoutSeconds?: number };
+  kubeMetrics: KubeMetrics;
+  controllerMetrics: ControllerMetrics;
+  logger: Logger;
+}
+
+/** The informers and controller that sync Endpoints; run them with {@link EndpointsSyncer.run}. */
+export interface EndpointsSyncer {
+  readonly controller: ToHostController<Endpoints>;
+  /** True once every informer has listed. */
+  hasSynced(): boolean;
+  /** Runs the informers and the controller until `signal` fires, then drains. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Wires the Endpoints syncer: informers on virtual Endpoints and Services (all namespaces) and on
+ * host Endpoints managed by this vcluster, a rate-limited queue, and the generic controller.
+ */
+export function createEndpointsSyncer(options: EndpointsSyncerOptions): EndpointsSyncer {
+  const common = {
+    logger: options.logger,
+    metrics: options.kubeMetrics,
+    resyncPeriodMs: options.resyncPeriodMs ?? 3_600_000,
+    ...options.watchTimeouts,
+  };
+  const virtualEndpoints = new Informer<Endpoints>({
+    ...common,
+    name: 'virtual-endpoints',
+    client: options.virtualClient,
+    resource: CoreResources.endpoints,
+  });
+  const virtualServices = new Informer<Service>({
+    ...common,
+    name: 'virtual-services',
+    client: options.virtualClient,
+    resource: CoreResources.services,
+  });
+  const hostEndpoints = new Informer<Endpoints>({
+    ...common,
+    name: 'host-endpoints',
+    client: options.hostClient,
+    resource: CoreResources.endpoints,
+    namespace: options.hostWatchNamespace,
+    labelSelector: `${LABEL_MANAGED_BY}=${options.vclusterName}`,
+  });
+  const controller = new ToHostController<Endpoints>({
+    resource: endpointsResource(virtualServices),
+    virtualInformer: virtualEndpoints,
+    hostInformer: hostEndpoints,
+    secondary: [{ informer: virtualServices, source: servicesWakeEndpoints }],
+    virtualClient: options.virtualClient,
+    hostClient: options.hostClient,
+    queue: new RateLimitingWorkQueue({ name: 'endpoints', metrics: options.kubeMetrics }),
+    state: options.state,
+    events: options.events,
+    metrics: options.controllerMetrics,
+    logger: options.logger,
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+  });
+  const informers = [virtualEndpoints, virtualServices, hostEndpoints];
+  return {
+    controller,
+    hasSynced: () => informers.every((i) => i.hasSynced()),
+    async run(signal: AbortSignal): Promise<void> {
+      await Promise.all([...informers.map((i) => i.run(signal)), controller.run(signal)]);
+    },
+  };
+}

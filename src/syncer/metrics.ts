@@ -1,0 +1,71 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { OutcomeLabel } from './reconcile-outcome.js';
+
+const OUTCOMES: readonly OutcomeLabel[] = [
+  'created', 'updated', 'recreated', 'virtual_updated', 'unchanged', 'skipped', 'deleted', 'requeued', 'error', 'terminal_error',
+];
+
+/** The metrics of one syncer controller, labelled by the controller's fixed name. */
+export interface ControllerMetrics {
+  /** Counts one reconcile by result and observes its duration. */
+  reconciled(result: OutcomeLabel, seconds: number): void;
+  /** Sets the number of host objects this controller manages (from the host cache). */
+  managedObjects(count: number): void;
+  /** Counts a failed patch evaluation (the object is retried with backoff). */
+  patchFailed(): void;
+}
+
+/**
+ * All syncer metrics, registered once per process on the injected registry. Every series exists
+ * (at zero) as soon as a controller is registered, so dashboards and alerts see them from start.
+ */
+export class SyncerMetrics {
+  readonly #operations: Counter<'controller' | 'result'>;
+  readonly #duration: Histogram<'controller'>;
+  readonly #managed: Gauge<'controller'>;
+  readonly #patchErrors: Counter<'controller'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.#operations = new Counter({
+      name: 'vcsync_sync_operations_total',
+      help: 'Reconciles of a virtual object, by controller and result.',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.#duration = new Histogram({
+      name: 'vcsync_reconcile_duration_seconds',
+      help: 'Time to reconcile one key, including API writes.',
+      labelNames: ['controller'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.#managed = new Gauge({
+      name: 'vcsync_managed_objects',
+      help: 'Host objects written by this syncer that exist now, by controller.',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#patchErrors = new Counter({
+      name: 'vcsync_patch_errors_total',
+      help: 'Patch evaluations that failed (expression error, timeout, memory limit), by controller.',
+      labelNames: ['controller'],
+      registers,
+    });
+  }
+
+  /** The metrics of controller `name` (a fixed word such as `endpoints`). */
+  controller(name: string): ControllerMetrics {
+    for (const result of OUTCOMES) this.#operations.labels(name, result).inc(0);
+    this.#managed.labels(name).set(0);
+    this.#patchErrors.labels(name).inc(0);
+    return {
+      reconciled: (result, seconds) => {
+        this.#operations.labels(name, result).inc();
+        this.#duration.labels(name).observe(seconds);
+      },
+      managedObjects: (count) => this.#managed.labels(name).set(count),
+      patchFailed: () => this.#patchErrors.labels(name).inc(),
+    };
+  }
+}

@@ -1,0 +1,53 @@
+import type { KubeObject } from '../kube/kube-object.js';
+import {
+  applyPatches,
+  reversePatches,
+  type PatchableObject,
+  type PatchEnvironment,
+  type PatchPlan,
+} from '../patches/index.js';
+import type { ObjectPatcher } from './to-host-controller.js';
+
+/**
+ * The syncer's {@link ObjectPatcher} over a compiled patch plan: forward patches on every host
+ * object written, reverse patches when a host-side change flows back. Evaluation failures are
+ * thrown as the engine's `PatchEvaluationError` so the controller retries with backoff and
+ * reports them. A plan without patches costs nothing (no sandbox call).
+ */
+export class PlanPatcher implements ObjectPatcher {
+  readonly #plan: PatchPlan;
+  readonly #env: PatchEnvironment;
+  readonly #reverses: boolean;
+
+  constructor(plan: PatchPlan, env: PatchEnvironment) {
+    this.#plan = plan;
+    this.#env = env;
+    this.#reverses = plan.patches.some((p) => p.mode !== 'expression' || p.reverseExpression !== undefined);
+  }
+
+  async toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<KubeObject> {
+    if (this.#plan.patches.length === 0) return input.host;
+    const result = await applyPatches(
+      this.#plan,
+      {
+        object: input.host as PatchableObject,
+        virtualObject: input.virtual as PatchableObject,
+        hostObject: (input.existingHost as PatchableObject | undefined) ?? null,
+      },
+      this.#env,
+    );
+    if (!result.ok) throw result.error;
+    return result.object as KubeObject;
+  }
+
+  async toVirtual(input: { virtual: KubeObject; host: KubeObject }): Promise<KubeObject> {
+    if (!this.#reverses) return input.virtual;
+    const result = await reversePatches(
+      this.#plan,
+      { virtualObject: input.virtual as PatchableObject, hostObject: input.host as PatchableObject },
+      this.#env,
+    );
+    if (!result.ok) throw result.error;
+    return result.changed ? (result.object as KubeObject) : input.virtual;
+  }
+}

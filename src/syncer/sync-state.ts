@@ -1,0 +1,53 @@
+import type { VclusterConfig } from '../config/schema.js';
+import { compilePatches, type PatchError, type PatchSandbox } from '../patches/index.js';
+import { hostLabelKey, virtualLabelKey } from '../translate/label-keys.js';
+import { createTranslator, type Translator } from '../translate/translator.js';
+import { PlanPatcher } from './plan-patcher.js';
+import type { SyncState } from './to-host-controller.js';
+
+/** Options of {@link buildEndpointsSyncState}. */
+export interface BuildSyncStateOptions {
+  vclusterName: string;
+  hostNamespace: string;
+  /** The merged configuration (defaults applied). */
+  config: VclusterConfig;
+  /** The process' patch sandbox (shared by every plan). */
+  sandbox: PatchSandbox;
+}
+
+/** The state, or every patch compile error (the caller keeps its previous state). */
+export type BuildSyncStateResult = { ok: true; state: SyncState } | { ok: false; errors: readonly PatchError[] };
+
+/** The reference and label translation the patch engine needs, from the syncer's translator. */
+function patchTranslators(translator: Translator) {
+  return {
+    references: {
+      toHost(reference: { name: string; namespace: string }) {
+        const placement = translator.referenceRef({ name: reference.name, namespace: reference.namespace });
+        return placement.synced ? { name: placement.ref.name, namespace: placement.ref.namespace } : { name: reference.name, namespace: reference.namespace };
+      },
+    },
+    labels: {
+      toHostKey: (key: string) => hostLabelKey(key, translator.vclusterName),
+      toVirtualKey: (key: string) => virtualLabelKey(key, translator.vclusterName),
+    },
+  };
+}
+
+/**
+ * Builds what the Endpoints controller runs with from one configuration: the translator for its
+ * namespace mode and the compiled patch plan of `sync.toHost.endpoints.patches`. Compiling here
+ * (once per config load) is what keeps per-object work to one sandbox call.
+ */
+export function buildEndpointsSyncState(options: BuildSyncStateOptions): BuildSyncStateResult {
+  const { config } = options;
+  const translator = createTranslator({ vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config });
+  const endpoints = config.sync.toHost.endpoints;
+  const compiled = compilePatches(endpoints.patches, {
+    configPath: 'sync.toHost.endpoints.patches',
+    vcluster: { name: options.vclusterName, namespace: options.hostNamespace, config: config as unknown as Record<string, unknown> },
+  });
+  if (!compiled.ok) return { ok: false, errors: compiled.errors };
+  const patcher = new PlanPatcher(compiled.plan, { sandbox: options.sandbox, ...patchTranslators(translator) });
+  return { ok: true, state: { enabled: endpoints.enabled, translator, patcher } };
+}

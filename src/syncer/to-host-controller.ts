@@ -1,0 +1,427 @@
+import { isDeepStrictEqual } from 'node:util';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-error.js';
+import { collectionPath, objectPath } from '../kube/api-path.js';
+import { realClock, type Clock } from '../kube/clock.js';
+import type { Informer, InformerHandler } from '../kube/informer.js';
+import type { KubeObject, ObjectMeta } from '../kube/kube-object.js';
+import { objectKey, splitObjectKey } from '../kube/object-key.js';
+import type { RateLimitingQueue } from '../kube/rate-limiting-queue.js';
+import type { CallOptions } from '../kube/rest-client.js';
+import { ANNOTATION_OBJECT_UID } from '../translate/keys.js';
+import { formatObjectKind } from '../translate/object-metadata.js';
+import type { Translator } from '../translate/translator.js';
+import { silentLogger, type Logger } from '../observe/logger.js';
+import type { ControllerMetrics } from './metrics.js';
+import { outcomeLabel, TerminalError, type ReconcileOutcome } from './reconcile-outcome.js';
+import type { SecondarySource, ToHostResource } from './to-host-resource.js';
+
+/** The writes the controller makes; {@link RestClient} satisfies it. */
+export interface ObjectWriter {
+  create<T>(path: string, body: T, options?: CallOptions): Promise<T>;
+  update<T>(path: string, body: T, options?: CallOptions): Promise<T>;
+  delete<T>(path: string, options?: CallOptions & { body?: object }): Promise<T>;
+}
+
+/** Where sync failures are reported to the tenant: Warning events on the virtual object. */
+export interface EventSink {
+  warning(object: KubeObject, reason: string, message: string): void;
+}
+
+/**
+ * Patches applied around the default translation. `toHost` runs on the translated host object
+ * before it is compared with the existing one; `toVirtual` (reverse expressions) runs when a
+ * host-side change flows back. Both return new objects and throw on evaluation failure.
+ */
+export interface ObjectPatcher {
+  toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<KubeObject>;
+  toVirtual(input: { virtual: KubeObject; host: KubeObject }): Promise<KubeObject>;
+}
+
+/** A patcher for an empty patch list: objects pass through unchanged. */
+export const NO_PATCHES: ObjectPatcher = Object.freeze({
+  toHost: ({ host }: { host: KubeObject }) => Promise.resolve(host),
+  toVirtual: ({ virtual }: { virtual: KubeObject }) => Promise.resolve(virtual),
+});
+
+/** The configuration-derived state a reconcile runs with; replaced as a whole on reload. */
+export interface SyncState {
+  /** `sync.toHost.<resource>.enabled`: when false nothing is written and host objects stay. */
+  readonly enabled: boolean;
+  readonly translator: Translator;
+  readonly patcher: ObjectPatcher;
+}
+
+/** The part of an informer a secondary source needs: handlers and cache sync. */
+export interface SecondaryInformer {
+  addHandler(handler: InformerHandler<KubeObject>): () => void;
+  waitForCacheSync(signal: AbortSignal): Promise<boolean>;
+}
+
+/** Options of {@link ToHostController}. */
+export interface ToHostControllerOptions<V extends KubeObject> {
+  resource: ToHostResource<V>;
+  /** Informer on the resource in the virtual cluster (all namespaces). */
+  virtualInformer: Informer<V>;
+  /** Informer on the resource in the host cluster, restricted to objects managed by this vcluster. */
+  hostInformer: Informer<V>;
+  /** Other virtual informers whose changes wake keys of this resource (e.g. Services). */
+  secondary?: readonly { informer: SecondaryInformer; source: SecondarySource }[];
+  /** Writes to the virtual cluster (reverse sync of labels, annotations and reverse patches). */
+  virtualClient: ObjectWriter;
+  /** Writes to the host cluster; should carry the host QPS/burst limit. */
+  hostClient: ObjectWriter;
+  queue: RateLimitingQueue;
+  /** The initial configuration-derived state. */
+  state: SyncState;
+  /** Concurrent reconciles. Default 10 (vcluster's default). */
+  workers?: number;
+  events: EventSink;
+  metrics: ControllerMetrics;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+interface LastSync {
+  virtualResourceVersion: string;
+  hostResourceVersion: string;
+}
+
+/**
+ * The generic virtual → host controller. Informer handlers only enqueue virtual keys; workers
+ * re-read both caches and converge the host object (create, update, delete, recreate on UID
+ * mismatch) and, when only the host side changed since the last sync, flow labels, annotations
+ * and reverse patches back to the virtual object. One worker per key at a time (the queue's
+ * guarantee); every outcome maps to one queue action and one metric in {@link #finish}.
+ *
+ * Host objects deleted while their virtual object exists are recreated (vcluster deletes the
+ * virtual object instead; vcsync never deletes tenant data because of a host-side action).
+ */
+export class ToHostController<V extends KubeObject> {
+  readonly #options: ToHostControllerOptions<V>;
+  readonly #resource: ToHostResource<V>;
+  readonly #queue: RateLimitingQueue;
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #workers: number;
+  readonly #kind: string;
+  /** The resourceVersions both sides had after this process last converged a key. */
+  readonly #lastSync = new Map<string, LastSync>();
+  #state: SyncState;
+
+  constructor(options: ToHostControllerOptions<V>) {
+    this.#options = options;
+    this.#resource = options.resource;
+    this.#queue = options.queue;
+    this.#state = options.state;
+    this.#workers = options.workers ?? 10;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = (options.logger ?? silentLogger()).child({ controller: options.resource.name });
+    this.#kind = formatObjectKind(options.resource.apiVersion, options.resource.kind);
+  }
+
+  /** Replaces the configuration-derived state and re-syncs every virtual and host object. */
+  updateState(state: SyncState): void {
+    this.#state = state;
+    this.#enqueueAll();
+  }
+
+  /**
+   * Registers the handlers, waits for every cache to sync, then reconciles with `workers`
+   * concurrent workers until `signal` fires; resolves after in-flight reconciles finish. The
+   * informers themselves are run by the caller. Returns early (without working) if the caches
+   * never sync before the signal.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const unregister = this.#registerHandlers();
+    try {
+      const informers = [this.#options.virtualInformer, this.#options.hostInformer, ...(this.#options.secondary ?? []).map((s) => s.informer)];
+      for (const informer of informers) {
+        if (!(await informer.waitForCacheSync(signal))) return;
+      }
+      const initial = this.#queue.len();
+      this.#logger.info({ queued: initial, virtual: this.#options.virtualInformer.list().length }, 'caches synced, starting workers');
+      this.#updateManagedCount();
+      const workers = Array.from({ length: this.#workers }, () => this.#work());
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await this.#queue.shutDownWithDrain();
+      await Promise.all(workers);
+    } finally {
+      unregister();
+      this.#queue.shutDown();
+    }
+  }
+
+  /** Reconciles one virtual key once and returns what happened (exposed for tests and preview). */
+  async reconcile(key: string): Promise<ReconcileOutcome> {
+    const state = this.#state;
+    if (!state.enabled) return { kind: 'skipped', reason: `sync.toHost.${this.#resource.name}.enabled is false` };
+    if (this.#resource.ignores(key)) return { kind: 'skipped', reason: 'never synced' };
+    const { namespace, name } = splitObjectKey(key);
+    const virtual = this.#options.virtualInformer.get(key);
+    const placement = state.translator.hostRef({ name, namespace });
+    if (!placement.synced) return { kind: 'skipped', reason: placement.reason };
+    const hostRef = placement.ref;
+    const host = this.#options.hostInformer.get(`${hostRef.namespace}/${hostRef.name}`);
+    const ours = host !== undefined && this.#isOurs(host, state.translator, key);
+
+    if (virtual === undefined || virtual.metadata?.deletionTimestamp !== undefined) {
+      this.#lastSync.delete(key);
+      if (host !== undefined && ours) {
+        await this.#deleteHost(host);
+        return { kind: 'deleted', reason: virtual === undefined ? 'virtual object deleted' : 'virtual object is being deleted' };
+      }
+      return { kind: 'skipped', reason: 'no virtual object' };
+    }
+
+    const decision = this.#resource.decide(virtual);
+    if (!decision.sync) {
+      this.#lastSync.delete(key);
+      if (host !== undefined && ours) {
+        await this.#deleteHost(host);
+        return { kind: 'deleted', reason: decision.reason };
+      }
+      return { kind: 'skipped', reason: decision.reason };
+    }
+
+    if (host !== undefined && !ours) {
+      throw new TerminalError(
+        'HostObjectNotManaged',
+        `host ${this.#resource.kind} ${hostRef.namespace}/${hostRef.name} exists but was not written by virtual cluster ` +
+          `${state.translator.vclusterName}; delete or rename it on the host so ${key} can be synced`,
+      );
+    }
+
+    if (host !== undefined && host.metadata?.annotations?.[ANNOTATION_OBJECT_UID] !== virtual.metadata?.uid) {
+      // The virtual object was deleted and recreated while we were not looking: its host copy
+      // belongs to the old incarnation.
+      await this.#deleteHost(host);
+      const created = await this.#createHost(virtual, state);
+      this.#remember(key, virtual, created);
+      return { kind: 'synced', action: 'recreated' };
+    }
+
+    if (host === undefined) {
+      const created = await this.#createHost(virtual, state);
+      this.#remember(key, virtual, created);
+      return { kind: 'synced', action: 'created' };
+    }
+
+    let current = virtual;
+    let virtualUpdated = false;
+    const last = this.#lastSync.get(key);
+    if (
+      last !== undefined &&
+      last.virtualResourceVersion === virtual.metadata?.resourceVersion &&
+      last.hostResourceVersion !== host.metadata?.resourceVersion
+    ) {
+      const reversed = await this.#virtualFromHost(virtual, host, state);
+      if (!isDeepStrictEqual(reversed, virtual)) {
+        current = await this.#options.virtualClient.update(this.#path(namespace, name), reversed);
+        virtualUpdated = true;
+        this.#logger.info({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated virtual object from host changes');
+      }
+    }
+
+    const desired = await this.#desiredHost(current, host, state);
+    if (this.#hostMatches(host, desired)) {
+      this.#remember(key, current, host);
+      return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
+    }
+    const body: KubeObject = {
+      ...desired,
+      metadata: { ...desired.metadata, uid: host.metadata?.uid, resourceVersion: host.metadata?.resourceVersion },
+    };
+    const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
+    this.#remember(key, current, updated);
+    this.#logger.info({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
+    return { kind: 'synced', action: 'updated' };
+  }
+
+  #isOurs(host: V, translator: Translator, key: string): boolean {
+    if (host.metadata === undefined || !translator.isManaged(host.metadata)) return false;
+    const ref = translator.virtualRef(host.metadata);
+    return ref !== undefined && `${ref.namespace}/${ref.name}` === key;
+  }
+
+  async #desiredHost(virtual: V, existing: V | undefined, state: SyncState): Promise<KubeObject> {
+    const metadata = virtual.metadata ?? {};
+    const translated = state.translator.hostMetadata({
+      virtual: metadata,
+      kind: this.#kind,
+      ...(existing?.metadata !== undefined ? { existingHost: existing.metadata } : {}),
+      excludedAnnotations: this.#resource.excludedAnnotations,
+    });
+    if (!translated.synced) throw new TerminalError('NotSynced', translated.reason);
+    const host: KubeObject = {
+      apiVersion: this.#resource.apiVersion,
+      kind: this.#resource.kind,
+      metadata: { ...translated.metadata },
+      ...this.#resource.hostFields(virtual, state.translator),
+    };
+    return state.patcher.toHost({ host, virtual, existingHost: existing });
+  }
+
+  /** The virtual object as the host side now says it should be: labels, annotations, reverse patches. */
+  async #virtualFromHost(virtual: V, host: V, state: SyncState): Promise<V> {
+    const back = state.translator.virtualMetadata(host.metadata ?? {});
+    if (back === undefined) return virtual;
+    const excluded = new Set(this.#resource.excludedAnnotations);
+    const keptAnnotations = Object.entries(virtual.metadata?.annotations ?? {}).filter(([k]) => excluded.has(k));
+    const annotations = { ...back.annotations, ...Object.fromEntries(keptAnnotations) };
+    const metadata: ObjectMeta = { ...virtual.metadata };
+    if (Object.keys(back.labels).length > 0) metadata.labels = back.labels;
+    else delete metadata.labels;
+    if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+    else delete metadata.annotations;
+    const withMetadata = { ...virtual, metadata } as V;
+    return (await state.patcher.toVirtual({ virtual: withMetadata, host })) as V;
+  }
+
+  #hostMatches(host: V, desired: KubeObject): boolean {
+    const fields = Object.keys(desired).filter((f) => f !== 'metadata' && f !== 'apiVersion' && f !== 'kind');
+    const hostRecord = host as Record<string, unknown>;
+    const desiredRecord = desired as Record<string, unknown>;
+    const allFields = new Set([...fields, ...Object.keys(hostRecord).filter((f) => f !== 'metadata' && f !== 'apiVersion' && f !== 'kind')]);
+    for (const field of allFields) {
+      if (!isDeepStrictEqual(normalizeEmpty(hostRecord[field]), normalizeEmpty(desiredRecord[field]))) return false;
+    }
+    return (
+      isDeepStrictEqual(host.metadata?.labels ?? {}, desired.metadata?.labels ?? {}) &&
+      isDeepStrictEqual(host.metadata?.annotations ?? {}, desired.metadata?.annotations ?? {})
+    );
+  }
+
+  async #createHost(virtual: V, state: SyncState): Promise<KubeObject> {
+    const desired = await this.#desiredHost(virtual, undefined, state);
+    const ref = desired.metadata ?? {};
+    try {
+      const created = await this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired);
+      this.#logger.info({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
+      return created;
+    } catch (error) {
+      // Our cache has not seen the object yet (or a foreign one exists): retry once it has.
+      if (isAlreadyExists(error)) throw new Error(`host ${this.#resource.kind} ${ref.namespace}/${ref.name} already exists; retrying once the cache has it`, { cause: error });
+      throw error;
+    }
+  }
+
+  async #deleteHost(host: V): Promise<void> {
+    const meta = host.metadata ?? {};
+    try {
+      await this.#options.hostClient.delete(this.#path(meta.namespace ?? '', meta.name ?? ''), {
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: meta.uid } },
+      });
+      this.#logger.info({ host: `${meta.namespace}/${meta.name}` }, 'deleted host object');
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+  }
+
+  #remember(key: string, virtual: KubeObject, host: KubeObject): void {
+    this.#lastSync.set(key, {
+      virtualResourceVersion: virtual.metadata?.resourceVersion ?? '',
+      hostResourceVersion: host.metadata?.resourceVersion ?? '',
+    });
+  }
+
+  #path(namespace: string, name: string): string {
+    return objectPath(this.#resource.type, namespace, name);
+  }
+
+  #registerHandlers(): () => void {
+    const enqueue = (object: KubeObject): void => this.#queue.add(objectKey(object));
+    const enqueueHost = (object: KubeObject): void => {
+      const ref = object.metadata !== undefined ? this.#state.translator.virtualRef(object.metadata) : undefined;
+      if (ref !== undefined) this.#queue.add(`${ref.namespace}/${ref.name}`);
+      this.#updateManagedCount();
+    };
+    const removers = [
+      this.#options.virtualInformer.addHandler({ onAdd: enqueue, onUpdate: (_old, current) => enqueue(current), onDelete: enqueue }),
+      this.#options.hostInformer.addHandler({ onAdd: enqueueHost, onUpdate: (_old, current) => enqueueHost(current), onDelete: enqueueHost }),
+      ...(this.#options.secondary ?? []).map(({ informer, source }) => {
+        const wake = (object: KubeObject): void => {
+          for (const key of source.keysFor(object)) this.#queue.add(key);
+        };
+        return informer.addHandler({ onAdd: wake, onUpdate: (_old, current) => wake(current), onDelete: wake });
+      }),
+    ];
+    return () => {
+      for (const remove of removers) remove();
+    };
+  }
+
+  #enqueueAll(): void {
+    for (const object of this.#options.virtualInformer.list()) this.#queue.add(objectKey(object));
+    for (const object of this.#options.hostInformer.list()) {
+      const ref = object.metadata !== undefined ? this.#state.translator.virtualRef(object.metadata) : undefined;
+      if (ref !== undefined) this.#queue.add(`${ref.namespace}/${ref.name}`);
+    }
+  }
+
+  #updateManagedCount(): void {
+    this.#options.metrics.managedObjects(this.#options.hostInformer.list().length);
+  }
+
+  async #work(): Promise<void> {
+    for (;;) {
+      const key = await this.#queue.get();
+      if (key === undefined) return;
+      const started = this.#clock.now();
+      try {
+        const outcome = await this.reconcile(key);
+        this.#finish(key, outcome, started);
+      } catch (error) {
+        this.#fail(key, error, started);
+      } finally {
+        this.#queue.done(key);
+      }
+    }
+  }
+
+  /** The one place an outcome becomes a queue action and a metric. */
+  #finish(key: string, outcome: ReconcileOutcome, started: number): void {
+    const seconds = (this.#clock.now() - started) / 1000;
+    this.#options.metrics.reconciled(outcomeLabel(outcome), seconds);
+    if (outcome.kind === 'requeue') {
+      this.#queue.addAfter(key, outcome.afterMs);
+      return;
+    }
+    this.#queue.forget(key);
+    if (outcome.kind === 'skipped') this.#logger.debug({ key, reason: outcome.reason }, 'skipped');
+    if (outcome.kind === 'deleted') this.#logger.debug({ key, reason: outcome.reason }, 'host object removed');
+  }
+
+  #fail(key: string, error: unknown, started: number): void {
+    const seconds = (this.#clock.now() - started) / 1000;
+    const terminal = error instanceof TerminalError;
+    this.#options.metrics.reconciled(terminal ? 'terminal_error' : 'error', seconds);
+    const message = error instanceof Error ? error.message : String(error);
+    if (isConflict(error)) {
+      // Someone wrote between our cache read and our write: normal under concurrency.
+      this.#logger.debug({ key, err: error }, 'conflict, retrying');
+      this.#queue.addRateLimited(key);
+      return;
+    }
+    const virtual = this.#options.virtualInformer.get(key);
+    if (virtual !== undefined) this.#options.events.warning(virtual, 'SyncError', message);
+    if (terminal) {
+      this.#logger.warn({ key, err: error }, 'sync failed; not retrying until the object changes');
+      this.#queue.forget(key);
+      return;
+    }
+    this.#logger.warn({ key, err: error, retries: this.#queue.numRequeues(key) }, 'sync failed, retrying with backoff');
+    this.#queue.addRateLimited(key);
+  }
+}
+
+/** `[]`, `{}` and absent are the same to the API server for list and map fields. */
+function normalizeEmpty(value: unknown): unknown {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value) && value.length === 0) return undefined;
+  if (typeof value === 'object' && Object.keys(value).length === 0) return undefined;
+  return value;
+}

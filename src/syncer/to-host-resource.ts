@@ -1,0 +1,42 @@
+import type { ResourceType } from '../kube/api-path.js';
+import type { KubeObject } from '../kube/kube-object.js';
+import type { Translator } from '../translate/translator.js';
+
+/** Whether a virtual object should exist on the host, and if not, why (for logs and metrics). */
+export type SyncDecision = { sync: true } | { sync: false; reason: string };
+
+/**
+ * What the generic to-host controller needs to know about one resource. A new resource is a new
+ * folder with one of these and its pure translation, not a copy of the controller.
+ */
+export interface ToHostResource<V extends KubeObject> {
+  /** Fixed word for logs, metrics and the queue name, e.g. `endpoints`. */
+  readonly name: string;
+  /** The API type on both sides (the same type: the syncer copies objects of one kind). */
+  readonly type: ResourceType;
+  /** `apiVersion` written on host objects, e.g. `v1`. */
+  readonly apiVersion: string;
+  /** `kind` written on host objects, e.g. `Endpoints`. */
+  readonly kind: string;
+  /** Virtual annotations never copied to the host. */
+  readonly excludedAnnotations: readonly string[];
+  /** Virtual keys (`namespace/name`) this syncer never touches, e.g. `default/kubernetes`. */
+  ignores(key: string): boolean;
+  /**
+   * Whether the virtual object should be on the host right now. May read the secondary caches
+   * the resource was built with (e.g. Services for Endpoints). When it says no, a host copy this
+   * syncer wrote earlier is deleted.
+   */
+  decide(virtual: V): SyncDecision;
+  /**
+   * The host object's fields other than `apiVersion`, `kind` and `metadata`, from the virtual
+   * object. Pure. These fields flow only virtual → host: host drift is overwritten.
+   */
+  hostFields(virtual: V, translator: Translator): Record<string, unknown>;
+}
+
+/** A secondary virtual informer whose changes wake keys of the primary resource. */
+export interface SecondarySource {
+  /** Keys (`namespace/name`) of the primary resource affected by a change to `object`. */
+  keysFor(object: KubeObject): string[];
+}
