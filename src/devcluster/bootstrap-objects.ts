@@ -1,0 +1,67 @@
+import { isIP } from 'node:net';
+import { KUBERNETES_SERVICE_IP } from './cluster-ip-allocator.js';
+import type { ObjectWriter } from './object-writer.js';
+import { NAMESPACE_TYPE, RESOURCE_TYPES, type ResourceType } from './resource-registry.js';
+
+/** Namespaces that exist from the start, as in every Kubernetes cluster. */
+export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+function typeOf(kind: string): ResourceType {
+  const type = RESOURCE_TYPES.find((entry) => entry.kind === kind);
+  if (type === undefined) throw new Error(`the registry has no ${kind}`);
+  return type;
+}
+
+/** Where the API server is reachable, for the `default/kubernetes` Endpoints. */
+export interface ApiServerAddress {
+  /** The listening host; a non-IP host (or a wildcard) is published as 127.0.0.1. */
+  host: string;
+  port: number;
+}
+
+function publishedIp(host: string): string {
+  if (isIP(host) === 0 || host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host;
+}
+
+/**
+ * Creates what a fresh cluster has: the namespaces of {@link INITIAL_NAMESPACES}, and the
+ * `default/kubernetes` Service (cluster IP 10.96.0.1, port 443) with its Endpoints pointing at
+ * this server. Idempotent: on a restart from a data directory only what is missing or stale (the
+ * Endpoints' port) is written.
+ */
+export async function ensureBootstrapObjects(writer: ObjectWriter, address: ApiServerAddress): Promise<void> {
+  for (const name of INITIAL_NAMESPACES) {
+    if (tryGet(writer, NAMESPACE_TYPE, '', name)) continue;
+    await writer.create(NAMESPACE_TYPE, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
+  }
+  const labels = { component: 'apiserver', provider: 'kubernetes' };
+  const services = typeOf('Service');
+  if (!tryGet(writer, services, 'default', 'kubernetes')) {
+    await writer.create(
+      services,
+      'default',
+      {
+        metadata: { name: 'kubernetes', labels },
+        spec: { type: 'ClusterIP', clusterIP: KUBERNETES_SERVICE_IP, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: address.port }] },
+      },
+      { dryRun: false },
+    );
+  }
+  const endpoints = {
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
+    subsets: [{ addresses: [{ ip: publishedIp(address.host) }], ports: [{ name: 'https', port: address.port, protocol: 'TCP' }] }],
+  };
+  // A PUT without resourceVersion creates or replaces; unchanged content is not rewritten.
+  await writer.update(typeOf('Endpoints'), 'default', 'kubernetes', endpoints, { dryRun: false });
+}
+
+function tryGet(writer: ObjectWriter, type: ResourceType, namespace: string, name: string): boolean {
+  try {
+    writer.get(type, namespace, name);
+    return true;
+  } catch {
+    // A 404 is the expected answer for an object that still has to be created.
+    return false;
+  }
+}

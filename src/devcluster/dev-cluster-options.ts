@@ -1,0 +1,78 @@
+import { silentLogger, type Logger } from '../observe/logger.js';
+
+/** Options of `startDevCluster`. */
+export interface DevClusterOptions {
+  /** Address to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** TCP port; 0 picks a free ephemeral port. Default 0. */
+  port?: number;
+  /**
+   * Directory of the durable store (append-only log with fsync, snapshots). Objects and
+   * resourceVersions survive restarts. Default: none (memory only).
+   */
+  dataDir?: string;
+  /**
+   * Serve HTTPS with client-certificate authentication; the CA, serving and admin certificates
+   * are generated in (or reused from) `dir`. Default: none (plain HTTP).
+   */
+  tls?: { dir: string };
+  /** Bearer tokens accepted as the admin user. Setting any enforces authentication. Default: none. */
+  tokens?: readonly string[];
+  /** A TokenReview webhook asked about bearer tokens not in `tokens`. Default: none. */
+  tokenReviewUrl?: string;
+  /**
+   * Number of retained events for watch resume (count); a watch resumed from an older
+   * resourceVersion gets 410 Expired. Small values let tests force 410. Default 10_000.
+   */
+  watchWindow?: number;
+  /**
+   * A watch whose unsent response bytes exceed this many bytes is closed (the client relists),
+   * so a slow watcher neither blocks writers nor grows memory without bound. Default 8 MiB.
+   */
+  watchSendBufferBytes?: number;
+  /** Interval of BOOKMARK events on watches with `allowWatchBookmarks=true`, in ms. Default 60_000. */
+  bookmarkIntervalMs?: number;
+  /** Where the server logs. Default: silent. */
+  logger?: Logger;
+}
+
+/** {@link DevClusterOptions} with every default applied. */
+export interface ResolvedDevClusterOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string | undefined;
+  readonly tls: { readonly dir: string } | undefined;
+  readonly tokens: readonly string[];
+  readonly tokenReviewUrl: string | undefined;
+  readonly watchWindow: number;
+  readonly watchSendBufferBytes: number;
+  readonly bookmarkIntervalMs: number;
+  readonly logger: Logger;
+}
+
+/** Default of {@link DevClusterOptions.watchSendBufferBytes}: 8 MiB. */
+export const DEFAULT_WATCH_SEND_BUFFER_BYTES = 8 * 1024 * 1024;
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** Validates `options` and returns a new frozen object with every default filled in. */
+export function withDefaults(options: DevClusterOptions = {}): ResolvedDevClusterOptions {
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be between 0 and 65535, got ${port}`);
+  if (options.tls !== undefined && options.tls.dir === '') throw new RangeError('tls.dir must not be empty');
+  return Object.freeze({
+    host: options.host ?? '127.0.0.1',
+    port,
+    dataDir: options.dataDir,
+    tls: options.tls === undefined ? undefined : Object.freeze({ dir: options.tls.dir }),
+    tokens: Object.freeze([...(options.tokens ?? [])]),
+    tokenReviewUrl: options.tokenReviewUrl,
+    watchWindow: positiveInteger('watchWindow', options.watchWindow ?? 10_000),
+    watchSendBufferBytes: positiveInteger('watchSendBufferBytes', options.watchSendBufferBytes ?? DEFAULT_WATCH_SEND_BUFFER_BYTES),
+    bookmarkIntervalMs: positiveInteger('bookmarkIntervalMs', options.bookmarkIntervalMs ?? 60_000),
+    logger: options.logger ?? silentLogger(),
+  });
+}

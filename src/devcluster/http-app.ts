@@ -1,0 +1,187 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { parse as parseYaml } from 'yaml';
+import type { Logger } from '../observe/logger.js';
+import { ApiError, badRequest, failureStatus, methodNotAllowed } from './api-error.js';
+import { negotiate } from './content-negotiation.js';
+import {
+  aggregatedDiscovery,
+  aggregatedDiscoveryContentType,
+  apiGroupDocument,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  versionInfo,
+} from './discovery.js';
+import { openApiDocument, openApiIndex } from './openapi.js';
+import { authenticateRequest, UNAUTHENTICATED_PATHS, type RequestAuthenticator } from './request-authentication.js';
+import { parseResourceRequest } from './request-info.js';
+import type { ResourceHandler } from './resource-handler.js';
+
+/** The real API server's request body limit: 3 MiB. */
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+/** TLS material for serving HTTPS with client-certificate authentication. */
+export interface HttpsMaterial {
+  certPem: string;
+  keyPem: string;
+  /** CA that client certificates must chain to. */
+  clientCaPem: string;
+}
+
+/** What {@link buildHttpApp} wires together. */
+export interface HttpAppInit {
+  handler: ResourceHandler;
+  /** Enforces authentication when given; otherwise every request is anonymous-allowed. */
+  authenticator: RequestAuthenticator | undefined;
+  https: HttpsMaterial | undefined;
+  /** `host:port` clients reach the server on (for `/api`'s serverAddressByClientCIDRs). */
+  serverAddress: () => string;
+  logger: Logger;
+}
+
+const JSON_TYPES = ['application/json', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const YAML_TYPES = ['application/yaml', 'application/apply-patch+yaml'];
+
+function statusOfFastifyError(error: FastifyError): ApiError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('RequestEntityTooLarge', `the request body is too large: limit is ${MAX_REQUEST_BODY_BYTES} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UnsupportedMediaType', `unsupported media type: ${error.message}`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return badRequest(error.message);
+    default:
+      break;
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) return badRequest(error.message);
+  return undefined;
+}
+
+/**
+ * Builds the devcluster's Fastify app: body parsers for JSON, YAML and the patch types,
+ * authentication, discovery, OpenAPI, health and the resource routes. Every error answers a
+ * Kubernetes Status. Does no I/O; the caller listens (or injects).
+ */
+export function buildHttpApp(init: HttpAppInit): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_REQUEST_BODY_BYTES,
+    forceCloseConnections: true,
+    return503OnClosing: false,
+    ...(init.https !== undefined
+      ? { https: { cert: init.https.certPem, key: init.https.keyPem, ca: init.https.clientCaPem, requestCert: true, rejectUnauthorized: false } }
+      : {}),
+  }) as unknown as FastifyInstance;
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_TYPES, { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error: unknown) {
+      done(badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`), undefined);
+    }
+  });
+  app.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, parseYaml(text, { maxAliasCount: 100 }) as unknown);
+    } catch (error: unknown) {
+      done(badRequest(`the request body is not valid YAML: ${error instanceof Error ? error.message : String(error)}`), undefined);
+    }
+  });
+  // Any other media type is read as bytes; the route answers 415 when the verb needs a body.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    let failure: ApiError | undefined;
+    if (error instanceof ApiError) failure = error;
+    else if (error instanceof Error && 'code' in error && typeof error.code === 'string') failure = statusOfFastifyError(error as FastifyError);
+    if (failure === undefined) {
+      init.logger.error({ err: error, method: request.method, url: request.url }, 'Request failed with an unexpected error');
+      failure = new ApiError('InternalError', `Internal error occurred: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return reply.code(failure.code).type('application/json').send(JSON.stringify(failure.toStatus()));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const status = failureStatus(404, 'NotFound', 'the server could not find the requested resource', { causes: [{ reason: 'UnexpectedServerResponse', message: `404 page not found: ${request.url}` }] });
+    return reply.code(404).type('application/json').send(JSON.stringify(status));
+  });
+
+  if (init.authenticator !== undefined) {
+    const authenticator = init.authenticator;
+    app.addHook('onRequest', async (request) => {
+      const path = request.url.split('?')[0] ?? '';
+      if (UNAUTHENTICATED_PATHS.includes(path)) return;
+      const user = await authenticateRequest(authenticator, request.raw);
+      request.log.debug({ user: user.username }, 'Authenticated');
+    });
+  }
+
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/*',
+    handler: async (request, reply) => {
+      const url = new URL(request.url, 'http://devcluster.invalid');
+      const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      const answered = serveNonResource(init, path, request, reply);
+      if (answered !== undefined) return answered;
+      const target = parseResourceRequest(request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
+      return init.handler.handle(target, request, reply, url.searchParams);
+    },
+  });
+  return app;
+}
+
+function sendJson(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
+  return reply.code(200).type(contentType).send(JSON.stringify(body));
+}
+
+/** Discovery, OpenAPI, version and health; undefined when `path` is a resource path. */
+function serveNonResource(init: HttpAppInit, path: string, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  const parts = path.split('/').filter((part) => part !== '');
+  const get = (answer: () => FastifyReply): FastifyReply => {
+    if (request.method !== 'GET') throw methodNotAllowed(request.method, path);
+    return answer();
+  };
+  if (path === '/healthz' || path === '/readyz' || path === '/livez') return get(() => reply.code(200).type('text/plain; charset=utf-8').send('ok'));
+  if (path === '/version') return get(() => sendJson(reply, versionInfo()));
+  if (path === '/api' || path === '/apis') {
+    return get(() => {
+      const representation = negotiate(request.headers.accept, ['json', 'discovery-v2', 'discovery-v2beta1']);
+      if (representation === 'discovery-v2' || representation === 'discovery-v2beta1') {
+        const version = representation === 'discovery-v2' ? 'v2' : 'v2beta1';
+        return sendJson(reply.header('Vary', 'Accept'), aggregatedDiscovery(path === '/api', version), aggregatedDiscoveryContentType(version));
+      }
+      return sendJson(reply.header('Vary', 'Accept'), path === '/api' ? apiVersions(init.serverAddress()) : apiGroupList());
+    });
+  }
+  if (parts[0] === 'apis' && parts.length === 2) {
+    return get(() => {
+      const document = apiGroupDocument(parts[1] ?? '');
+      if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
+      return sendJson(reply, document);
+    });
+  }
+  if ((parts[0] === 'api' && parts.length === 2) || (parts[0] === 'apis' && parts.length === 3)) {
+    return get(() => {
+      const document = parts[0] === 'api' ? apiResourceList('', parts[1] ?? '') : apiResourceList(parts[1] ?? '', parts[2] ?? '');
+      if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
+      return sendJson(reply, document);
+    });
+  }
+  if (parts[0] === 'openapi') {
+    return get(() => {
+      if (path === '/openapi/v3') return sendJson(reply, openApiIndex());
+      const document = parts[1] === 'v3' ? openApiDocument(parts.slice(2).join('/')) : undefined;
+      if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
+      const hashed = request.url.includes('hash=');
+      return sendJson(reply.header('Cache-Control', hashed ? 'public, immutable' : 'no-cache, private'), document);
+    });
+  }
+  return undefined;
+}

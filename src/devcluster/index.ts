@@ -1,0 +1,7 @@
+/**
+ * The devcluster: an embedded Kubernetes-compatible API server, the test bed of the project and
+ * the embedded default of `vcsync dev`. This module is its only public surface.
+ */
+export { startDevCluster, type DevCluster } from './dev-cluster.js';
+export type { DevClusterOptions } from './dev-cluster-options.js';
+export type { KubeConfigDocument } from './kube-config.js';

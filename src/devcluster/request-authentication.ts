@@ -1,0 +1,49 @@
+import type { IncomingMessage } from 'node:http';
+import { TLSSocket } from 'node:tls';
+import { ApiError } from './api-error.js';
+
+/** The client certificate of a request as the authenticator sees it. */
+export interface PresentedCertificate {
+  /** Whether the certificate chains to the server's client CA. */
+  authorized: boolean;
+  commonName?: string;
+  organizations?: string[];
+}
+
+/** What the HTTP layer asks of an authenticator (implemented by `security/authenticator.ts`). */
+export interface RequestAuthenticator {
+  authenticate(input: {
+    authorization: string | undefined;
+    clientCertificate: PresentedCertificate | undefined;
+  }): Promise<{ ok: true; user: { username: string; groups: string[] } } | { ok: false; reason: string }>;
+}
+
+/** Paths answered without authentication, like the real server's public health endpoints. */
+export const UNAUTHENTICATED_PATHS: readonly string[] = ['/healthz', '/readyz', '/livez'];
+
+function asList(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** The client certificate presented on the request's TLS connection, if any. */
+export function presentedCertificate(request: IncomingMessage): PresentedCertificate | undefined {
+  const socket = request.socket;
+  if (!(socket instanceof TLSSocket)) return undefined;
+  const certificate = socket.getPeerCertificate();
+  if (certificate === null || Object.keys(certificate).length === 0) return undefined;
+  const subject = certificate.subject as unknown as Record<string, string | string[] | undefined> | undefined;
+  const commonName = asList(subject?.['CN'])[0];
+  const organizations = asList(subject?.['O']);
+  return { authorized: socket.authorized, ...(commonName !== undefined ? { commonName } : {}), organizations };
+}
+
+/**
+ * Authenticates one request (bearer token or client certificate); throws a 401 {@link ApiError}
+ * when it fails. Returns the user for logging.
+ */
+export async function authenticateRequest(authenticator: RequestAuthenticator, request: IncomingMessage): Promise<{ username: string; groups: string[] }> {
+  const result = await authenticator.authenticate({ authorization: request.headers.authorization, clientCertificate: presentedCertificate(request) });
+  if (!result.ok) throw new ApiError('Unauthorized', 'Unauthorized', undefined, { cause: result.reason });
+  return result.user;
+}
