@@ -34,6 +34,9 @@ const PARSE_OPTIONS: Options = {
   allowImportExportEverywhere: false,
   allowAwaitOutsideFunction: false,
   locations: false,
+  // Without this, `(a)` yields the inner node and its end, and the closing parenthesis would look
+  // like trailing code.
+  preserveParens: true,
 };
 
 /** Checks one expression text; never throws. */
