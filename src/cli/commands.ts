@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerDevClusterCommand } from './devcluster-command.js';
 import { registerValidateCommand } from './validate-command.js';
 
 /**
@@ -7,4 +8,5 @@ import { registerValidateCommand } from './validate-command.js';
  */
 export function registerCommands(program: Command): void {
   registerValidateCommand(program);
+  registerDevClusterCommand(program);
 }

@@ -1,0 +1,79 @@
+import { writeFile } from 'node:fs/promises';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { startDevCluster } from '../devcluster/index.js';
+import { createLogger } from '../observe/logger.js';
+
+/** Parsed flags of `vcsync devcluster`. */
+interface DevClusterFlags {
+  listen: { host: string; port: number };
+  dataDir?: string;
+  tls?: boolean;
+  tlsDir?: string;
+  token: string[];
+  tokenReviewUrl?: string;
+  watchWindow?: number;
+  kubeconfig?: string;
+}
+
+/** Parses `HOST:PORT` (`[::1]:PORT` for IPv6); port 0 picks a free port. */
+export function parseListenAddress(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  const host = match?.[1] ?? match?.[2];
+  if (match === null || host === undefined || port > 65535) throw new InvalidArgumentError(`expected HOST:PORT (e.g. 127.0.0.1:6443), got "${value}"`);
+  return { host, port };
+}
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
+  return number;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * Registers `vcsync devcluster`: starts one standalone Kubernetes-compatible API server, prints
+ * `devcluster listening on <url>`, optionally writes a kubeconfig, and stops cleanly (exit 0) on
+ * SIGTERM or SIGINT.
+ */
+export function registerDevClusterCommand(program: Command): void {
+  program
+    .command('devcluster')
+    .description('Run one standalone Kubernetes-compatible API server (plain HTTP unless --tls)')
+    .addOption(new Option('--listen <host:port>', 'address to listen on').default(parseListenAddress('127.0.0.1:6443'), '127.0.0.1:6443').argParser(parseListenAddress))
+    .option('--data-dir <dir>', 'keep objects in this directory (durable across restarts); memory only when absent')
+    .option('--tls', 'serve HTTPS with client-certificate authentication')
+    .option('--tls-dir <dir>', 'where TLS assets are generated or reused (with --tls)', '.vcsync/devcluster-tls')
+    .option('--token <token>', 'accept this bearer token (repeatable); enforces authentication', collect, [])
+    .option('--token-review-url <url>', 'TokenReview webhook for other bearer tokens')
+    .option('--watch-window <n>', 'events retained for watch resume', positiveInteger)
+    .option('--kubeconfig <file>', 'write a kubeconfig for this server to FILE')
+    .action(async (flags: DevClusterFlags) => {
+      const logger = createLogger({ bindings: { component: 'devcluster' } });
+      const cluster = await startDevCluster({
+        host: flags.listen.host,
+        port: flags.listen.port,
+        logger,
+        tokens: flags.token,
+        ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
+        ...(flags.tls === true ? { tls: { dir: flags.tlsDir ?? '.vcsync/devcluster-tls' } } : {}),
+        ...(flags.tokenReviewUrl !== undefined ? { tokenReviewUrl: flags.tokenReviewUrl } : {}),
+        ...(flags.watchWindow !== undefined ? { watchWindow: flags.watchWindow } : {}),
+      });
+      if (flags.kubeconfig !== undefined) await writeFile(flags.kubeconfig, cluster.kubeConfigYaml(), { mode: 0o600 });
+      process.stdout.write(`devcluster listening on ${cluster.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGTERM', stop);
+          process.off('SIGINT', stop);
+          resolve();
+        };
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
+      });
+      await cluster.close();
+    });
+}
