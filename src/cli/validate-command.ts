@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { compareConfigErrors, formatConfigError, type ConfigError } from '../config/config-error.js';
 import type { ConfigSource } from '../config/config-source.js';
 import { loadConfigFile } from '../config/load-config-file.js';
+import { configErrorAt } from '../config/parse-config.js';
 import type { VclusterConfig } from '../config/schema.js';
+import { compilePatches } from '../patches/index.js';
 
 /**
  * A check that runs after the config parsed and passed the schema: returns every problem it finds,
@@ -15,11 +17,26 @@ export type ConfigValidator = (
 ) => readonly ConfigError[] | Promise<readonly ConfigError[]>;
 
 /**
+ * The patch engine's compile check of `sync.toHost.endpoints.patches`: paths, expressions (one
+ * expression each, with the column inside the expression), references, duplicates. Each error is
+ * located at its YAML field; the message keeps the position inside the string.
+ */
+export function validateEndpointsPatches(config: VclusterConfig, source: ConfigSource): readonly ConfigError[] {
+  const compiled = compilePatches(config.sync?.toHost?.endpoints?.patches ?? [], {
+    configPath: 'sync.toHost.endpoints.patches',
+  });
+  if (compiled.ok) return [];
+  return compiled.errors.map((error) =>
+    configErrorAt(source, error.configPathSegments, error.code, error.message.slice(error.configPath.length + 2)),
+  );
+}
+
+/**
  * The checks `vcsync validate` runs beyond the schema, in order; all run and all their errors are
  * printed. Components register theirs here (the patch engine adds its compile check: paths,
  * expressions, references).
  */
-export const CONFIG_VALIDATORS: readonly ConfigValidator[] = [];
+export const CONFIG_VALIDATORS: readonly ConfigValidator[] = [validateEndpointsPatches];
 
 /** Options of {@link runValidate}. */
 export interface ValidateOptions {
