@@ -138,7 +138,9 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
 }
 
 function sendJson(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
-  return reply.code(200).type(contentType).send(JSON.stringify(body));
+  // Sent as bytes so Fastify keeps the media type verbatim: for strings it rewrites the
+  // parameters (quotes, charset) of the aggregated discovery type.
+  return reply.code(200).header('content-type', contentType).send(Buffer.from(JSON.stringify(body)));
 }
 
 /** Discovery, OpenAPI, version and health; undefined when `path` is a resource path. */

@@ -130,7 +130,7 @@ export class ListPager {
       if (item !== undefined && request.matches(item)) remaining += 1;
     }
     if (remaining === 0) {
-      if (id !== undefined) this.#snapshots.delete(id);
+      // The snapshot stays until it expires: a client may retry the last page, as with etcd.
       return { items, revision: snapshot.revision, continueToken: undefined, remainingItemCount: undefined };
     }
     id ??= randomUUID();

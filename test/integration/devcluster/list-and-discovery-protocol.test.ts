@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpoints, startFixture, type Fixture } from './devcluster-fixture.js';
+
+let fx: Fixture;
+beforeAll(async () => {
+  fx = await startFixture();
+  await fx.request('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'other' } } });
+  const objects: [string, string, Record<string, string>][] = [
+    ['default', 'a', { app: 'web', tier: 'fe' }],
+    ['default', 'b', { app: 'web', tier: 'be' }],
+    ['default', 'c', { app: 'db' }],
+    ['other', 'd', { app: 'web' }],
+    ['other', 'e', {}],
+  ];
+  for (const [namespace, name, labels] of objects) {
+    const created = await fx.request(`/api/v1/namespaces/${namespace}/endpoints`, { method: 'POST', body: endpoints(name, ['10.0.0.1'], { labels }) });
+    expect(created.status).toBe(201);
+  }
+});
+afterAll(async () => {
+  await fx.cluster.close();
+});
+
+function names(body: { items: { metadata: { name: string } }[] }): string[] {
+  return body.items.map((item) => item.metadata.name).filter((name) => name !== 'kubernetes');
+}
+
+describe('list', () => {
+  it('lists one namespace or all, with kind and resourceVersion', async () => {
+    const one = await fx.request('/api/v1/namespaces/default/endpoints');
+    expect(one.body.kind).toBe('EndpointsList');
+    expect(one.body.apiVersion).toBe('v1');
+    expect(one.body.metadata.resourceVersion).toMatch(/^\d+$/);
+    expect(names(one.body)).toEqual(['a', 'b', 'c']);
+    const all = await fx.request('/api/v1/endpoints');
+    expect(names(all.body)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    const zero = await fx.request('/api/v1/endpoints?resourceVersion=0&resourceVersionMatch=NotOlderThan');
+    expect(names(zero.body)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it.each([
+    ['app=web', ['a', 'b', 'd']],
+    ['app==web', ['a', 'b', 'd']],
+    ['app!=web', ['c', 'e']],
+    ['app in (web,db)', ['a', 'b', 'c', 'd']],
+    ['app notin (web)', ['c', 'e']],
+    ['tier', ['a', 'b']],
+    ['!tier', ['c', 'd', 'e']],
+    ['app=web,tier=fe', ['a']],
+  ])('label selector %s', async (selector, expected) => {
+    const response = await fx.request(`/api/v1/endpoints?labelSelector=${encodeURIComponent(selector)}`);
+    expect(response.status).toBe(200);
+    expect(names(response.body)).toEqual(expected);
+  });
+
+  it('answers 400 for bad label selector syntax', async () => {
+    for (const selector of ['app in web', 'app=(x', 'a b', '=x']) {
+      const response = await fx.request(`/api/v1/endpoints?labelSelector=${encodeURIComponent(selector)}`);
+      expect(response.status, selector).toBe(400);
+      expect(response.body.reason).toBe('BadRequest');
+    }
+  });
+
+  it('applies field selectors on metadata.name and metadata.namespace', async () => {
+    const byName = await fx.request(`/api/v1/endpoints?fieldSelector=${encodeURIComponent('metadata.name=d')}`);
+    expect(names(byName.body)).toEqual(['d']);
+    const notDefault = await fx.request(`/api/v1/endpoints?fieldSelector=${encodeURIComponent('metadata.namespace!=default')}`);
+    expect(names(notDefault.body)).toEqual(['d', 'e']);
+    const doubled = await fx.request(`/api/v1/endpoints?fieldSelector=${encodeURIComponent('metadata.namespace==other,metadata.name=e')}`);
+    expect(names(doubled.body)).toEqual(['e']);
+    const unsupported = await fx.request(`/api/v1/endpoints?fieldSelector=${encodeURIComponent('spec.nodeName=x')}`);
+    expect(unsupported.status).toBe(400);
+    expect(unsupported.body.message).toContain('field label not supported');
+  });
+
+  it('pages with limit and continue as a consistent snapshot', async () => {
+    const first = await fx.request('/api/v1/endpoints?limit=2');
+    expect(first.body.items).toHaveLength(2);
+    const token = first.body.metadata.continue;
+    expect(typeof token).toBe('string');
+    // A write between pages must not show up in later pages.
+    await fx.request('/api/v1/namespaces/other/endpoints', { method: 'POST', body: endpoints('f', ['10.0.0.1']) });
+    const seen = [...first.body.items];
+    let next: string | undefined = token;
+    while (next !== undefined) {
+      const page = await fx.request(`/api/v1/endpoints?limit=2&continue=${encodeURIComponent(next)}`);
+      expect(page.status).toBe(200);
+      expect(page.body.metadata.resourceVersion).toBe(first.body.metadata.resourceVersion);
+      seen.push(...page.body.items);
+      next = page.body.metadata.continue;
+    }
+    expect(names({ items: seen })).toEqual(['a', 'b', 'c', 'd', 'e']);
+    const reused = await fx.request(`/api/v1/endpoints?limit=2&continue=${encodeURIComponent(token)}`);
+    expect(reused.status).toBe(200);
+    await fx.request('/api/v1/namespaces/other/endpoints/f', { method: 'DELETE' });
+  });
+
+  it('answers 410 for an unknown continue token and 400 for a malformed one', async () => {
+    const forged = Buffer.from(JSON.stringify({ id: 'gone', rv: 1, start: 1 })).toString('base64url');
+    const expired = await fx.request(`/api/v1/endpoints?limit=1&continue=${forged}`);
+    expect(expired.status).toBe(410);
+    expect(expired.body).toMatchObject({ reason: 'Expired', code: 410 });
+    const malformed = await fx.request('/api/v1/endpoints?limit=1&continue=%25%25%25');
+    expect(malformed.status).toBe(400);
+  });
+
+  it('serves a meta.k8s.io/v1 Table when asked', async () => {
+    const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+    const table = await fx.request('/api/v1/namespaces/default/endpoints?labelSelector=app%3Dweb', { accept });
+    expect(table.body.kind).toBe('Table');
+    expect(table.body.apiVersion).toBe('meta.k8s.io/v1');
+    expect(table.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Endpoints', 'Age']);
+    expect(table.body.rows[0].cells[0]).toBe('a');
+    expect(table.body.rows[0].cells[1]).toBe('10.0.0.1:80');
+    expect(table.body.rows[0].cells[2]).toMatch(/^\d+s$/);
+    expect(table.body.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'a' } });
+    const single = await fx.request('/api/v1/namespaces/default/endpoints/a?includeObject=Object', { accept });
+    expect(single.body.rows[0].object.kind).toBe('Endpoints');
+    const plain = await fx.request('/api/v1/namespaces/default/endpoints/a');
+    expect(plain.body.kind).toBe('Endpoints');
+  });
+});
+
+describe('discovery', () => {
+  it('serves /version, /healthz and /readyz', async () => {
+    const version = await fx.request('/version');
+    expect(version.body).toMatchObject({ major: '1', minor: '32' });
+    expect((await fx.request('/healthz')).text).toBe('ok');
+    expect((await fx.request('/readyz')).status).toBe(200);
+  });
+
+  it('serves legacy discovery documents', async () => {
+    expect((await fx.request('/api')).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
+    const apis = await fx.request('/apis');
+    expect(apis.body.kind).toBe('APIGroupList');
+    expect(apis.body.groups.map((g: { name: string }) => g.name)).toEqual(['coordination.k8s.io', 'discovery.k8s.io']);
+    const group = await fx.request('/apis/coordination.k8s.io');
+    expect(group.body).toMatchObject({ kind: 'APIGroup', preferredVersion: { groupVersion: 'coordination.k8s.io/v1' } });
+    const core = await fx.request('/api/v1');
+    expect(core.body.kind).toBe('APIResourceList');
+    const resources = core.body.resources.map((r: { name: string }) => r.name);
+    expect(resources).toEqual(expect.arrayContaining(['namespaces', 'services', 'services/status', 'endpoints', 'pods', 'secrets', 'configmaps', 'events', 'serviceaccounts']));
+    const ep = core.body.resources.find((r: { name: string }) => r.name === 'endpoints');
+    expect(ep).toMatchObject({ kind: 'Endpoints', namespaced: true, shortNames: ['ep'], singularName: 'endpoints' });
+    const leases = await fx.request('/apis/coordination.k8s.io/v1');
+    expect(leases.body.resources[0]).toMatchObject({ name: 'leases', kind: 'Lease' });
+    expect((await fx.request('/apis/nope.example.com')).status).toBe(404);
+    expect((await fx.request('/apis/discovery.k8s.io/v9')).status).toBe(404);
+  });
+
+  it('serves aggregated discovery when asked, as kubectl 1.32 does', async () => {
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+    const api = await fx.request('/api', { accept });
+    expect(api.contentType).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    expect(api.body.kind).toBe('APIGroupDiscoveryList');
+    const services = api.body.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'services');
+    expect(services).toMatchObject({ scope: 'Namespaced', responseKind: { group: '', version: 'v1', kind: 'Service' }, subresources: [{ subresource: 'status' }] });
+    const apis = await fx.request('/apis', { accept });
+    expect(apis.body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['coordination.k8s.io', 'discovery.k8s.io']);
+  });
+
+  it('serves OpenAPI v3 with GVK extensions and fieldValidation on writes', async () => {
+    const index = await fx.request('/openapi/v3');
+    const entry = index.body.paths['api/v1'];
+    expect(entry.serverRelativeURL).toMatch(/^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]+$/);
+    const doc = await fx.request(entry.serverRelativeURL);
+    expect(doc.body.openapi).toBe('3.0.0');
+    const item = doc.body.paths['/api/v1/namespaces/{namespace}/endpoints/{name}'];
+    expect(item.patch['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'Endpoints' });
+    expect(item.patch.parameters.map((p: { name: string }) => p.name)).toContain('fieldValidation');
+    expect(doc.body.components.schemas['io.k8s.api.core.v1.Endpoints']['x-kubernetes-group-version-kind']).toEqual([{ group: '', kind: 'Endpoints', version: 'v1' }]);
+    const slices = await fx.request('/openapi/v3/apis/discovery.k8s.io/v1');
+    expect(slices.body.components.schemas['io.k8s.api.discovery.v1.EndpointSlice']).toBeDefined();
+    expect((await fx.request('/openapi/v3/apis/nope/v1')).status).toBe(404);
+  });
+});
