@@ -4,7 +4,7 @@ import { stringify as toYaml } from 'yaml';
 export interface KubeConfigDocument {
   apiVersion: 'v1';
   kind: 'Config';
-  clusters: { name: string; cluster: { server: string; 'certificate-authority-data'?: string } }[];
+  clusters: { name: string; cluster: { server: string; 'certificate-authority-data'?: string; 'insecure-skip-tls-verify'?: boolean } }[];
   users: {
     name: string;
     user: { token?: string; 'client-certificate-data'?: string; 'client-key-data'?: string };
@@ -30,12 +30,16 @@ const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('bas
 
 /**
  * A kubeconfig with one cluster, one user and one current context, all named `input.name`
- * (credential caches of clients key on the user name, so each server gets its own). The user
+ * (credential caches of clients key on the user name, so each server gets its own). A plain-http
+ * server gets `insecure-skip-tls-verify: true`, without which @kubernetes/client-node refuses
+ * http URLs. The user
  * authenticates with the client certificate when given, else with the token, else anonymously.
  */
 export function buildKubeConfig(input: KubeConfigInput): KubeConfigDocument {
   const cluster: KubeConfigDocument['clusters'][number]['cluster'] = { server: input.server };
   if (input.caCertPem !== undefined) cluster['certificate-authority-data'] = base64(input.caCertPem);
+  // @kubernetes/client-node refuses plain-http servers unless this is set; kubectl ignores it for http.
+  if (input.server.startsWith('http:')) cluster['insecure-skip-tls-verify'] = true;
   const user: KubeConfigDocument['users'][number]['user'] = {};
   if (input.clientCertPem !== undefined && input.clientKeyPem !== undefined) {
     user['client-certificate-data'] = base64(input.clientCertPem);

@@ -1,0 +1,91 @@
+import { CoreV1Api, KubeConfig, Watch, type V1Endpoints } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpoints, startFixture, waitFor, type Fixture } from './devcluster-fixture.js';
+
+let fx: Fixture;
+let kc: KubeConfig;
+const controllers: AbortController[] = [];
+beforeAll(async () => {
+  fx = await startFixture({ watchWindow: 10 });
+  kc = new KubeConfig();
+  kc.loadFromString(fx.cluster.kubeConfigYaml());
+});
+afterAll(async () => {
+  for (const controller of controllers) controller.abort();
+  await fx.cluster.close();
+});
+
+const PATH = '/api/v1/namespaces/default/endpoints';
+
+describe('@kubernetes/client-node against the devcluster', () => {
+  it('lists and watches: sees create, update and delete in order', async () => {
+    const api = kc.makeApiClient(CoreV1Api);
+    const list = await api.listNamespacedEndpoints({ namespace: 'default' });
+    const seen: [string, string][] = [];
+    let finished: unknown = 'open';
+    const controller = await new Watch(kc).watch(
+      PATH,
+      { resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true },
+      (phase, object: V1Endpoints) => seen.push([phase, object.metadata?.name ?? '']),
+      (error) => {
+        finished = error;
+      },
+    );
+    controllers.push(controller);
+    const body: V1Endpoints = endpoints('informed', ['10.0.0.1']) as V1Endpoints;
+    const created = await api.createNamespacedEndpoints({ namespace: 'default', body });
+    expect(created.metadata?.uid).toBeDefined();
+    await api.replaceNamespacedEndpoints({ namespace: 'default', name: 'informed', body: { ...created, metadata: { ...created.metadata, labels: { v: '2' } } } });
+    await api.deleteNamespacedEndpoints({ namespace: 'default', name: 'informed' });
+    await waitFor('three events', () => seen.length >= 3);
+    expect(seen).toEqual([
+      ['ADDED', 'informed'],
+      ['MODIFIED', 'informed'],
+      ['DELETED', 'informed'],
+    ]);
+    expect(finished).toBe('open');
+  });
+
+  it('reports HTTP errors as Status-carrying ApiExceptions', async () => {
+    const api = kc.makeApiClient(CoreV1Api);
+    await expect(api.readNamespacedEndpoints({ namespace: 'default', name: 'absent' })).rejects.toMatchObject({ code: 404 });
+  });
+
+  it('a watch resumed from a too-old resourceVersion fails with 410', async () => {
+    const api = kc.makeApiClient(CoreV1Api);
+    const first = await api.createNamespacedEndpoints({ namespace: 'default', body: endpoints('churn', ['10.0.0.1']) as V1Endpoints });
+    for (let index = 0; index < 15; index += 1) {
+      await api.patchNamespacedEndpoints({ namespace: 'default', name: 'churn', body: [{ op: 'add', path: '/metadata/labels', value: { n: String(index) } }] });
+    }
+    let failure: unknown;
+    let done = false;
+    const events: string[] = [];
+    try {
+      const controller = await new Watch(kc).watch(
+        PATH,
+        { resourceVersion: first.metadata?.resourceVersion },
+        (phase) => events.push(phase),
+        (error) => {
+          failure = error;
+          done = true;
+        },
+      );
+      controllers.push(controller);
+      await waitFor('the watch to fail', () => done);
+    } catch (error: unknown) {
+      failure = error;
+    }
+    expect(events).toEqual([]);
+    expect(String((failure as { message?: string })?.message ?? failure)).toMatch(/410|Gone|Expired/);
+  });
+
+  it('a watch ended by the server (timeoutSeconds) completes cleanly', async () => {
+    let result: unknown = 'open';
+    const controller = await new Watch(kc).watch(PATH, { timeoutSeconds: 1 }, () => undefined, (error) => {
+      result = error;
+    });
+    controllers.push(controller);
+    await waitFor('the watch to end', () => result !== 'open');
+    expect(result).toBeNull();
+  });
+});
