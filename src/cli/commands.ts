@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { registerDevClusterCommand } from './devcluster-command.js';
+import { registerDevCommand } from './dev-command.js';
+import { registerStartCommand } from './start-command.js';
 import { registerValidateCommand } from './validate-command.js';
 
 /**
@@ -7,6 +9,8 @@ import { registerValidateCommand } from './validate-command.js';
  * options to the components that do the work.
  */
 export function registerCommands(program: Command): void {
-  registerValidateCommand(program);
+  registerDevCommand(program);
+  registerStartCommand(program);
   registerDevClusterCommand(program);
+  registerValidateCommand(program);
 }

@@ -8,9 +8,9 @@ import { objectKey, splitObjectKey } from '../kube/object-key.js';
 import type { RateLimitingQueue } from '../kube/rate-limiting-queue.js';
 import type { CallOptions } from '../kube/rest-client.js';
 import { ANNOTATION_OBJECT_UID } from '../translate/keys.js';
-import { formatObjectKind } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
+import { desiredHostObject } from './desired-host.js';
 import type { ControllerMetrics } from './metrics.js';
 import { outcomeLabel, TerminalError, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { SecondarySource, ToHostResource } from './to-host-resource.js';
@@ -103,7 +103,6 @@ export class ToHostController<V extends KubeObject> {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #workers: number;
-  readonly #kind: string;
   /** The resourceVersions both sides had after this process last converged a key. */
   readonly #lastSync = new Map<string, LastSync>();
   #state: SyncState;
@@ -116,7 +115,6 @@ export class ToHostController<V extends KubeObject> {
     this.#workers = options.workers ?? 10;
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? silentLogger()).child({ controller: options.resource.name });
-    this.#kind = formatObjectKind(options.resource.apiVersion, options.resource.kind);
   }
 
   /** Replaces the configuration-derived state and re-syncs every virtual and host object. */
@@ -246,22 +244,8 @@ export class ToHostController<V extends KubeObject> {
     return ref !== undefined && `${ref.namespace}/${ref.name}` === key;
   }
 
-  async #desiredHost(virtual: V, existing: V | undefined, state: SyncState): Promise<KubeObject> {
-    const metadata = virtual.metadata ?? {};
-    const translated = state.translator.hostMetadata({
-      virtual: metadata,
-      kind: this.#kind,
-      ...(existing?.metadata !== undefined ? { existingHost: existing.metadata } : {}),
-      excludedAnnotations: this.#resource.excludedAnnotations,
-    });
-    if (!translated.synced) throw new TerminalError('NotSynced', translated.reason);
-    const host: KubeObject = {
-      apiVersion: this.#resource.apiVersion,
-      kind: this.#resource.kind,
-      metadata: { ...translated.metadata },
-      ...this.#resource.hostFields(virtual, state.translator),
-    };
-    return state.patcher.toHost({ host, virtual, existingHost: existing });
+  #desiredHost(virtual: V, existing: V | undefined, state: SyncState): Promise<KubeObject> {
+    return desiredHostObject(this.#resource, state, virtual, existing);
   }
 
   /** The virtual object as the host side now says it should be: labels, annotations, reverse patches. */
@@ -407,7 +391,9 @@ export class ToHostController<V extends KubeObject> {
       return;
     }
     const virtual = this.#options.virtualInformer.get(key);
-    if (virtual !== undefined) this.#options.events.warning(virtual, 'SyncError', message);
+    if (virtual !== undefined) {
+      this.#options.events.warning({ ...virtual, apiVersion: this.#resource.apiVersion, kind: this.#resource.kind }, 'SyncError', message);
+    }
     if (terminal) {
       this.#logger.warn({ key, err: error }, 'sync failed; not retrying until the object changes');
       this.#queue.forget(key);

@@ -1,0 +1,98 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { isAlreadyExists } from '../kube/api-error.js';
+import { loadClusterConfig } from '../kube/kube-config.js';
+import { RestClient } from '../kube/rest-client.js';
+import { startDevCluster, type DevCluster } from '../devcluster/index.js';
+import { createLogger } from '../observe/logger.js';
+import { runSyncer, StartupError } from './run-syncer.js';
+import { stopOnSignals } from './stop-on-signals.js';
+
+interface DevFlags {
+  dir: string;
+  config: string;
+  name: string;
+}
+
+async function ensureNamespace(cluster: DevCluster, namespace: string): Promise<void> {
+  const client = new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: cluster.kubeConfig }, { name: 'dev-setup' }) });
+  try {
+    await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * Adds `vcsync dev`, the embedded default (`npm start`): a virtual and a host devcluster
+ * persisted under `--dir`, the syncer on `--config` between them, kubeconfigs written next to
+ * the data, and the next commands to type printed.
+ */
+export function registerDevCommand(program: Command): void {
+  program
+    .command('dev')
+    .description('Run a virtual and a host devcluster with the syncer between them (the embedded default)')
+    .addOption(new Option('--dir <dir>', 'where cluster data and kubeconfigs live').default('.vcsync/dev'))
+    .addOption(new Option('--config <file>', 'vcluster.yaml of the virtual cluster').default('config/vcluster.yaml'))
+    .addOption(new Option('--name <name>', 'name of the virtual cluster').default('dev'))
+    .action(async (flags: DevFlags) => {
+      const pretty = process.stdout.isTTY;
+      const logger = createLogger({ pretty });
+      const dir = resolve(flags.dir);
+      await mkdir(dir, { recursive: true });
+      const hostNamespace = `vcluster-${flags.name}`;
+      const virtual = await startDevCluster({ dataDir: join(dir, 'virtual'), logger: logger.child({ component: 'virtual-devcluster' }) });
+      const host = await startDevCluster({ dataDir: join(dir, 'host'), logger: logger.child({ component: 'host-devcluster' }) });
+      const stop = stopOnSignals(logger);
+      try {
+        const virtualKubeconfig = join(dir, 'virtual.kubeconfig');
+        const hostKubeconfig = join(dir, 'host.kubeconfig');
+        await writeFile(virtualKubeconfig, virtual.kubeConfigYaml(), { mode: 0o600 });
+        await writeFile(hostKubeconfig, host.kubeConfigYaml(), { mode: 0o600 });
+        await ensureNamespace(host, hostNamespace);
+        await runSyncer(
+          {
+            configPath: flags.config,
+            name: flags.name,
+            hostNamespace,
+            virtual: { kind: 'object', config: virtual.kubeConfig },
+            host: { kind: 'object', config: host.kubeConfig },
+            listenMetrics: '127.0.0.1:0',
+            hostQps: 40,
+            hostBurst: 80,
+            workers: 10,
+            leaderElect: false,
+            sandboxMemoryMiB: 32,
+            sandboxTimeoutMs: 50,
+            logger,
+            onListening: ({ metrics }) => {
+              const rel = flags.dir;
+              process.stdout.write(
+                [
+                  '',
+                  `vcsync dev is running: virtual cluster ${virtual.url}, host cluster ${host.url}, metrics ${metrics}/metrics`,
+                  'Next, in another terminal:',
+                  `  kubectl --kubeconfig ${rel}/virtual.kubeconfig apply -f config/examples/web-endpoints.yaml`,
+                  `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints`,
+                  `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints web-x-default-x-${flags.name} -o yaml`,
+                  'Press Ctrl-C to stop; cluster data stays in ' + rel + '.',
+                  '',
+                ].join('\n'),
+              );
+            },
+          },
+          stop.signal,
+        );
+      } catch (error) {
+        if (!(error instanceof StartupError)) throw error;
+        logger.fatal(error.message);
+        process.exitCode = 1;
+      } finally {
+        stop.dispose();
+        await Promise.all([virtual.close(), host.close()]);
+      }
+    });
+}

@@ -1,0 +1,196 @@
+import os from 'node:os';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { formatConfigError } from '../config/config-error.js';
+import { loadConfigFile } from '../config/load-config-file.js';
+import type { ConfigResult } from '../config/parse-config.js';
+import { ConfigFileWatcher } from '../config/watch-config-file.js';
+import { EventRecorder } from '../kube/event-recorder.js';
+import { loadClusterConfig, type KubeConfigSource } from '../kube/kube-config.js';
+import { LeaderElector } from '../kube/leader-elector.js';
+import { KubeMetrics } from '../kube/metrics.js';
+import { RestClient } from '../kube/rest-client.js';
+import { HealthChecks } from '../observe/health.js';
+import type { Logger } from '../observe/logger.js';
+import { startMetricsServer, type MetricsServer } from '../observe/metrics-server.js';
+import { PatchSandbox } from '../patches/index.js';
+import { createEndpointsSyncer, type EndpointsSyncer } from '../syncer/endpoints/endpoints-syncer.js';
+import { SyncerMetrics } from '../syncer/metrics.js';
+import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
+
+/** Everything `vcsync start` (and `vcsync dev`) needs to run the syncer. */
+export interface RunSyncerOptions {
+  /** Path of the vcluster.yaml; watched for changes. */
+  configPath: string;
+  /** The virtual cluster's name. */
+  name: string;
+  /** The host namespace all synced objects go to (single-namespace mode). */
+  hostNamespace: string;
+  virtual: KubeConfigSource;
+  host: KubeConfigSource;
+  /** `HOST:PORT` of the metrics and health endpoint; port 0 picks a free one. */
+  listenMetrics: string;
+  /** Host client rate limit (requests/s and burst). vcluster uses 40 / 80. */
+  hostQps: number;
+  hostBurst: number;
+  /** Concurrent reconciles. */
+  workers: number;
+  /** Take a Lease in the host namespace before syncing, so only one replica writes. */
+  leaderElect: boolean;
+  /** Patch sandbox heap limit (MiB) and per-object evaluation timeout (ms). */
+  sandboxMemoryMiB: number;
+  sandboxTimeoutMs: number;
+  logger: Logger;
+  /** Called once the metrics endpoint listens (e.g. to print its URL). */
+  onListening?: (urls: { metrics: string }) => void;
+}
+
+/** Thrown when the daemon cannot start; the message is for the operator, as is. */
+export class StartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
+
+function parseListen(listen: string): { host: string; port: number } {
+  const match = /^(.*):(\d+)$/.exec(listen);
+  if (match === null) throw new StartupError(`--listen-metrics ${JSON.stringify(listen)}: expected HOST:PORT, e.g. 0.0.0.0:8080`);
+  return { host: (match[1] ?? '').replace(/^\[(.*)\]$/, '$1') || '0.0.0.0', port: Number(match[2]) };
+}
+
+function describeState(result: BuildSyncStateResult): string {
+  return result.ok ? '' : result.errors.map((e) => e.message).join('\n');
+}
+
+/**
+ * Runs the syncer until `signal` fires: loads and watches the config, connects to both clusters,
+ * serves metrics and health, optionally elects a leader, and syncs Endpoints. Resolves after the
+ * queue drained and every component stopped. Throws {@link StartupError} for a bad config or
+ * options (nothing has been started then).
+ */
+export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal): Promise<void> {
+  const { logger } = options;
+  const loaded = await loadConfigFile(options.configPath);
+  if (!loaded.ok) {
+    throw new StartupError(`invalid configuration:\n${loaded.errors.map(formatConfigError).join('\n')}`);
+  }
+  const listen = parseListen(options.listenMetrics);
+  const sandbox = new PatchSandbox({
+    memoryLimitMiB: options.sandboxMemoryMiB,
+    timeoutMs: options.sandboxTimeoutMs,
+    logger: logger.child({ component: 'patch-sandbox' }),
+  });
+  const buildState = (result: Extract<ConfigResult, { ok: true }>): BuildSyncStateResult =>
+    buildEndpointsSyncState({ vclusterName: options.name, hostNamespace: options.hostNamespace, config: result.config, sandbox });
+  const initial = buildState(loaded);
+  if (!initial.ok) {
+    sandbox.dispose();
+    throw new StartupError(`invalid patches in ${options.configPath}:\n${describeState(initial)}`);
+  }
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const kubeMetrics = new KubeMetrics(registry);
+  const syncerMetrics = new SyncerMetrics(registry);
+  const virtualClient = new RestClient({
+    cluster: loadClusterConfig(options.virtual, { name: 'virtual' }),
+    logger: logger.child({ cluster: 'virtual' }),
+    metrics: kubeMetrics,
+  });
+  const hostClient = new RestClient({
+    cluster: loadClusterConfig(options.host, { name: 'host' }),
+    qps: options.hostQps,
+    burst: options.hostBurst,
+    logger: logger.child({ cluster: 'host' }),
+    metrics: kubeMetrics,
+  });
+  const recorder = new EventRecorder({ client: virtualClient, component: 'vcsync', logger, metrics: kubeMetrics });
+  const multiNamespace = loaded.config.sync.toHost.namespaces.enabled;
+  let state = initial.state;
+  const controllerMetrics = syncerMetrics.controller('endpoints');
+  // A syncer (informers, queue, workers) lives for one leadership term: a queue cannot restart.
+  const newSyncer = (): EndpointsSyncer =>
+    createEndpointsSyncer({
+      virtualClient,
+      hostClient,
+      vclusterName: options.name,
+      hostWatchNamespace: multiNamespace ? '' : options.hostNamespace,
+      state,
+      events: { warning: (object, reason, message) => recorder.record(object, 'Warning', reason, message) },
+      workers: options.workers,
+      kubeMetrics,
+      controllerMetrics,
+      logger,
+    });
+  let syncer: EndpointsSyncer | undefined;
+
+  let leading = !options.leaderElect;
+  const health = new HealthChecks();
+  health.add({
+    name: 'syncer',
+    check: () => {
+      if (!leading) return { ready: true }; // a standby replica has nothing to be ready for
+      return syncer?.hasSynced() === true ? { ready: true } : { ready: false, reason: 'caches of the virtual and host clusters not synced yet' };
+    },
+  });
+
+  let metricsServer: MetricsServer | undefined;
+  try {
+    metricsServer = await startMetricsServer({ ...listen, registry, health, logger });
+    options.onListening?.({ metrics: metricsServer.url });
+    logger.info({ metrics: metricsServer.url, config: options.configPath, name: options.name, hostNamespace: options.hostNamespace }, 'vcsync started');
+
+    const watcher = new ConfigFileWatcher({
+      path: options.configPath,
+      initialHash: loaded.source.hash,
+      logger,
+      onChange: (result) => {
+        if (!result.ok) {
+          logger.error({ errors: result.errors.map(formatConfigError) }, 'configuration change rejected; the last valid configuration stays in force');
+          return;
+        }
+        if (result.config.sync.toHost.namespaces.enabled !== multiNamespace) {
+          logger.error('changing sync.toHost.namespaces.enabled needs a restart; the last valid configuration stays in force');
+          return;
+        }
+        const next = buildState(result);
+        if (!next.ok) {
+          logger.error({ errors: next.errors.map((e) => e.message) }, 'configuration change rejected; the last valid configuration stays in force');
+          return;
+        }
+        state = next.state;
+        syncer?.controller.updateState(next.state);
+        logger.info({ enabled: next.state.enabled }, 'configuration reloaded');
+      },
+    });
+
+    const runSync = async (syncSignal: AbortSignal): Promise<void> => {
+      leading = true;
+      syncer = newSyncer();
+      try {
+        await syncer.run(syncSignal);
+      } finally {
+        leading = !options.leaderElect;
+        syncer = undefined;
+      }
+    };
+    const work = options.leaderElect
+      ? new LeaderElector({
+          client: hostClient,
+          leaseName: `vcsync-${options.name}`,
+          namespace: options.hostNamespace,
+          identity: `${os.hostname()}-${process.pid}`,
+          onStartedLeading: runSync,
+          logger,
+          metrics: kubeMetrics,
+        }).run(signal)
+      : runSync(signal);
+    await Promise.all([work, watcher.run(signal)]);
+    logger.info('vcsync stopped');
+  } finally {
+    await metricsServer?.close();
+    virtualClient.close();
+    hostClient.close();
+    sandbox.dispose();
+  }
+}

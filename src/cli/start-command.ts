@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { KubeConfigSource } from '../kube/kube-config.js';
+import { createLogger } from '../observe/logger.js';
+import { runSyncer, StartupError } from './run-syncer.js';
+import { stopOnSignals } from './stop-on-signals.js';
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a positive number');
+  return parsed;
+}
+
+function positiveInteger(value: string): number {
+  const parsed = positiveNumber(value);
+  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('must be a positive integer');
+  return parsed;
+}
+
+function podNamespace(): string | undefined {
+  try {
+    return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim() || undefined;
+  } catch {
+    return undefined; // not in a pod: the flag is then required
+  }
+}
+
+interface StartFlags {
+  config: string;
+  name: string;
+  hostNamespace?: string;
+  virtualKubeconfig: string;
+  hostKubeconfig?: string;
+  listenMetrics: string;
+  hostQps: number;
+  hostBurst: number;
+  workers: number;
+  leaderElect: boolean;
+  sandboxMemoryMib: number;
+  sandboxTimeoutMs: number;
+  logLevel: string;
+}
+
+/** Adds `vcsync start`: the production daemon; every flag also reads an environment variable. */
+export function registerStartCommand(program: Command): void {
+  program
+    .command('start')
+    .description('Run the syncer next to a virtual cluster (production)')
+    .addOption(new Option('--config <file>', 'vcluster.yaml to read and watch').env('VCSYNC_CONFIG').default('/etc/vcsync/vcluster.yaml'))
+    .addOption(new Option('--name <name>', 'name of the virtual cluster').env('VCSYNC_NAME').makeOptionMandatory())
+    .addOption(new Option('--host-namespace <namespace>', "host namespace of the virtual cluster (default: the pod's namespace)").env('VCSYNC_HOST_NAMESPACE'))
+    .addOption(new Option('--virtual-kubeconfig <file>', 'kubeconfig of the virtual cluster').env('VCSYNC_VIRTUAL_KUBECONFIG').makeOptionMandatory())
+    .addOption(new Option('--host-kubeconfig <file>', "kubeconfig of the host cluster (default: the pod's service account)").env('VCSYNC_HOST_KUBECONFIG'))
+    .addOption(new Option('--listen-metrics <host:port>', 'address of /metrics, /healthz and /readyz').env('VCSYNC_LISTEN_METRICS').default('0.0.0.0:8080'))
+    .addOption(new Option('--host-qps <n>', 'host API requests per second').env('VCSYNC_HOST_QPS').default(40).argParser(positiveNumber))
+    .addOption(new Option('--host-burst <n>', 'host API request burst').env('VCSYNC_HOST_BURST').default(80).argParser(positiveInteger))
+    .addOption(new Option('--workers <n>', 'concurrent reconciles').env('VCSYNC_WORKERS').default(10).argParser(positiveInteger))
+    .addOption(new Option('--no-leader-elect', 'sync without taking the Lease (only with a single replica)').env('VCSYNC_NO_LEADER_ELECT'))
+    .addOption(new Option('--sandbox-memory-mib <n>', 'heap limit of the patch sandbox, MiB').env('VCSYNC_SANDBOX_MEMORY_MIB').default(32).argParser(positiveInteger))
+    .addOption(new Option('--sandbox-timeout-ms <n>', 'time limit of the patches of one object, ms').env('VCSYNC_SANDBOX_TIMEOUT_MS').default(50).argParser(positiveInteger))
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug or trace').env('VCSYNC_LOG_LEVEL').default('info'))
+    .action(async (flags: StartFlags) => {
+      const logger = createLogger({ level: flags.logLevel as 'info' });
+      const hostNamespace = flags.hostNamespace ?? podNamespace();
+      if (hostNamespace === undefined) {
+        logger.fatal('no host namespace: pass --host-namespace (or VCSYNC_HOST_NAMESPACE) when not running in a pod');
+        process.exitCode = 2;
+        return;
+      }
+      const host: KubeConfigSource = flags.hostKubeconfig !== undefined ? { kind: 'file', path: flags.hostKubeconfig } : { kind: 'inCluster' };
+      const stop = stopOnSignals(logger);
+      try {
+        await runSyncer(
+          {
+            configPath: flags.config,
+            name: flags.name,
+            hostNamespace,
+            virtual: { kind: 'file', path: flags.virtualKubeconfig },
+            host,
+            listenMetrics: flags.listenMetrics,
+            hostQps: flags.hostQps,
+            hostBurst: flags.hostBurst,
+            workers: flags.workers,
+            leaderElect: flags.leaderElect,
+            sandboxMemoryMiB: flags.sandboxMemoryMib,
+            sandboxTimeoutMs: flags.sandboxTimeoutMs,
+            logger,
+          },
+          stop.signal,
+        );
+      } catch (error) {
+        if (!(error instanceof StartupError)) throw error;
+        logger.fatal(error.message);
+        process.exitCode = 1;
+      } finally {
+        stop.dispose();
+      }
+    });
+}
