@@ -14,11 +14,11 @@ import { silentLogger, type Logger } from '../observe/logger.js';
  */
 export interface InformerHandler<T extends KubeObject> {
   /** A new object; `inInitialList` is true while delivering the first list. */
-  onAdd?(object: T, inInitialList: boolean): void;
+  onAdd?(object: T, inInitialList: boolean): void | Promise<void>;
   /** A changed object, or the same object re-delivered by a periodic resync (`old === current`). */
-  onUpdate?(old: T, current: T): void;
+  onUpdate?(old: T, current: T): void | Promise<void>;
   /** A removed object, in its last known state. */
-  onDelete?(object: T): void;
+  onDelete?(object: T): void | Promise<void>;
 }
 
 /** Options of {@link Informer}: the reflector's plus the cache's and resync's. */

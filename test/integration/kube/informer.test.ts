@@ -33,9 +33,15 @@ function startInformer(testBed: TestBed, options: Partial<InformerOptions> = {})
   });
   const log: string[] = [];
   informer.addHandler({
-    onAdd: (o) => log.push(`add ${o.metadata?.name}`),
-    onUpdate: (old, cur) => log.push(old === cur ? `resync ${cur.metadata?.name}` : `update ${cur.metadata?.name} ${cur.data?.['v'] ?? ''}`),
-    onDelete: (o) => log.push(`delete ${o.metadata?.name}`),
+    onAdd: (o) => {
+      log.push(`add ${o.metadata?.name}`);
+    },
+    onUpdate: (old, cur) => {
+      log.push(old === cur ? `resync ${cur.metadata?.name}` : `update ${cur.metadata?.name} ${cur.data?.['v'] ?? ''}`);
+    },
+    onDelete: (o) => {
+      log.push(`delete ${o.metadata?.name}`);
+    },
   });
   const controller = new AbortController();
   const running = informer.run(controller.signal);

@@ -45,9 +45,15 @@ function start(lw: FakeListerWatcher, options: Partial<InformerOptions> = {}): H
   });
   const log: string[] = [];
   informer.addHandler({
-    onAdd: (o, initial) => log.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}${initial ? ' initial' : ''}`),
-    onUpdate: (old, cur) => log.push(`update ${cur.metadata?.name} ${old.metadata?.resourceVersion}->${cur.metadata?.resourceVersion}`),
-    onDelete: (o) => log.push(`delete ${o.metadata?.name}`),
+    onAdd: (o, initial) => {
+      log.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}${initial ? ' initial' : ''}`);
+    },
+    onUpdate: (old, cur) => {
+      log.push(`update ${cur.metadata?.name} ${old.metadata?.resourceVersion}->${cur.metadata?.resourceVersion}`);
+    },
+    onDelete: (o) => {
+      log.push(`delete ${o.metadata?.name}`);
+    },
   });
   const controller = new AbortController();
   const done = informer.run(controller.signal);
@@ -199,7 +205,11 @@ describe('Informer over a scripted list/watch', () => {
     const { informer } = start(lw);
     expect(await informer.waitForCacheSync(new AbortController().signal)).toBe(true);
     const seen: string[] = [];
-    const remove = informer.addHandler({ onAdd: (o) => seen.push(o.metadata?.name ?? '') });
+    const remove = informer.addHandler({
+      onAdd: (o) => {
+        seen.push(o.metadata?.name ?? '');
+      },
+    });
     expect(seen).toEqual(['a']);
     remove();
     lw.lastWatch.push({ type: 'ADDED', object: obj('z', '2') });

@@ -1,0 +1,150 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError, TransportError, statusFromHttpCode } from '../../../src/kube/api-error.js';
+import { FakeClock } from '../../../src/kube/fake-clock.js';
+import { LeaderElector, type Lease, type LeaseClient } from '../../../src/kube/leader-elector.js';
+import { waitFor } from './poll.js';
+
+/** One Lease in memory with resourceVersion checks; `down` makes every call fail like a lost connection. */
+class MemoryLeaseClient implements LeaseClient {
+  lease: Lease | undefined;
+  calls: string[] = [];
+  down = false;
+  #rv = 0;
+
+  async get<T>(path: string): Promise<T> {
+    this.#enter('get');
+    if (this.lease === undefined) throw new ApiError({ httpStatus: 404, status: statusFromHttpCode(404, 'no lease'), verb: 'GET', path });
+    return structuredClone(this.lease) as T;
+  }
+
+  async create<T>(path: string, body: T): Promise<T> {
+    this.#enter('create');
+    if (this.lease !== undefined) throw new ApiError({ httpStatus: 409, status: { kind: 'Status', reason: 'AlreadyExists', code: 409 }, verb: 'POST', path });
+    return this.#store(body as Lease) as T;
+  }
+
+  async update<T>(path: string, body: T): Promise<T> {
+    this.#enter('update');
+    const lease = body as Lease;
+    if (lease.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) {
+      throw new ApiError({ httpStatus: 409, status: { kind: 'Status', reason: 'Conflict', code: 409 }, verb: 'PUT', path });
+    }
+    return this.#store(lease) as T;
+  }
+
+  #enter(call: string): void {
+    this.calls.push(call);
+    if (this.down) throw new TransportError('connection refused', new Error('ECONNREFUSED'));
+  }
+
+  #store(lease: Lease): Lease {
+    this.#rv += 1;
+    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(this.#rv) } };
+    return structuredClone(this.lease);
+  }
+}
+
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+function start(client: MemoryLeaseClient, clock: FakeClock, identity = 'me'): { elector: LeaderElector; history: string[]; stop: () => Promise<void> } {
+  const history: string[] = [];
+  const elector = new LeaderElector({
+    client,
+    clock,
+    leaseName: 'vcsync',
+    namespace: 'ns',
+    identity,
+    onStartedLeading: async (signal) => {
+      history.push('started');
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      history.push('drained');
+    },
+    onStoppedLeading: () => history.push('stopped'),
+  });
+  const controller = new AbortController();
+  const running = elector.run(controller.signal);
+  const stop = async (): Promise<void> => {
+    controller.abort();
+    await running;
+  };
+  stops.push(stop);
+  return { elector, history, stop };
+}
+
+describe('LeaderElector', () => {
+  it('rejects timings where the renew deadline is not below the lease duration', () => {
+    expect(
+      () =>
+        new LeaderElector({
+          client: new MemoryLeaseClient(),
+          leaseName: 'l',
+          namespace: 'n',
+          identity: 'i',
+          leaseDurationMs: 10_000,
+          renewDeadlineMs: 10_000,
+          onStartedLeading: () => undefined,
+        }),
+    ).toThrow(RangeError);
+  });
+
+  it('creates the lease, renews it every retry period with the same acquire time, and releases it on stop', async () => {
+    const client = new MemoryLeaseClient();
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const { elector, history, stop } = start(client, clock);
+    await waitFor(() => elector.isLeader() && clock.pendingTimers() === 1, 'leading');
+    expect(client.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseDurationSeconds: 15, leaseTransitions: 0 });
+    expect(client.lease?.spec?.renewTime).toBe('2026-01-01T00:00:00.000000Z');
+    clock.advance(2000);
+    await waitFor(() => client.lease?.spec?.renewTime === '2026-01-01T00:00:02.000000Z' && clock.pendingTimers() === 1, 'a renewal');
+    expect(client.lease?.spec?.acquireTime).toBe('2026-01-01T00:00:00.000000Z');
+    await stop();
+    expect(history).toEqual(['started', 'drained', 'stopped']);
+    expect(client.lease?.spec?.holderIdentity).toBe('');
+  });
+
+  it('stops leading when it cannot renew within the renew deadline, without releasing', async () => {
+    const client = new MemoryLeaseClient();
+    const clock = new FakeClock();
+    const { elector, history } = start(client, clock);
+    await waitFor(() => elector.isLeader() && clock.pendingTimers() === 1, 'leading');
+    client.down = true;
+    for (let round = 1; round <= 4; round++) {
+      const before = client.calls.length;
+      clock.advance(2000);
+      await waitFor(() => client.calls.length === before + 1 && clock.pendingTimers() === 1, `failed renewal ${round}`);
+      expect(elector.isLeader()).toBe(true);
+    }
+    clock.advance(2000);
+    await waitFor(() => history.includes('stopped'), 'losing leadership');
+    expect(history).toEqual(['started', 'drained', 'stopped']);
+    expect(elector.isLeader()).toBe(false);
+    expect(client.lease?.spec?.holderIdentity).toBe('me');
+  });
+
+  it('leaves a lease alone while its holder renews it, and takes it over once renewals stop for the lease duration', async () => {
+    const client = new MemoryLeaseClient();
+    const clock = new FakeClock();
+    await client.create('/leases', { metadata: { name: 'vcsync', namespace: 'ns' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 15, leaseTransitions: 2 } });
+    const renewByOther = async (): Promise<void> => {
+      const lease = await client.get<Lease>('/leases/vcsync');
+      await client.update('/leases/vcsync', { ...lease, spec: { ...lease.spec, renewTime: new Date(clock.now()).toISOString() } });
+    };
+    const me = start(client, clock, 'me');
+    await waitFor(() => me.elector.observedLeader === 'other', 'observing the holder');
+    for (let second = 0; second < 40; second++) {
+      await renewByOther();
+      clock.advance(1000);
+      await new Promise((r) => setTimeout(r, 1));
+      expect(me.elector.isLeader()).toBe(false);
+    }
+    for (let second = 0; second < 40 && !me.elector.isLeader(); second++) {
+      clock.advance(1000);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await waitFor(() => me.elector.isLeader(), 'taking over');
+    expect(client.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseTransitions: 3 });
+  });
+});
