@@ -13,6 +13,13 @@ export interface PatchSandboxOptions {
   timeoutMs?: number;
   /** Limit for setting up an isolate or loading a plan into it (our code, not user code), in ms. Default 5000. */
   setupTimeoutMs?: number;
+  /**
+   * Run each evaluation on the calling thread (isolated-vm's synchronous call) instead of handing
+   * it to isolated-vm's thread pool. About 3x cheaper per object on a loaded machine (no thread
+   * hop), but the event loop is blocked while an evaluation runs: normally microseconds, at worst
+   * `timeoutMs` for a runaway expression. Default false.
+   */
+  blocking?: boolean;
   /** Logger for isolate replacement (warn) and catastrophic isolate errors (error). Default: silent. */
   logger?: Logger;
   /**
@@ -32,6 +39,7 @@ export function withDefaults(options: PatchSandboxOptions = {}): ResolvedSandbox
     memoryLimitMiB: options.memoryLimitMiB ?? 32,
     timeoutMs: options.timeoutMs ?? 50,
     setupTimeoutMs: options.setupTimeoutMs ?? 5000,
+    blocking: options.blocking ?? false,
     logger: options.logger ?? silentLogger(),
     onCatastrophicError: options.onCatastrophicError,
   };
@@ -126,7 +134,10 @@ export class PatchSandbox {
       return this.#failure(undefined, error, 'setup');
     }
     try {
-      const output: unknown = await run.apply(undefined, [inputJson], { timeout: this.#options.timeoutMs });
+      const timeout = this.#options.timeoutMs;
+      const output: unknown = this.#options.blocking
+        ? run.applySync(undefined, [inputJson], { timeout })
+        : await run.apply(undefined, [inputJson], { timeout });
       if (typeof output !== 'string') {
         return { ok: false, kind: 'unavailable', detail: 'the sandbox runtime returned no answer' };
       }

@@ -172,6 +172,23 @@ describe('failures become PatchEvaluationError data', () => {
     }
   });
 
+  test('blocking mode evaluates the same and still enforces the timeout', async () => {
+    const own = new PatchSandbox({ blocking: true, timeoutMs: 50 });
+    try {
+      const ownEnv = { ...env, sandbox: own };
+      const ok = await applyPatches(plan([{ path: 'metadata.annotations.a', expression: 'value + "!"' }]), {
+        object: endpoints(), virtualObject: null, hostObject: null,
+      }, ownEnv);
+      expect(ok.ok && ok.object['metadata']).toMatchObject({ annotations: { a: 'b!' } });
+      const loop = await applyPatches(plan([{ path: 'metadata.annotations.a', expression: '(() => { for (;;) {} })()' }]), {
+        object: endpoints(), virtualObject: null, hostObject: null,
+      }, ownEnv);
+      expect(!loop.ok && loop.error.code).toBe(PatchEvaluationErrorCode.TIMEOUT);
+    } finally {
+      own.dispose();
+    }
+  });
+
   test('a disposed sandbox answers unavailable', async () => {
     const own = new PatchSandbox();
     own.dispose();
