@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerDevClusterCommand } from './devcluster-command.js';
 import { registerDevCommand } from './dev-command.js';
+import { registerPreviewCommand } from './preview-command.js';
 import { registerStartCommand } from './start-command.js';
 import { registerValidateCommand } from './validate-command.js';
 
@@ -13,4 +14,5 @@ export function registerCommands(program: Command): void {
   registerStartCommand(program);
   registerDevClusterCommand(program);
   registerValidateCommand(program);
+  registerPreviewCommand(program);
 }
