@@ -112,7 +112,46 @@ interface RequestSpec {
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
-  streaming?: boolean;
+}
+
+/** The caller's signal joined with a request timeout; `dispose` must run when the request is over. */
+interface Deadline {
+  readonly signal: AbortSignal;
+  timedOut(): boolean;
+  dispose(): void;
+}
+
+/**
+ * Links `signal` and a `timeoutMs` timer into one AbortSignal. Written by hand rather than with
+ * `AbortSignal.any`, whose dependants a long-lived source signal keeps alive on Node 20.
+ */
+function linkDeadline(signal: AbortSignal | undefined, timeoutMs: number): Deadline {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = (): void => controller.abort(signal?.reason);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`request timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
+  timer.unref();
+  if (signal?.aborted === true) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    dispose: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** What a request that got no (complete) answer rejects with: the caller's abort reason, or a TransportError. */
+function transportFailure(spec: RequestSpec, err: unknown, deadline: Deadline | undefined, timeoutMs: number): unknown {
+  if (spec.signal?.aborted === true) return spec.signal.reason;
+  if (deadline?.timedOut() === true) return new TransportError(`${spec.verb} ${spec.path}: no answer within ${timeoutMs} ms`, err);
+  const detail = err instanceof Error ? err.message : String(err);
+  return new TransportError(`${spec.verb} ${spec.path}: ${detail}`, err);
 }
 
 /**
@@ -203,7 +242,9 @@ export class RestClient {
       timeoutSeconds: options.timeoutSeconds,
       allowWatchBookmarks: options.allowWatchBookmarks ?? true,
     };
-    const response = await this.#send({ verb: 'WATCH', method: 'GET', path, query, signal: options.signal, streaming: true });
+    const spec: RequestSpec = { verb: 'WATCH', method: 'GET', path, query, signal: options.signal };
+    await this.#throttle(spec);
+    const response = await this.#send(spec, undefined);
     return watchStream<T>(response, path);
   }
 
@@ -214,8 +255,15 @@ export class RestClient {
   }
 
   async #json<T>(spec: RequestSpec): Promise<T> {
-    const response = await this.#send(spec);
-    const text = await readBody(response, spec);
+    await this.#throttle(spec);
+    const deadline = linkDeadline(spec.signal, this.#options.requestTimeoutMs);
+    let text: string;
+    try {
+      const response = await this.#send(spec, deadline);
+      text = await readBody(response, spec, deadline, this.#options.requestTimeoutMs);
+    } finally {
+      deadline.dispose();
+    }
     if (text === '') return undefined as T;
     try {
       return JSON.parse(text) as T;
@@ -224,10 +272,16 @@ export class RestClient {
     }
   }
 
-  /** Sends the request; resolves with a 2xx response whose body is not read yet, or rejects. */
-  async #send(spec: RequestSpec): Promise<IncomingMessage> {
+  async #throttle(spec: RequestSpec): Promise<void> {
     const waitedMs = await this.#limiter.wait(spec.signal);
     this.#metrics.observeRateLimiterWait(waitedMs / 1000);
+  }
+
+  /**
+   * Sends the request; resolves with a 2xx response whose body is not read yet, or rejects.
+   * `deadline` (when given) aborts the request on the caller's signal or the request timeout.
+   */
+  async #send(spec: RequestSpec, deadline: Deadline | undefined): Promise<IncomingMessage> {
     const url = new URL(this.#options.cluster.server + spec.path + queryString(spec.query));
     const requestOptions: https.RequestOptions = { headers: {} };
     await this.#options.cluster.kubeConfig.applyToHTTPSOptions(requestOptions);
@@ -245,9 +299,8 @@ export class RestClient {
       headers['Content-Type'] = spec.contentType ?? 'application/json';
       headers['Content-Length'] = Buffer.byteLength(payload);
     }
-    const timeoutSignal = spec.streaming === true ? undefined : AbortSignal.timeout(this.#options.requestTimeoutMs);
-    const signals = [spec.signal, timeoutSignal].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
+    const signal = deadline?.signal ?? spec.signal;
+    spec.signal?.throwIfAborted();
     const transport = url.protocol === 'https:' ? https : http;
     const agent = this.#agentFor(url.protocol, requestOptions);
 
@@ -260,23 +313,16 @@ export class RestClient {
       });
     } catch (err) {
       this.#metrics.request(spec.verb, 'error');
-      throw this.#transportFailure(spec, err, timeoutSignal);
+      if (!(spec.signal?.aborted ?? false)) {
+        this.#options.logger.debug({ err, verb: spec.verb, path: spec.path }, 'Kubernetes API request failed without an answer');
+      }
+      throw transportFailure(spec, err, deadline, this.#options.requestTimeoutMs);
     }
     const code = response.statusCode ?? 0;
     this.#metrics.request(spec.verb, code);
     if (code >= 200 && code < 300) return response;
-    const text = await readBody(response, spec).catch(() => '');
+    const text = await readBody(response, spec, deadline, this.#options.requestTimeoutMs).catch(() => '');
     throw new ApiError({ httpStatus: code, status: parseStatus(text, code), verb: spec.verb, path: spec.path });
-  }
-
-  #transportFailure(spec: RequestSpec, err: unknown, timeoutSignal: AbortSignal | undefined): unknown {
-    if (spec.signal?.aborted === true) return spec.signal.reason;
-    if (timeoutSignal?.aborted === true) {
-      return new TransportError(`${spec.verb} ${spec.path}: no answer within ${this.#options.requestTimeoutMs} ms`, err);
-    }
-    const detail = err instanceof Error ? err.message : String(err);
-    this.#options.logger.debug({ err, verb: spec.verb, path: spec.path }, 'Kubernetes API request failed without an answer');
-    return new TransportError(`${spec.verb} ${spec.path}: ${detail}`, err);
   }
 
   #agentFor(protocol: string, tls: https.RequestOptions): http.Agent {
@@ -303,13 +349,12 @@ function queryString(query: Query | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
-async function readBody(response: IncomingMessage, spec: RequestSpec): Promise<string> {
+async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: Deadline | undefined, timeoutMs: number): Promise<string> {
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of response) chunks.push(chunk as Buffer);
   } catch (err) {
-    if (spec.signal?.aborted === true) throw spec.signal.reason;
-    throw new TransportError(`${spec.verb} ${spec.path}: connection lost while reading the response`, err);
+    throw transportFailure(spec, err, deadline, timeoutMs);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -168,6 +168,15 @@ describe('RestClient', () => {
     await expect(pending).rejects.toThrow('caller gave up');
   });
 
+  it('gives up on a server that does not answer within the request timeout', async () => {
+    const { url } = await serve(() => {
+      // Never answers.
+    });
+    const err = await client(url, { requestTimeoutMs: 200 }).get('/slow').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).message).toContain('no answer within 200 ms');
+  });
+
   it('waits on the token bucket before sending', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, {}));
     const clock = new FakeClock();
