@@ -8,6 +8,7 @@ import { objectKey, splitObjectKey } from '../kube/object-key.js';
 import type { RateLimitingQueue } from '../kube/rate-limiting-queue.js';
 import type { CallOptions } from '../kube/rest-client.js';
 import { ANNOTATION_OBJECT_UID } from '../translate/keys.js';
+import { PatchEvaluationError } from '../patches/index.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { desiredHostObject } from './desired-host.js';
@@ -384,6 +385,7 @@ export class ToHostController<V extends KubeObject> {
     const terminal = error instanceof TerminalError;
     this.#options.metrics.reconciled(terminal ? 'terminal_error' : 'error', seconds);
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PatchEvaluationError) this.#options.metrics.patchFailed();
     if (isConflict(error)) {
       // Someone wrote between our cache read and our write: normal under concurrency.
       this.#logger.debug({ key, err: error }, 'conflict, retrying');
