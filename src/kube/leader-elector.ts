@@ -49,6 +49,8 @@ export interface LeaderElectorOptions {
   onStoppedLeading?: () => void;
   /** Called when the observed holder changes (including to this process). Default none. */
   onNewLeader?: (identity: string) => void;
+  /** Randomness in [0, 1) that spreads acquire attempts of candidates (up to +20% of the retry period). Default `Math.random`. */
+  random?: () => number;
   /** Time source. Default the real clock. */
   clock?: Clock;
   /** Logger. Default silent. */
@@ -66,6 +68,7 @@ function withDefaults(options: LeaderElectorOptions): Resolved {
     leaseDurationMs: options.leaseDurationMs ?? 15_000,
     renewDeadlineMs: options.renewDeadlineMs ?? 10_000,
     retryPeriodMs: options.retryPeriodMs ?? 2_000,
+    random: options.random ?? Math.random,
     clock: options.clock ?? realClock,
     logger: (options.logger ?? silentLogger()).child({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity }),
     metrics: options.metrics ?? new KubeMetrics(new Registry()),
@@ -137,11 +140,11 @@ export class LeaderElector {
   }
 
   async #acquire(signal: AbortSignal): Promise<boolean> {
-    const { clock, retryPeriodMs, logger } = this.#options;
+    const { clock, retryPeriodMs, logger, random } = this.#options;
     logger.debug('Trying to acquire the lease');
     while (!signal.aborted) {
       if (await this.#tryAcquireOrRenew(signal)) return true;
-      await sleep(clock, retryPeriodMs * (1 + 0.2 * Math.random()), signal);
+      await sleep(clock, retryPeriodMs * (1 + 0.2 * random()), signal);
     }
     return false;
   }
@@ -191,7 +194,8 @@ export class LeaderElector {
     const attempt = new AbortController();
     const timer = clock.setTimer(() => attempt.abort(new Error('lease request timed out')), renewDeadlineMs);
     const stop = (): void => attempt.abort(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
+    if (signal.aborted) attempt.abort(signal.reason);
+    else signal.addEventListener('abort', stop, { once: true });
     const options: CallOptions = { signal: attempt.signal };
     const now = clock.now();
     try {

@@ -229,6 +229,10 @@ export class Reflector<T extends KubeObject> {
       }, this.#options.watchSilenceLimitMs);
     };
     const onAbort = (): void => stream.close();
+    if (signal.aborted) {
+      stream.close();
+      return 'closed';
+    }
     signal.addEventListener('abort', onAbort, { once: true });
     armWatchdog();
     try {
