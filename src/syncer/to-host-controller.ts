@@ -9,6 +9,7 @@ import type { RateLimitingQueue } from '../kube/rate-limiting-queue.js';
 import type { CallOptions } from '../kube/rest-client.js';
 import { ANNOTATION_OBJECT_UID } from '../translate/keys.js';
 import { PatchEvaluationError } from '../patches/index.js';
+import { virtualLabelsAndAnnotations } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { desiredHostObject } from './desired-host.js';
@@ -249,15 +250,22 @@ export class ToHostController<V extends KubeObject> {
     return desiredHostObject(this.#resource, state, virtual, existing);
   }
 
-  /** The virtual object as the host side now says it should be: labels, annotations, reverse patches. */
+  /**
+   * The virtual object as the host side now says it should be: labels, annotations, reverse
+   * patches. A host label or annotation counts as a host-side change only when it differs from
+   * what the current virtual object itself would write (translation and forward patches): a value
+   * the syncer wrote, e.g. a forward-patched one, is never copied back into the tenant's object.
+   */
   async #virtualFromHost(virtual: V, host: V, state: SyncState): Promise<V> {
-    const back = state.translator.virtualMetadata(host.metadata ?? {});
-    if (back === undefined) return virtual;
+    const actual = state.translator.virtualMetadata(host.metadata ?? {});
+    if (actual === undefined) return virtual;
+    const written = await this.#desiredHost(virtual, undefined, state);
+    const expected = virtualLabelsAndAnnotations(written.metadata ?? {}, state.translator.vclusterName);
     const excluded = new Set(this.#resource.excludedAnnotations);
-    const keptAnnotations = Object.entries(virtual.metadata?.annotations ?? {}).filter(([k]) => excluded.has(k));
-    const annotations = { ...back.annotations, ...Object.fromEntries(keptAnnotations) };
+    const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, new Set());
+    const annotations = withHostChanges(virtual.metadata?.annotations, expected.annotations, actual.annotations, excluded);
     const metadata: ObjectMeta = { ...virtual.metadata };
-    if (Object.keys(back.labels).length > 0) metadata.labels = back.labels;
+    if (Object.keys(labels).length > 0) metadata.labels = labels;
     else delete metadata.labels;
     if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
     else delete metadata.annotations;
@@ -404,6 +412,27 @@ export class ToHostController<V extends KubeObject> {
     this.#logger.warn({ key, err: error, retries: this.#queue.numRequeues(key) }, 'sync failed, retrying with backoff');
     this.#queue.addRateLimited(key);
   }
+}
+
+/**
+ * `current` with the host's changes applied: keys whose host value differs from the value the
+ * syncer would write are taken from the host, keys the syncer would write but the host lacks are
+ * removed; `ignored` keys always keep their current value.
+ */
+function withHostChanges(
+  current: Readonly<Record<string, string>> | undefined,
+  expected: Readonly<Record<string, string>>,
+  actual: Readonly<Record<string, string>>,
+  ignored: ReadonlySet<string>,
+): Record<string, string> {
+  const out: Record<string, string> = { ...current };
+  for (const [key, value] of Object.entries(actual)) {
+    if (!ignored.has(key) && expected[key] !== value) out[key] = value;
+  }
+  for (const key of Object.keys(expected)) {
+    if (!ignored.has(key) && !Object.hasOwn(actual, key)) delete out[key];
+  }
+  return out;
 }
 
 /** `[]`, `{}` and absent are the same to the API server for list and map fields. */
