@@ -17,8 +17,9 @@ import type { ControllerMetrics } from './metrics.js';
 import { outcomeLabel, TerminalError, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { SecondarySource, ToHostResource } from './to-host-resource.js';
 
-/** The writes the controller makes; {@link RestClient} satisfies it. */
+/** The calls the controller makes: writes, and a read to identify a conflicting host object; {@link RestClient} satisfies it. */
 export interface ObjectWriter {
+  get<T>(path: string, options?: CallOptions): Promise<T>;
   create<T>(path: string, body: T, options?: CallOptions): Promise<T>;
   update<T>(path: string, body: T, options?: CallOptions): Promise<T>;
   delete<T>(path: string, options?: CallOptions & { body?: object }): Promise<T>;
@@ -186,13 +187,7 @@ export class ToHostController<V extends KubeObject> {
       return { kind: 'skipped', reason: decision.reason };
     }
 
-    if (host !== undefined && !ours) {
-      throw new TerminalError(
-        'HostObjectNotManaged',
-        `host ${this.#resource.kind} ${hostRef.namespace}/${hostRef.name} exists but was not written by virtual cluster ` +
-          `${state.translator.vclusterName}; delete or rename it on the host so ${key} can be synced`,
-      );
-    }
+    if (host !== undefined && !ours) throw this.#notManaged(hostRef, state, key);
 
     if (host !== undefined && host.metadata?.annotations?.[ANNOTATION_OBJECT_UID] !== virtual.metadata?.uid) {
       // The virtual object was deleted and recreated while we were not looking: its host copy
@@ -295,10 +290,34 @@ export class ToHostController<V extends KubeObject> {
       this.#logger.info({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
       return created;
     } catch (error) {
-      // Our cache has not seen the object yet (or a foreign one exists): retry once it has.
-      if (isAlreadyExists(error)) throw new Error(`host ${this.#resource.kind} ${ref.namespace}/${ref.name} already exists; retrying once the cache has it`, { cause: error });
+      if (!isAlreadyExists(error)) throw error;
+      // Either our cache has not seen our own object yet (retry once it has), or the name is taken
+      // by an object this vcluster did not write: the host informer only watches managed objects,
+      // so it would never see that one, and retrying cannot help.
+      const key = objectKey(virtual);
+      const existing = await this.#readHost(ref.namespace ?? '', ref.name ?? '');
+      if (existing !== undefined && !this.#isOurs(existing, state.translator, key)) {
+        throw this.#notManaged({ namespace: ref.namespace ?? '', name: ref.name ?? '' }, state, key);
+      }
+      throw new Error(`host ${this.#resource.kind} ${ref.namespace}/${ref.name} already exists; retrying once the cache has it`, { cause: error });
+    }
+  }
+
+  async #readHost(namespace: string, name: string): Promise<V | undefined> {
+    try {
+      return await this.#options.hostClient.get<V>(this.#path(namespace, name));
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
       throw error;
     }
+  }
+
+  #notManaged(hostRef: { namespace: string; name: string }, state: SyncState, key: string): TerminalError {
+    return new TerminalError(
+      'HostObjectNotManaged',
+      `host ${this.#resource.kind} ${hostRef.namespace}/${hostRef.name} exists but was not written by virtual cluster ` +
+        `${state.translator.vclusterName}; delete or rename it on the host so ${key} can be synced`,
+    );
   }
 
   async #deleteHost(host: V): Promise<void> {
