@@ -16,6 +16,7 @@ import { PatchSandbox } from '../patches/index.js';
 import { createEndpointsSyncer, type EndpointsSyncer } from '../syncer/endpoints/endpoints-syncer.js';
 import { SyncerMetrics } from '../syncer/metrics.js';
 import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
+import { locatePatchErrors } from './validate-command.js';
 
 /** Everything `vcsync start` (and `vcsync dev`) needs to run the syncer. */
 export interface RunSyncerOptions {
@@ -58,9 +59,6 @@ function parseListen(listen: string): { host: string; port: number } {
   return { host: (match[1] ?? '').replace(/^\[(.*)\]$/, '$1') || '0.0.0.0', port: Number(match[2]) };
 }
 
-function describeState(result: BuildSyncStateResult): string {
-  return result.ok ? '' : result.errors.map((e) => e.message).join('\n');
-}
 
 /**
  * Runs the syncer until `signal` fires: loads and watches the config, connects to both clusters,
@@ -85,7 +83,7 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   const initial = buildState(loaded);
   if (!initial.ok) {
     sandbox.dispose();
-    throw new StartupError(`invalid patches in ${options.configPath}:\n${describeState(initial)}`);
+    throw new StartupError(`invalid configuration:\n${locatePatchErrors(initial.errors, loaded.source).map(formatConfigError).join('\n')}`);
   }
 
   const registry = new Registry();
@@ -155,7 +153,8 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
         }
         const next = buildState(result);
         if (!next.ok) {
-          logger.error({ errors: next.errors.map((e) => e.message) }, 'configuration change rejected; the last valid configuration stays in force');
+          const errors = locatePatchErrors(next.errors, result.source).map(formatConfigError);
+          logger.error({ errors }, 'configuration change rejected; the last valid configuration stays in force');
           return;
         }
         state = next.state;

@@ -4,7 +4,7 @@ import type { ConfigSource } from '../config/config-source.js';
 import { loadConfigFile } from '../config/load-config-file.js';
 import { configErrorAt } from '../config/parse-config.js';
 import type { VclusterConfig } from '../config/schema.js';
-import { compilePatches } from '../patches/index.js';
+import { compilePatches, type PatchError } from '../patches/index.js';
 
 /**
  * A check that runs after the config parsed and passed the schema: returns every problem it finds,
@@ -25,8 +25,12 @@ export function validateEndpointsPatches(config: VclusterConfig, source: ConfigS
   const compiled = compilePatches(config.sync?.toHost?.endpoints?.patches ?? [], {
     configPath: 'sync.toHost.endpoints.patches',
   });
-  if (compiled.ok) return [];
-  return compiled.errors.map((error) =>
+  return compiled.ok ? [] : locatePatchErrors(compiled.errors, source);
+}
+
+/** The patch compiler's errors as config errors, each located at its YAML field. */
+export function locatePatchErrors(errors: readonly PatchError[], source: ConfigSource): ConfigError[] {
+  return errors.map((error) =>
     configErrorAt(source, error.configPathSegments, error.code, error.message.slice(error.configPath.length + 2)),
   );
 }

@@ -16,10 +16,6 @@ export const ConfigErrorCode = {
   MISSING_KEY: 'CONFIG_MISSING_KEY',
   /** A value has the right type but is not allowed (empty string, …). */
   INVALID_VALUE: 'CONFIG_INVALID_VALUE',
-  /** A patch sets no mode or more than one (expression / reference / labels). */
-  PATCH_MODE: 'CONFIG_PATCH_MODE',
-  /** Two patches of one list target the same path. */
-  DUPLICATE_PATCH_PATH: 'CONFIG_DUPLICATE_PATCH_PATH',
   /** A `sync.toHost.namespaces.mappings.byName` entry breaks the mapping rules. */
   NAMESPACE_MAPPING: 'CONFIG_NAMESPACE_MAPPING',
 } as const;

@@ -60,7 +60,7 @@ export function parseConfig(text: string, fileName: string): ConfigResult {
     };
   }
 
-  const problems: Problem[] = [...schemaProblems(data), ...patchProblems(data), ...mappingProblems(data)];
+  const problems: Problem[] = [...schemaProblems(data), ...mappingProblems(data)];
   if (problems.length > 0) {
     const errors = problems.map((problem) => locateProblem(problem, source));
     return { ok: false, errors: dedupe(errors).sort(compareConfigErrors) };
@@ -184,57 +184,6 @@ const PATCH_LISTS: readonly ConfigPath[] = [
   ['sync', 'toHost', 'endpoints', 'patches'],
   ['sync', 'toHost', 'namespaces', 'patches'],
 ];
-
-const PATCH_MODES = ['expression', 'reference', 'labels'] as const;
-
-function patchProblems(data: unknown): Problem[] {
-  const problems: Problem[] = [];
-  for (const listPath of PATCH_LISTS) {
-    const list = valueAt(data, listPath);
-    if (!Array.isArray(list)) continue;
-    const firstIndexOfPath = new Map<string, number>();
-    list.forEach((entry: unknown, index) => {
-      if (!isRecord(entry)) return;
-      const at = [...listPath, index];
-      const modes = PATCH_MODES.filter((mode) => entry[mode] !== undefined);
-      if (modes.length === 0) {
-        problems.push({
-          code: ConfigErrorCode.PATCH_MODE,
-          path: at,
-          message: 'sets no mode; set one of expression (optionally with reverseExpression), reference or labels',
-        });
-      } else if (modes.length > 1) {
-        problems.push({
-          code: ConfigErrorCode.PATCH_MODE,
-          path: at,
-          message: `sets ${modes.join(' and ')}; a patch uses exactly one of expression (optionally with reverseExpression), reference or labels`,
-        });
-      }
-      if (entry['reverseExpression'] !== undefined && entry['expression'] === undefined) {
-        problems.push({
-          code: ConfigErrorCode.PATCH_MODE,
-          path: [...at, 'reverseExpression'],
-          message: 'needs an expression in the same patch; reverseExpression only applies together with expression',
-          at: 'key',
-        });
-      }
-      const patchPath = entry['path'];
-      if (typeof patchPath === 'string' && patchPath !== '') {
-        const first = firstIndexOfPath.get(patchPath);
-        if (first === undefined) {
-          firstIndexOfPath.set(patchPath, index);
-        } else {
-          problems.push({
-            code: ConfigErrorCode.DUPLICATE_PATCH_PATH,
-            path: [...at, 'path'],
-            message: `duplicates the path of ${formatConfigPath([...listPath, first])}; each path may be patched once per list`,
-          });
-        }
-      }
-    });
-  }
-  return problems;
-}
 
 function mappingProblems(data: unknown): Problem[] {
   const namespacesPath = ['sync', 'toHost', 'namespaces'];
