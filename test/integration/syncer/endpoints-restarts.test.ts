@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDevCluster } from '../../../src/devcluster/index.js';
+import type { RestClient } from '../../../src/kube/rest-client.js';
+import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
+import {
+  createEndpoints,
+  createService,
+  endpointsPath,
+  hostName,
+  listEndpoints,
+  servicePath,
+  simpleSubset,
+  tempDir,
+} from '../../support/endpoints-fixtures.js';
+import { clientFor, metricValue, startEndpointsSyncer, startTwoClusters, type RunningSyncer, type TwoClusters } from '../../support/sync-harness.js';
+import { waitFor } from '../../support/wait-for.js';
+
+/** The host Endpoints names and subsets, keyed by host name. */
+async function hostState(client: RestClient, hostNamespace: string): Promise<Map<string, string>> {
+  return new Map((await listEndpoints(client, hostNamespace)).map((e) => [e.metadata?.name ?? '', JSON.stringify(e.subsets ?? [])]));
+}
+
+/** What the host should hold for `virtual` (selector-less Services only, as the test sets them up). */
+function expectedHost(virtual: Map<string, string>): Map<string, string> {
+  return new Map([...virtual].map(([name, subsets]) => [hostName(name), subsets]));
+}
+
+function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
+  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+}
+
+describe('Endpoints syncer across restarts (two devclusters over HTTP)', () => {
+  let clusters: TwoClusters | undefined;
+  const syncers: RunningSyncer[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+
+  afterEach(async () => {
+    for (const syncer of syncers.splice(0)) await syncer.stop();
+    await clusters?.close();
+    clusters = undefined;
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  const start = async (c: TwoClusters): Promise<RunningSyncer> => {
+    const syncer = await startEndpointsSyncer(c, { workers: 4 });
+    syncers.push(syncer);
+    return syncer;
+  };
+  const durableDir = async (): Promise<string> => {
+    const { dir, remove } = await tempDir();
+    cleanups.push(remove);
+    return dir;
+  };
+
+  it('a new syncer catches up with changes made while none ran: nothing lost, no orphans', async () => {
+    const c = (clusters = await startTwoClusters());
+    const { virtualClient, hostClient, hostNamespace } = c;
+    const first = await start(c);
+    const names = ['keep', 'change', 'gone', 'selector'];
+    for (const name of names) {
+      await createService(virtualClient, name);
+      await createEndpoints(virtualClient, name, { subsets: [simpleSubset('10.0.0.1')] });
+    }
+    await waitFor('four host copies', async () => (await listEndpoints(hostClient, hostNamespace)).length === 4);
+    await first.stop();
+
+    await virtualClient.patch(endpointsPath('default', 'change'), 'merge', { subsets: [simpleSubset('10.9.9.9')], metadata: { labels: { v: '2' } } });
+    await virtualClient.delete(endpointsPath('default', 'gone'));
+    await virtualClient.patch(servicePath('default', 'selector'), 'merge', { spec: { selector: { app: 'selector' } } });
+    await createService(virtualClient, 'new');
+    await createEndpoints(virtualClient, 'new', { subsets: [simpleSubset('10.0.0.5')] });
+
+    await start(c);
+    const want = expectedHost(
+      new Map([
+        ['keep', JSON.stringify([simpleSubset('10.0.0.1')])],
+        ['change', JSON.stringify([simpleSubset('10.9.9.9')])],
+        ['new', JSON.stringify([simpleSubset('10.0.0.5')])],
+      ]),
+    );
+    await waitFor('host converged (changed, created, orphans collected)', async () => sameMap(await hostState(hostClient, hostNamespace), want));
+    const changed = await hostClient.get<Endpoints>(endpointsPath(hostNamespace, hostName('change')));
+    expect(changed.metadata?.labels?.['v']).toBe('2');
+  });
+
+  it('converges when the host devcluster restarts on the same port and data while objects are being created', async () => {
+    const hostDir = await durableDir();
+    const c = (clusters = await startTwoClusters({ host: { dataDir: hostDir } }));
+    const { virtualClient, hostClient, hostNamespace } = c;
+    await start(c);
+    const port = Number(new URL(c.host.url).port);
+    const names = Array.from({ length: 30 }, (_, i) => `load-${i}`);
+    const want = expectedHost(new Map(names.map((name, i) => [name, JSON.stringify([simpleSubset(`10.4.0.${i}`)])])));
+
+    let created = 0;
+    const load = (async () => {
+      for (const [i, name] of names.entries()) {
+        await createService(virtualClient, name);
+        await createEndpoints(virtualClient, name, { subsets: [simpleSubset(`10.4.0.${i}`)] });
+        created++;
+      }
+    })();
+    await waitFor('a third of the objects created', () => created >= 10);
+    await c.host.close();
+    c.host = await startDevCluster({ port, dataDir: hostDir });
+    await load;
+
+    await waitFor('every object on the restarted host', async () => sameMap(await hostState(hostClient, hostNamespace), want), { timeoutMs: 50_000, intervalMs: 200 });
+  });
+
+  it('relists after 410 Expired when its watch fell out of the virtual devcluster window, and converges', async () => {
+    const virtualDir = await durableDir();
+    const watchWindow = 8;
+    const c = (clusters = await startTwoClusters({ virtual: { dataDir: virtualDir, watchWindow } }));
+    const { virtualClient, hostClient, hostNamespace } = c;
+    const syncer = await start(c);
+    await createService(virtualClient, 'old');
+    await createEndpoints(virtualClient, 'old');
+    await waitFor('first host copy', async () => (await listEndpoints(hostClient, hostNamespace)).length === 1);
+    const relistsBefore = await metricValue(syncer.registry, 'vcsync_watch_relists_total', { informer: 'virtual-endpoints' });
+
+    // Take the virtual API away from the syncer (its port goes dark) and write far more than the
+    // watch window through another port on the same data.
+    const port = Number(new URL(c.virtual.url).port);
+    await c.virtual.close();
+    const elsewhere = await startDevCluster({ dataDir: virtualDir, watchWindow });
+    const writer = clientFor(elsewhere, 'virtual-elsewhere');
+    const names = Array.from({ length: 12 }, (_, i) => `burst-${i}`);
+    try {
+      for (const [i, name] of names.entries()) {
+        await createService(writer, name);
+        await createEndpoints(writer, name, { subsets: [simpleSubset(`10.5.0.${i}`)] });
+        await writer.patch(endpointsPath('default', name), 'merge', { metadata: { labels: { round: '2' } } });
+      }
+      await writer.delete(endpointsPath('default', 'old'));
+    } finally {
+      writer.close();
+      await elsewhere.close();
+    }
+    c.virtual = await startDevCluster({ port, dataDir: virtualDir, watchWindow });
+
+    const want = expectedHost(new Map(names.map((name, i) => [name, JSON.stringify([simpleSubset(`10.5.0.${i}`)])])));
+    await waitFor('host converged after the relist', async () => sameMap(await hostState(hostClient, hostNamespace), want), { timeoutMs: 50_000, intervalMs: 200 });
+    expect(await metricValue(syncer.registry, 'vcsync_watch_relists_total', { informer: 'virtual-endpoints' })).toBeGreaterThan(relistsBefore);
+    const sample = await hostClient.get<Endpoints>(endpointsPath(hostNamespace, hostName('burst-11')));
+    expect(sample.metadata?.labels?.['round']).toBe('2');
+  });
+});
