@@ -1,0 +1,99 @@
+// What every syncer benchmark shares about a run: the --quick switch, the temp folder, the
+// results file (command, node version, date, raw numbers, ratios, README table rows), and small
+// statistics. Benchmarks import the built code from ../dist, so build first:
+// `npx tsc -p tsconfig.build.json`.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const benchmarksDir = dirname(dirname(fileURLToPath(import.meta.url)));
+export const repoDir = dirname(benchmarksDir);
+export const mainJs = join(repoDir, 'dist', 'cli', 'main.js');
+
+/** True with `--quick` or `BENCH_QUICK=1`: smaller N for a smoke run. */
+export function isQuick(argv = process.argv) {
+  return argv.includes('--quick') || process.env['BENCH_QUICK'] === '1';
+}
+
+/** The value after `--name` on the command line, as a number, or `fallback`. */
+export function numberArg(name, fallback, argv = process.argv) {
+  const index = argv.indexOf(`--${name}`);
+  if (index === -1) return fallback;
+  const value = Number(argv[index + 1]);
+  if (!Number.isFinite(value)) throw new Error(`--${name} needs a number, got ${argv[index + 1]}`);
+  return value;
+}
+
+/** The command line that reproduces this run, relative to the repository. */
+export function commandLine(argv = process.argv) {
+  const script = relative(repoDir, argv[1] ?? '');
+  const env = process.env['BENCH_QUICK'] === '1' ? 'BENCH_QUICK=1 ' : '';
+  return `${env}node ${[script, ...argv.slice(2)].join(' ')}`;
+}
+
+/** A fresh temp folder removed by the returned `dispose()`. */
+export async function tempDir(prefix) {
+  const path = await mkdtemp(join(tmpdir(), `vcsync-${prefix}-`));
+  return { path, dispose: () => rm(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Writes benchmarks/results/<name>.json with the run's provenance in front of `body`. `body.table`
+ * holds the README rows (`{ benchmark, metric, value, baseline?, ratio? }`) render-table.mjs reads.
+ */
+export async function writeResult(name, body) {
+  const dir = join(benchmarksDir, 'results');
+  await mkdir(dir, { recursive: true });
+  const document = {
+    benchmark: name,
+    command: commandLine(),
+    node: process.version,
+    date: new Date().toISOString(),
+    machine: { cpus: (await import('node:os')).cpus().length, platform: process.platform, arch: process.arch },
+    ...body,
+  };
+  const file = join(dir, `${name}.json`);
+  await writeFile(file, `${JSON.stringify(document, null, 2)}\n`);
+  return file;
+}
+
+/** The p-th percentile (0..100) of `values` by nearest rank; `undefined` when empty. */
+export function percentile(values, p) {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1];
+}
+
+/** Rounds to `digits` decimals (numbers in results stay readable). */
+export function round(value, digits = 2) {
+  if (value === undefined || !Number.isFinite(value)) return value;
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Runs `task(item)` over `items` with at most `concurrency` in flight; rejects on the first failure. */
+export async function forEachConcurrent(items, concurrency, task) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      await task(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** Prints an aligned two-column summary. */
+export function printSummary(title, rows) {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  console.log(`\n${title}`);
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
+}

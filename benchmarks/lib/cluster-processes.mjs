@@ -1,0 +1,141 @@
+// Child processes of the syncer benchmarks: devclusters and the syncer itself, each in its own
+// Node process (`node dist/cli/main.js ...`) so their CPU and memory are separate from the
+// benchmark's and the syncer's RSS is its own.
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { mainJs, repoDir } from './bench-run.mjs';
+
+/** A running child: its pid, the lines it printed, and `stop()` (SIGTERM, then SIGKILL after 5 s). */
+class ChildProcess {
+  #child;
+  #waiters = [];
+  #exited;
+  stderr = '';
+  lineCount = 0;
+
+  constructor(label, args) {
+    this.label = label;
+    this.#child = spawn(process.execPath, [mainJs, ...args], { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.pid = this.#child.pid;
+    this.#exited = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.#child.stderr.setEncoding('utf8');
+    this.#child.stderr.on('data', (text) => {
+      this.stderr = (this.stderr + text).slice(-4000);
+    });
+    createInterface({ input: this.#child.stdout }).on('line', (line) => {
+      this.lineCount += 1;
+      for (const waiter of [...this.#waiters]) {
+        const value = waiter.match(line);
+        if (value !== undefined) {
+          this.#waiters = this.#waiters.filter((w) => w !== waiter);
+          waiter.resolve(value);
+        }
+      }
+    });
+    void this.#exited.then(({ code, signal }) => {
+      for (const waiter of this.#waiters) waiter.reject(new Error(`${label} exited (${code ?? signal}) before printing what was awaited:\n${this.stderr}`));
+      this.#waiters = [];
+    });
+  }
+
+  /** Resolves with `match(line)` for the first stdout line where it is not undefined. */
+  waitForLine(match, timeoutMs = 120_000) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.label}: nothing matched within ${timeoutMs} ms\n${this.stderr}`)), timeoutMs);
+      this.#waiters.push({
+        match,
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+    });
+  }
+
+  async stop() {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    this.#child.kill('SIGTERM');
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), 5000);
+    await this.#exited;
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts `vcsync devcluster --listen 127.0.0.1:0 --kubeconfig <dir>/<name>.kubeconfig` (memory
+ * only: no data dir, so the figures measure the syncer, not fsync) and resolves once it listens.
+ */
+export async function startDevClusterProcess(name, dir) {
+  const kubeconfig = join(dir, `${name}.kubeconfig`);
+  const child = new ChildProcess(`devcluster ${name}`, ['devcluster', '--listen', '127.0.0.1:0', '--kubeconfig', kubeconfig]);
+  const url = await child.waitForLine((line) => /^devcluster listening on (\S+)/.exec(line)?.[1], 30_000);
+  return { name, url, kubeconfig, pid: child.pid, process: child, stop: () => child.stop() };
+}
+
+/** A vcluster.yaml with Endpoints sync on and no patches: the translation alone is measured. */
+export const PLAIN_CONFIG = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
+
+/**
+ * Starts `vcsync start` between two devcluster processes with leader election off and the host
+ * rate limit given (`hostQps`/`hostBurst`). Resolves once its metrics endpoint listens; the
+ * returned `synced` promise resolves (with its time, `performance.now()` of this process) when it
+ * logs "caches synced, starting workers".
+ */
+export async function startSyncerProcess({ dir, virtual, host, name, hostNamespace, hostQps, hostBurst, workers = 10, logLevel = 'info', config = PLAIN_CONFIG }) {
+  const configPath = join(dir, 'vcluster.yaml');
+  await writeFile(configPath, config);
+  const args = [
+    'start',
+    '--config', configPath,
+    '--name', name,
+    '--host-namespace', hostNamespace,
+    '--virtual-kubeconfig', virtual.kubeconfig,
+    '--host-kubeconfig', host.kubeconfig,
+    '--listen-metrics', '127.0.0.1:0',
+    '--no-leader-elect',
+    '--host-qps', String(hostQps),
+    '--host-burst', String(hostBurst),
+    '--workers', String(workers),
+    '--log-level', logLevel,
+  ];
+  const spawnedAt = performance.now();
+  const child = new ChildProcess('syncer', args);
+  const message = (text) => (line) => {
+    if (!line.includes(text)) return undefined;
+    try {
+      return { at: performance.now(), record: JSON.parse(line) };
+    } catch {
+      return undefined;
+    }
+  };
+  const synced = child.waitForLine(message('caches synced, starting workers'), 600_000);
+  synced.catch(() => {}); // observed by the caller when it needs it; stop() must not leave it unhandled
+  const started = await child.waitForLine(message('vcsync started'), 60_000);
+  return { pid: child.pid, spawnedAt, metricsUrl: started.record.metrics, synced, process: child, args, stop: () => child.stop() };
+}
+
+/** VmRSS and VmHWM (peak RSS) of a Linux process, in bytes. */
+export async function processMemory(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rssBytes: field('VmRSS'), peakRssBytes: field('VmHWM') };
+}
+
+/** Scrapes `<metricsUrl>/metrics` into `{ 'name{labels}': value }`. */
+export async function scrapeMetrics(metricsUrl) {
+  const response = await fetch(`${metricsUrl}/metrics`);
+  const text = await response.text();
+  const values = {};
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    values[line.slice(0, space)] = Number(line.slice(space + 1));
+  }
+  return values;
+}

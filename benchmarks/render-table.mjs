@@ -1,0 +1,40 @@
+// Prints the README's benchmark table (Markdown) from every benchmarks/results/*.json that has a
+// `table` field: an array of `{ benchmark, metric, value, baseline?, ratio? }` rows. Each result's
+// command, node version and date follow the table so every figure can be reproduced.
+//
+//   node benchmarks/render-table.mjs > /tmp/table.md
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
+
+function cell(value) {
+  if (value === undefined || value === null) return '';
+  return String(value).replaceAll('|', '\\|').replaceAll('\n', ' ');
+}
+
+const documents = readdirSync(resultsDir)
+  .filter((file) => file.endsWith('.json'))
+  .sort()
+  .map((file) => ({ file, document: JSON.parse(readFileSync(join(resultsDir, file), 'utf8')) }))
+  .filter(({ document }) => Array.isArray(document.table) && document.table.length > 0);
+
+if (documents.length === 0) {
+  console.error(`no results with a "table" field in ${resultsDir}`);
+  process.exit(1);
+}
+
+const lines = ['| Benchmark | Metric | Value | Baseline | Ratio |', '| --- | --- | ---: | ---: | ---: |'];
+for (const { document } of documents) {
+  for (const row of document.table) {
+    lines.push(`| ${cell(row.benchmark)} | ${cell(row.metric)} | ${cell(row.value)} | ${cell(row.baseline)} | ${cell(row.ratio)} |`);
+  }
+}
+lines.push('');
+for (const { file, document } of documents) {
+  const when = document.date ? document.date.slice(0, 10) : 'unknown date';
+  const quick = document.quick === true ? ', quick mode' : '';
+  lines.push(`- \`${file}\`: \`${document.command ?? 'unknown command'}\` (Node ${document.node ?? '?'}, ${when}${quick})`);
+}
+console.log(lines.join('\n'));

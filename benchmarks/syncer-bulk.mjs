@@ -1,0 +1,209 @@
+// Bulk sync: N Endpoints (3 addresses each, each with its selector-less Service) exist in a
+// virtual devcluster; how long until the syncer (`vcsync start` in its own process) has them all
+// on the host, next to a baseline client that POSTs the same already-translated host objects to a
+// fresh host devcluster with the same concurrency (10, the syncer's workers) in the same run.
+// Both end when a watch on the host namespace has seen all N objects. The ratio is the figure.
+//
+// The syncer runs with --host-qps/--host-burst 100000: at the default (40 QPS, burst 80) the
+// client-side rate limit alone would take about (N − 80) / 40 s and hide everything else. A small
+// run at the default QPS checks that expectation (skipped with --quick).
+//
+//   npx tsc -p tsconfig.build.json
+//   node benchmarks/syncer-bulk.mjs [--quick] [--n 10000] [--rounds 2]
+//
+// Writes benchmarks/results/syncer-bulk.json and prints a summary.
+import { isQuick, numberArg, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent, percentile } from './lib/bench-run.mjs';
+import { processMemory, scrapeMetrics, startDevClusterProcess, startSyncerProcess, PLAIN_CONFIG } from './lib/cluster-processes.mjs';
+import { collectionPath, createNamespace, endpointsType, populateVirtual, translateForHost, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const quick = isQuick();
+const n = numberArg('n', quick ? 1000 : 10_000);
+const rounds = numberArg('rounds', quick ? 1 : 2);
+const defaultQpsN = numberArg('default-qps-n', quick ? 0 : 400);
+const CONCURRENCY = 10; // the syncer's default --workers
+const HIGH_QPS = 100_000;
+const WARMUP_OBJECTS = 1000;
+const VCLUSTER = 'bench';
+const HOST_NAMESPACE = 'vcluster-bench';
+const VIRTUAL_NAMESPACE = 'default';
+
+/** Resolves with `performance.now()` once a watch on the host namespace has seen `count` distinct objects. */
+async function watchUntilAll(hostClient, count) {
+  const seen = new Set();
+  let resolveAll;
+  const all = new Promise((resolve) => (resolveAll = resolve));
+  const watch = await watchEndpoints(hostClient, HOST_NAMESPACE, (event, at) => {
+    if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return;
+    seen.add(event.object.metadata.name);
+    if (seen.size === count) resolveAll(at);
+  });
+  return { all, close: () => watch.close(), seen };
+}
+
+/**
+ * Warms a fresh devcluster process (JIT, connection pool) with WARMUP_OBJECTS Endpoints in another
+ * namespace, so neither contender pays for a cold server. The syncer never sees them (no
+ * managed-by label, other namespace).
+ */
+async function warmUp(client) {
+  await createNamespace(client, 'warmup');
+  const objects = Array.from({ length: WARMUP_OBJECTS }, (_, i) => ({ ...translatedShape(i), metadata: { name: `warm-${i}`, namespace: 'warmup' } }));
+  await forEachConcurrent(objects, CONCURRENCY, (object) => client.create(collectionPath(endpointsType, 'warmup'), object));
+}
+
+function translatedShape(i) {
+  return { apiVersion: 'v1', kind: 'Endpoints', subsets: [{ addresses: [{ ip: `10.1.${i & 255}.1` }, { ip: '10.1.0.2' }, { ip: '10.1.0.3' }], ports: [{ port: 80 }] }] };
+}
+
+async function freshHost(dir, label) {
+  const host = await startDevClusterProcess(label, dir);
+  const client = unlimitedClient(host.kubeconfig, label);
+  await createNamespace(client, HOST_NAMESPACE);
+  await warmUp(client);
+  return { host, client };
+}
+
+/** The baseline: POST the translated objects with CONCURRENCY in flight to a fresh host devcluster. */
+async function runBaseline(dir, translated, round) {
+  const { host, client } = await freshHost(dir, `host-baseline-${round}`);
+  try {
+    const watch = await watchUntilAll(client, translated.length);
+    const path = collectionPath(endpointsType, HOST_NAMESPACE);
+    const started = performance.now();
+    await forEachConcurrent(translated, CONCURRENCY, (object) => client.create(path, object));
+    const posted = performance.now();
+    const seen = await watch.all;
+    await watch.close();
+    return { seconds: (seen - started) / 1000, postsDoneSeconds: (posted - started) / 1000 };
+  } finally {
+    client.close();
+    await host.stop();
+  }
+}
+
+/** The syncer in its own process against a fresh host devcluster; timed from spawn and from "caches synced". */
+async function runSyncer(dir, virtual, count, round, { qps, burst }) {
+  const { host, client } = await freshHost(dir, `host-syncer-${round}`);
+  let syncer;
+  try {
+    const watch = await watchUntilAll(client, count);
+    syncer = await startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: qps, hostBurst: burst });
+    const synced = await syncer.synced;
+    const seen = await watch.all;
+    await watch.close();
+    await sleep(1000); // let the follow-up reconciles (host ADDED events → unchanged) finish before reading memory
+    const memory = await processMemory(syncer.pid);
+    const metrics = await scrapeMetrics(syncer.metricsUrl);
+    const op = (result) => metrics[`vcsync_sync_operations_total{controller="endpoints",result="${result}"}`];
+    return {
+      seconds: (seen - syncer.spawnedAt) / 1000,
+      copySeconds: (seen - synced.at) / 1000,
+      startupSeconds: (synced.at - syncer.spawnedAt) / 1000,
+      rssBytes: memory.rssBytes,
+      peakRssBytes: memory.peakRssBytes,
+      reconciles: { created: op('created'), unchanged: op('unchanged'), error: op('error'), skipped: op('skipped') },
+      hostRequests: Object.fromEntries(Object.entries(metrics).filter(([k]) => k.startsWith('vcsync_rest_client_requests_total') && k.includes('cluster="host"'))),
+    };
+  } finally {
+    client.close();
+    await syncer?.stop();
+    await host.stop();
+  }
+}
+
+const dir = await tempDir('syncer-bulk');
+const cleanup = [];
+try {
+  console.log(`syncer-bulk: N=${n}, rounds=${rounds}, concurrency=${CONCURRENCY}${quick ? ' (quick)' : ''}`);
+  const virtual = await startDevClusterProcess('virtual', dir.path);
+  cleanup.push(() => virtual.stop());
+  const virtualClient = unlimitedClient(virtual.kubeconfig, 'virtual');
+  let t = performance.now();
+  const created = await populateVirtual(virtualClient, VIRTUAL_NAMESPACE, { count: n });
+  const populateSeconds = (performance.now() - t) / 1000;
+  console.log(`  populated the virtual cluster: ${n} Services + ${n} Endpoints in ${round(populateSeconds, 1)} s`);
+  const configPath = join(dir.path, 'vcluster.yaml');
+  await writeFile(configPath, PLAIN_CONFIG);
+  const translated = await translateForHost(created, { configPath, vclusterName: VCLUSTER, hostNamespace: HOST_NAMESPACE });
+
+  const baseline = [];
+  const syncer = [];
+  for (let r = 0; r < rounds; r += 1) {
+    const b = await runBaseline(dir.path, translated, r);
+    baseline.push(b);
+    console.log(`  round ${r + 1}: baseline ${round(b.seconds)} s`);
+    const s = await runSyncer(dir.path, virtual, n, r, { qps: HIGH_QPS, burst: HIGH_QPS });
+    syncer.push(s);
+    console.log(`  round ${r + 1}: syncer ${round(s.seconds)} s from spawn (${round(s.copySeconds)} s after caches synced), RSS ${round(s.rssBytes / 2 ** 20, 1)} MiB`);
+  }
+  virtualClient.close();
+
+  // At the default host QPS the rate limiter should dominate: check with a small N on its own virtual cluster.
+  let defaultQps;
+  if (defaultQpsN > 0) {
+    const small = await startDevClusterProcess('virtual-small', dir.path);
+    cleanup.push(() => small.stop());
+    const smallClient = unlimitedClient(small.kubeconfig, 'virtual-small');
+    await populateVirtual(smallClient, VIRTUAL_NAMESPACE, { count: defaultQpsN });
+    smallClient.close();
+    const run = await runSyncer(dir.path, small, defaultQpsN, 'default-qps', { qps: 40, burst: 80 });
+    defaultQps = { n: defaultQpsN, qps: 40, burst: 80, copySeconds: round(run.copySeconds), expectedSeconds: round((defaultQpsN - 80) / 40) };
+    console.log(`  default QPS check: ${defaultQpsN} objects at 40 QPS / burst 80 took ${defaultQps.copySeconds} s after caches synced (expected ≈ ${defaultQps.expectedSeconds} s)`);
+  }
+
+  const median = (values) => percentile(values, 50);
+  const baselineSeconds = median(baseline.map((b) => b.seconds));
+  const syncerSeconds = median(syncer.map((s) => s.seconds));
+  const copySeconds = median(syncer.map((s) => s.copySeconds));
+  const ratio = syncerSeconds / baselineSeconds;
+  const copyRatio = copySeconds / baselineSeconds;
+  const result = {
+    n,
+    rounds,
+    concurrency: CONCURRENCY,
+    hostQps: HIGH_QPS,
+    hostBurst: HIGH_QPS,
+    quick,
+    setup: {
+      devclusters: 'separate `vcsync devcluster` processes, memory only (no --data-dir); a fresh host devcluster per measurement',
+      syncer: '`vcsync start` in its own process, --no-leader-elect, 10 workers, log level info, no patches',
+      baseline: 'RestClient (dist/kube, no rate limit) POSTing desiredHostObject() outputs with 10 in flight',
+      warmUp: `each fresh host devcluster first gets ${WARMUP_OBJECTS} Endpoints in another namespace (JIT warm-up), before either contender starts`,
+      end: 'a watch on the host namespace has seen all N objects (same for both)',
+      syncerSeconds: 'from spawning the syncer process (startup, initial lists of N Endpoints and N Services, copy)',
+      copySeconds: 'from the syncer logging "caches synced, starting workers"',
+      defaultQpsExpectation: `at the default --host-qps 40 / --host-burst 80 expect ≈ (N − 80) / 40 s = ${round((n - 80) / 40, 0)} s for N=${n}`,
+    },
+    populateSeconds: round(populateSeconds),
+    raw: { baseline, syncer },
+    syncerSeconds: round(syncerSeconds),
+    syncerCopySeconds: round(copySeconds),
+    baselineSeconds: round(baselineSeconds),
+    ratio: round(ratio),
+    copyRatio: round(copyRatio),
+    syncerObjectsPerSecond: round(n / syncerSeconds, 0),
+    syncerCopyObjectsPerSecond: round(n / copySeconds, 0),
+    baselineObjectsPerSecond: round(n / baselineSeconds, 0),
+    defaultQps,
+    table: [
+      { benchmark: 'syncer-bulk', metric: `sync ${n} Endpoints, s (from process start; host QPS limit raised)`, value: round(syncerSeconds), baseline: round(baselineSeconds), ratio: round(ratio) },
+      { benchmark: 'syncer-bulk', metric: `sync ${n} Endpoints, s (after caches synced)`, value: round(copySeconds), baseline: round(baselineSeconds), ratio: round(copyRatio) },
+      { benchmark: 'syncer-bulk', metric: 'objects/s (after caches synced)', value: round(n / copySeconds, 0), baseline: round(n / baselineSeconds, 0), ratio: round(baselineSeconds / copySeconds) },
+      ...(defaultQps ? [{ benchmark: 'syncer-bulk', metric: `sync ${defaultQps.n} Endpoints at default host QPS 40, s`, value: defaultQps.copySeconds, baseline: defaultQps.expectedSeconds, ratio: round(defaultQps.copySeconds / defaultQps.expectedSeconds) }] : []),
+    ],
+  };
+  const file = await writeResult('syncer-bulk', result);
+  printSummary(`syncer-bulk (N=${n}, median of ${rounds} round(s), host QPS ${HIGH_QPS})`, [
+    ['syncer, from process start', `${result.syncerSeconds} s (${result.syncerObjectsPerSecond} objects/s)`],
+    ['syncer, after caches synced', `${result.syncerCopySeconds} s (${result.syncerCopyObjectsPerSecond} objects/s)`],
+    ['baseline (10 concurrent POSTs)', `${result.baselineSeconds} s (${result.baselineObjectsPerSecond} objects/s)`],
+    ['ratio syncer / baseline', `${result.ratio} (after caches synced: ${result.copyRatio})`],
+    ['at default host QPS 40', `expect ≈ ${round((n - 80) / 40, 0)} s for N=${n}${defaultQps ? ` (measured ${defaultQps.copySeconds} s for N=${defaultQps.n}, expected ${defaultQps.expectedSeconds} s)` : ''}`],
+    ['results', file],
+  ]);
+} finally {
+  for (const stop of cleanup.reverse()) await stop();
+  await dir.dispose();
+}

@@ -1,0 +1,216 @@
+// Sync latency: time from a write to one virtual Endpoints (an update of its addresses) to the
+// host copy carrying the change, seen through a watch on the host namespace. Measured at idle and
+// while a background writer updates other Endpoints at a fixed rate, next to a baseline relay
+// in the benchmark process that does the same two hops with no syncer in between (see the setup
+// note in the results). Probes are sequential; syncer and relay probes alternate so both see the
+// same conditions. The syncer runs in its own process with --host-qps/--host-burst 100000.
+//
+//   npx tsc -p tsconfig.build.json
+//   node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100]
+//
+// Writes benchmarks/results/syncer-latency.json and prints a summary.
+import { isQuick, numberArg, percentile, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent } from './lib/bench-run.mjs';
+import { startDevClusterProcess, startSyncerProcess, scrapeMetrics } from './lib/cluster-processes.mjs';
+import { collectionPath, createNamespace, endpoints, endpointsType, firstIp, objectName, objectPath, populateVirtual, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
+
+const quick = isQuick();
+const objectCount = numberArg('objects', quick ? 300 : 1000);
+const samples = numberArg('samples', quick ? 100 : 500);
+const loadRate = numberArg('load-rate', 100);
+const PROBES = 50; // Endpoints 0..49 are probed; the rest are the background writer's
+const RELAY_OBJECTS = 50;
+const HIGH_QPS = 100_000;
+const VCLUSTER = 'bench';
+const HOST_NAMESPACE = 'vcluster-bench';
+const RELAY_HOST_NAMESPACE = 'relay-host';
+const VIRTUAL_NAMESPACE = 'default';
+const RELAY_VIRTUAL_NAMESPACE = 'relay'; // Endpoints without a Service: the syncer skips them
+const hostName = (i) => `${objectName(i)}-x-${VIRTUAL_NAMESPACE}-x-${VCLUSTER}`;
+
+/** Waiters keyed by object name, resolved by a watch event whose first address IP matches. */
+class ChangeWaiters {
+  #waiters = new Map();
+  wait(name, ip) {
+    return new Promise((resolve) => this.#waiters.set(name, { ip, resolve }));
+  }
+  onEvent(event, at) {
+    const name = event.object?.metadata?.name;
+    const waiter = this.#waiters.get(name);
+    if (waiter === undefined) return;
+    if (event.object.subsets?.[0]?.addresses?.[0]?.ip !== waiter.ip) return;
+    this.#waiters.delete(name);
+    waiter.resolve(at);
+  }
+}
+
+const dir = await tempDir('syncer-latency');
+const stops = [];
+const clients = [];
+try {
+  console.log(`syncer-latency: ${objectCount} synced Endpoints, ${samples} samples per phase and contender, load ${loadRate} updates/s${quick ? ' (quick)' : ''}`);
+  const virtual = await startDevClusterProcess('virtual', dir.path);
+  stops.push(() => virtual.stop());
+  const host = await startDevClusterProcess('host', dir.path);
+  stops.push(() => host.stop());
+  const virtualClient = unlimitedClient(virtual.kubeconfig, 'virtual');
+  const hostClient = unlimitedClient(host.kubeconfig, 'host');
+  // The writer gets its own connections so its requests never queue in front of a probe's.
+  const loadClient = unlimitedClient(virtual.kubeconfig, 'virtual-load');
+  clients.push(virtualClient, hostClient, loadClient);
+  await createNamespace(hostClient, HOST_NAMESPACE);
+  await createNamespace(hostClient, RELAY_HOST_NAMESPACE);
+  await createNamespace(virtualClient, RELAY_VIRTUAL_NAMESPACE);
+  await populateVirtual(virtualClient, VIRTUAL_NAMESPACE, { count: objectCount });
+  await forEachConcurrent(Array.from({ length: RELAY_OBJECTS }, (_, i) => i), 10, async (i) => {
+    await virtualClient.create(collectionPath(endpointsType, RELAY_VIRTUAL_NAMESPACE), endpoints(i, RELAY_VIRTUAL_NAMESPACE));
+    await hostClient.create(collectionPath(endpointsType, RELAY_HOST_NAMESPACE), endpoints(i, RELAY_HOST_NAMESPACE));
+  });
+
+  const hostWaiters = new ChangeWaiters();
+  const relayHostWaiters = new ChangeWaiters();
+  const relayVirtualWaiters = new ChangeWaiters();
+  let allSynced;
+  const synced = new Promise((resolve) => (allSynced = resolve));
+  const seen = new Set();
+  const hostWatch = await watchEndpoints(hostClient, HOST_NAMESPACE, (event, at) => {
+    seen.add(event.object.metadata.name);
+    if (seen.size === objectCount) allSynced();
+    hostWaiters.onEvent(event, at);
+  });
+  const relayHostWatch = await watchEndpoints(hostClient, RELAY_HOST_NAMESPACE, (event, at) => relayHostWaiters.onEvent(event, at));
+  const relayVirtualWatch = await watchEndpoints(virtualClient, RELAY_VIRTUAL_NAMESPACE, (event, at) => relayVirtualWaiters.onEvent(event, at));
+  stops.push(() => hostWatch.close(), () => relayHostWatch.close(), () => relayVirtualWatch.close());
+
+  const syncer = await startSyncerProcess({ dir: dir.path, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS });
+  stops.push(() => syncer.stop());
+  await synced;
+  await sleep(2000); // the follow-up reconciles of the initial copy
+  console.log(`  ${objectCount} Endpoints on the host; probing`);
+
+  const generations = new Map();
+  const nextGeneration = (key) => {
+    const g = (generations.get(key) ?? 0) + 1;
+    generations.set(key, g);
+    return g;
+  };
+
+  /** One syncer probe: update virtual Endpoints i, wait for the host watch to show it. */
+  async function probeSyncer(i) {
+    const g = nextGeneration(`s${i}`);
+    const seenOnHost = hostWaiters.wait(hostName(i), firstIp(i, g));
+    const started = performance.now();
+    await virtualClient.update(objectPath(endpointsType, VIRTUAL_NAMESPACE, objectName(i)), endpoints(i, VIRTUAL_NAMESPACE, g));
+    return (await seenOnHost) - started;
+  }
+
+  /** One relay probe: the same virtual write, seen by a virtual watch, then the host write seen by a host watch. */
+  async function probeRelay(i) {
+    const g = nextGeneration(`r${i}`);
+    const seenOnVirtual = relayVirtualWaiters.wait(objectName(i), firstIp(i, g));
+    const seenOnHost = relayHostWaiters.wait(objectName(i), firstIp(i, g));
+    const started = performance.now();
+    await virtualClient.update(objectPath(endpointsType, RELAY_VIRTUAL_NAMESPACE, objectName(i)), endpoints(i, RELAY_VIRTUAL_NAMESPACE, g));
+    await seenOnVirtual;
+    await hostClient.update(objectPath(endpointsType, RELAY_HOST_NAMESPACE, objectName(i)), endpoints(i, RELAY_HOST_NAMESPACE, g));
+    return (await seenOnHost) - started;
+  }
+
+  async function phase(name) {
+    const syncerMs = [];
+    const relayMs = [];
+    for (let k = 0; k < samples; k += 1) {
+      syncerMs.push(await probeSyncer(k % PROBES));
+      await sleep(5);
+      relayMs.push(await probeRelay(k % RELAY_OBJECTS));
+      await sleep(5);
+    }
+    const stats = (values) => ({ p50: round(percentile(values, 50)), p99: round(percentile(values, 99)), max: round(Math.max(...values)), mean: round(values.reduce((a, b) => a + b, 0) / values.length) });
+    const result = { phase: name, syncer: stats(syncerMs), relay: stats(relayMs), raw: { syncerMs: syncerMs.map((v) => round(v, 3)), relayMs: relayMs.map((v) => round(v, 3)) } };
+    console.log(`  ${name}: syncer p50 ${result.syncer.p50} ms, p99 ${result.syncer.p99} ms; relay p50 ${result.relay.p50} ms, p99 ${result.relay.p99} ms`);
+    return result;
+  }
+
+  const idle = await phase('idle');
+
+  // Background writer: updates Endpoints PROBES.. at loadRate/s, paced by a 10 ms tick.
+  const loadTargets = objectCount - PROBES;
+  let written = 0;
+  let inFlight = 0;
+  let skipped = 0;
+  let loadError;
+  const loadStarted = performance.now();
+  const ticker = setInterval(() => {
+    const due = Math.floor(((performance.now() - loadStarted) / 1000) * loadRate) - written - skipped;
+    for (let k = 0; k < due; k += 1) {
+      if (inFlight >= 50) {
+        skipped += 1; // the cluster cannot keep up: count it rather than pile up requests
+        continue;
+      }
+      const i = PROBES + ((written + skipped) % loadTargets);
+      written += 1;
+      inFlight += 1;
+      const g = nextGeneration(`s${i}`);
+      loadClient
+        .update(objectPath(endpointsType, VIRTUAL_NAMESPACE, objectName(i)), endpoints(i, VIRTUAL_NAMESPACE, g))
+        .catch((error) => (loadError = error))
+        .finally(() => (inFlight -= 1));
+    }
+  }, 10);
+  await sleep(2000); // let the load reach steady state
+  const before = await scrapeMetrics(syncer.metricsUrl);
+  const loaded = await phase('load');
+  const after = await scrapeMetrics(syncer.metricsUrl);
+  clearInterval(ticker);
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  if (loadError !== undefined) throw loadError;
+  const updatedKey = 'vcsync_sync_operations_total{controller="endpoints",result="updated"}';
+
+  const ratio = (a, b) => round(a / b);
+  const result = {
+    objects: objectCount,
+    samples,
+    loadRatePerSecond: loadRate,
+    loadAchievedPerSecond: round(written / loadSeconds, 1),
+    loadSkipped: skipped,
+    syncerHostUpdatesDuringLoadPhase: after[updatedKey] - before[updatedKey],
+    hostQps: HIGH_QPS,
+    quick,
+    setup: {
+      devclusters: 'virtual and host: separate `vcsync devcluster` processes, memory only',
+      syncer: '`vcsync start` in its own process, --no-leader-elect, 10 workers, host QPS/burst 100000, no patches',
+      syncerProbe: 'PUT one virtual Endpoints (new addresses) → host copy with the new first IP seen on a watch of the host namespace',
+      relayBaseline:
+        'the same two hops with no syncer: PUT a virtual Endpoints (namespace without Services, so the syncer skips it) → seen on a virtual watch → PUT the host object → seen on a host watch, all in the benchmark process',
+      load: `a background writer updates other synced Endpoints at ${loadRate}/s (the syncer copies each to the host)`,
+      order: 'probes are sequential, syncer and relay alternate, 5 ms apart; Endpoints 0..49 are probed round-robin',
+    },
+    idle,
+    load: loaded,
+    ratios: {
+      idleP50: ratio(idle.syncer.p50, idle.relay.p50),
+      idleP99: ratio(idle.syncer.p99, idle.relay.p99),
+      loadP50: ratio(loaded.syncer.p50, loaded.relay.p50),
+      loadP99: ratio(loaded.syncer.p99, loaded.relay.p99),
+    },
+  };
+  result.table = [
+    { benchmark: 'syncer-latency', metric: 'virtual write → host visible, idle, p50 ms', value: idle.syncer.p50, baseline: idle.relay.p50, ratio: result.ratios.idleP50 },
+    { benchmark: 'syncer-latency', metric: 'virtual write → host visible, idle, p99 ms', value: idle.syncer.p99, baseline: idle.relay.p99, ratio: result.ratios.idleP99 },
+    { benchmark: 'syncer-latency', metric: `virtual write → host visible, ${loadRate} updates/s load, p50 ms`, value: loaded.syncer.p50, baseline: loaded.relay.p50, ratio: result.ratios.loadP50 },
+    { benchmark: 'syncer-latency', metric: `virtual write → host visible, ${loadRate} updates/s load, p99 ms`, value: loaded.syncer.p99, baseline: loaded.relay.p99, ratio: result.ratios.loadP99 },
+  ];
+  const file = await writeResult('syncer-latency', result);
+  printSummary(`syncer-latency (${objectCount} synced Endpoints, ${samples} samples each)`, [
+    ['idle, syncer p50 / p99', `${idle.syncer.p50} / ${idle.syncer.p99} ms`],
+    ['idle, relay baseline p50 / p99', `${idle.relay.p50} / ${idle.relay.p99} ms`],
+    [`load ${loadRate}/s, syncer p50 / p99`, `${loaded.syncer.p50} / ${loaded.syncer.p99} ms`],
+    [`load ${loadRate}/s, relay p50 / p99`, `${loaded.relay.p50} / ${loaded.relay.p99} ms`],
+    ['ratios p50 / p99 (idle; load)', `${result.ratios.idleP50} / ${result.ratios.idleP99}; ${result.ratios.loadP50} / ${result.ratios.loadP99}`],
+    ['load achieved', `${result.loadAchievedPerSecond} updates/s (${skipped} skipped)`],
+    ['results', file],
+  ]);
+} finally {
+  for (const stop of stops.reverse()) await stop();
+  for (const client of clients) client.close();
+  await dir.dispose();
+}
