@@ -23,4 +23,5 @@ export * from './reflector.js';
 export * from './rest-client.js';
 export * from './token-bucket.js';
 export * from './watch-line-decoder.js';
+export * from './watch-stream.js';
 export * from './work-queue.js';

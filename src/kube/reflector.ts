@@ -5,7 +5,8 @@ import { Backoff } from './backoff.js';
 import { realClock, sleep, type Clock, type TimerHandle } from './clock.js';
 import type { KubeList, KubeObject, Status } from './kube-object.js';
 import { KubeMetrics, type WatchMetrics } from './metrics.js';
-import type { ListOptions, WatchOptions, WatchStream } from './rest-client.js';
+import type { ListOptions, WatchOptions } from './rest-client.js';
+import type { WatchStream } from './watch-stream.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 
 /** The two calls a reflector needs; {@link RestClient} provides them. */

@@ -4,10 +4,11 @@ import { Registry } from 'prom-client';
 import { ApiError, BadResponseError, TransportError, statusFromHttpCode } from './api-error.js';
 import { realClock, type Clock } from './clock.js';
 import type { ClusterConfig } from './kube-config.js';
-import type { KubeList, KubeObject, Status, WatchEvent } from './kube-object.js';
+import type { KubeList, KubeObject, Status } from './kube-object.js';
 import { KubeMetrics, type RestClientMetrics } from './metrics.js';
 import { TokenBucket } from './token-bucket.js';
-import { WatchLineDecoder, parseWatchEvent } from './watch-line-decoder.js';
+import { linkDeadline, type Deadline } from './request-deadline.js';
+import { openWatchStream, type WatchStream } from './watch-stream.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 
 /** Options of {@link RestClient}. */
@@ -98,12 +99,6 @@ const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = Object.freeze({
   strategic: 'application/strategic-merge-patch+json',
 });
 
-/** An open watch: iterate it for events; it ends when the server closes the stream cleanly. */
-export interface WatchStream<T extends KubeObject> extends AsyncIterable<WatchEvent<T>> {
-  /** Closes the connection; a pending iteration then ends. Idempotent. */
-  close(): void;
-}
-
 interface RequestSpec {
   verb: string;
   method: string;
@@ -112,38 +107,6 @@ interface RequestSpec {
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
-}
-
-/** The caller's signal joined with a request timeout; `dispose` must run when the request is over. */
-interface Deadline {
-  readonly signal: AbortSignal;
-  timedOut(): boolean;
-  dispose(): void;
-}
-
-/**
- * Links `signal` and a `timeoutMs` timer into one AbortSignal. Written by hand rather than with
- * `AbortSignal.any`, whose dependants a long-lived source signal keeps alive on Node 20.
- */
-function linkDeadline(signal: AbortSignal | undefined, timeoutMs: number): Deadline {
-  const controller = new AbortController();
-  let timedOut = false;
-  const onAbort = (): void => controller.abort(signal?.reason);
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error(`request timed out after ${timeoutMs} ms`));
-  }, timeoutMs);
-  timer.unref();
-  if (signal?.aborted === true) controller.abort(signal.reason);
-  else signal?.addEventListener('abort', onAbort, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    dispose: () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    },
-  };
 }
 
 /** What a request that got no (complete) answer rejects with: the caller's abort reason, or a TransportError. */
@@ -245,7 +208,7 @@ export class RestClient {
     const spec: RequestSpec = { verb: 'WATCH', method: 'GET', path, query, signal: options.signal };
     await this.#throttle(spec);
     const response = await this.#send(spec, undefined);
-    return watchStream<T>(response, path);
+    return openWatchStream<T>(response, path);
   }
 
   /** Closes idle keep-alive connections. Calls made afterwards open new ones. */
@@ -367,27 +330,4 @@ function parseStatus(text: string, code: number): Status {
     // Not JSON (e.g. a proxy's HTML error page): fall through to a Status derived from the code.
   }
   return statusFromHttpCode(code, text.trim().slice(0, 500) || `HTTP ${code}`);
-}
-
-function watchStream<T extends KubeObject>(response: IncomingMessage, path: string): WatchStream<T> {
-  async function* events(): AsyncGenerator<WatchEvent<T>> {
-    const decoder = new WatchLineDecoder();
-    try {
-      for await (const chunk of response) {
-        for (const line of decoder.push(chunk as Buffer)) yield parseWatchEvent<T>(line);
-      }
-    } catch (err) {
-      if (response.destroyed && (err as { name?: unknown }).name === 'AbortError') throw err;
-      throw new TransportError(`WATCH ${path}: connection lost`, err);
-    } finally {
-      response.destroy();
-    }
-    for (const line of decoder.end()) yield parseWatchEvent<T>(line);
-  }
-  return {
-    [Symbol.asyncIterator]: () => events(),
-    close: () => {
-      response.destroy();
-    },
-  };
 }

@@ -1,6 +1,7 @@
 import type { KubeList, KubeObject, WatchEvent } from '../../../src/kube/kube-object.js';
 import type { ListerWatcher } from '../../../src/kube/reflector.js';
-import type { ListOptions, WatchOptions, WatchStream } from '../../../src/kube/rest-client.js';
+import type { ListOptions, WatchOptions } from '../../../src/kube/rest-client.js';
+import type { WatchStream } from '../../../src/kube/watch-stream.js';
 
 /** A watch stream the test drives: push events, end it cleanly, or break it. */
 export class FakeWatch implements WatchStream<KubeObject> {

@@ -222,6 +222,20 @@ describe('RestClient', () => {
     expect(query).toEqual({ watch: 'true', resourceVersion: '0', timeoutSeconds: '5', allowWatchBookmarks: 'true' });
   });
 
+  it('reports an unparsable watch line as a bad response, not a lost connection', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n<html>proxy error</html>\n');
+    });
+    const stream = await client(url).watch('/api/v1/configmaps');
+    const types: string[] = [];
+    const err = await (async () => {
+      for await (const event of stream) types.push(event.type);
+    })().catch((e: unknown) => e);
+    expect(types).toEqual(['ADDED']);
+    expect(err).toMatchObject({ code: KubeErrorCode.badResponse });
+  });
+
   it('rejects a watch the server refuses with 410 as an ApiError', async () => {
     const { url } = await serve((_req, res) => json(res, 410, { kind: 'Status', reason: 'Expired', code: 410 }));
     const err = await client(url).watch('/api/v1/configmaps', { resourceVersion: '1' }).catch((e: unknown) => e);
