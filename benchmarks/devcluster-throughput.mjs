@@ -1,0 +1,176 @@
+// Devcluster throughput: how fast Endpoints can be created over HTTP (in memory and on a durable
+// data dir), and how quickly a write reaches 1 and 50 watchers. Imports the built server from
+// ../dist, so build first: `npx tsc -p tsconfig.build.json`. `--quick` (or BENCH_QUICK=1) runs a
+// smaller N for a smoke test. Results: benchmarks/results/devcluster-throughput.json.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDevCluster } from '../dist/devcluster/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const quick = process.argv.includes('--quick') || process.env['BENCH_QUICK'] === '1';
+const CREATES = quick ? 300 : 2000;
+const CONCURRENCY = 16;
+const FANOUT_WRITES = quick ? 30 : 200;
+
+function endpoints(name) {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name, labels: { app: 'bench' } },
+    subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }, { ip: '10.0.0.3' }], ports: [{ name: 'http', port: 80 }] }],
+  });
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)];
+}
+
+const round = (value) => Math.round(value * 100) / 100;
+
+async function createThroughput(label, options) {
+  const cluster = await startDevCluster(options);
+  try {
+    const url = `${cluster.url}/api/v1/namespaces/default/endpoints`;
+    // Warm-up (JIT, connection pool) so the first configuration measured is not penalised.
+    for (let index = 0; index < 100; index += 1) {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: endpoints(`warm-${index}`) });
+      await response.arrayBuffer();
+    }
+    let next = 0;
+    const latencies = [];
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (;;) {
+          const index = next++;
+          if (index >= CREATES) return;
+          const t0 = performance.now();
+          const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: endpoints(`ep-${index}`) });
+          if (response.status !== 201) throw new Error(`create answered ${response.status}: ${await response.text()}`);
+          await response.arrayBuffer();
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    const elapsedMs = performance.now() - started;
+    latencies.sort((a, b) => a - b);
+    return {
+      name: `create Endpoints (3 addresses), ${label}`,
+      objects: CREATES,
+      concurrency: CONCURRENCY,
+      elapsedMs: Math.round(elapsedMs),
+      objectsPerSecond: Math.round((CREATES / elapsedMs) * 1000),
+      latencyP50Ms: round(percentile(latencies, 50)),
+      latencyP99Ms: round(percentile(latencies, 99)),
+    };
+  } finally {
+    await cluster.close();
+  }
+}
+
+/** Opens `count` watches; each records when every object name first arrives. */
+async function openWatchers(url, count) {
+  const watchers = [];
+  for (let index = 0; index < count; index += 1) {
+    const controller = new AbortController();
+    const arrivals = new Map();
+    const response = await fetch(`${url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0`, { signal: controller.signal });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const pump = (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          const now = performance.now();
+          buffer += decoder.decode(value, { stream: true });
+          let newline = buffer.indexOf('\n');
+          while (newline >= 0) {
+            const event = JSON.parse(buffer.slice(0, newline));
+            buffer = buffer.slice(newline + 1);
+            const name = event.object?.metadata?.name;
+            if (name !== undefined && !arrivals.has(name)) arrivals.set(name, now);
+            newline = buffer.indexOf('\n');
+          }
+        }
+      } catch {
+        // Aborted at the end of the run.
+      }
+    })();
+    watchers.push({ controller, arrivals, pump });
+  }
+  return watchers;
+}
+
+async function fanOutLatency(watcherCount) {
+  const cluster = await startDevCluster();
+  try {
+    const watchers = await openWatchers(cluster.url, watcherCount);
+    const sentAt = new Map();
+    for (let index = 0; index < FANOUT_WRITES; index += 1) {
+      const name = `cm-${index}`;
+      sentAt.set(name, performance.now());
+      const response = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ metadata: { name }, data: { index: String(index) } }),
+      });
+      if (response.status !== 201) throw new Error(`create answered ${response.status}`);
+      await response.arrayBuffer();
+    }
+    const deadline = performance.now() + 30_000;
+    while (watchers.some((watcher) => watcher.arrivals.size < FANOUT_WRITES)) {
+      if (performance.now() > deadline) throw new Error('watchers did not receive every event within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const latencies = [];
+    for (const watcher of watchers) {
+      for (const [name, arrived] of watcher.arrivals) latencies.push(arrived - sentAt.get(name));
+    }
+    latencies.sort((a, b) => a - b);
+    for (const watcher of watchers) watcher.controller.abort();
+    await Promise.all(watchers.map((watcher) => watcher.pump));
+    return {
+      name: `watch fan-out, ${watcherCount} watcher${watcherCount === 1 ? '' : 's'}`,
+      watchers: watcherCount,
+      writes: FANOUT_WRITES,
+      samples: latencies.length,
+      latencyP50Ms: round(percentile(latencies, 50)),
+      latencyP99Ms: round(percentile(latencies, 99)),
+    };
+  } finally {
+    await cluster.close();
+  }
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), 'vcsync-devcluster-bench-'));
+const results = [];
+try {
+  results.push(await createThroughput('memory', {}));
+  results.push(await createThroughput('data dir (fsync)', { dataDir }));
+  results.push(await fanOutLatency(1));
+  results.push(await fanOutLatency(50));
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}
+
+const report = {
+  benchmark: 'devcluster-throughput',
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  quick,
+  command: `node benchmarks/devcluster-throughput.mjs${quick ? ' --quick' : ''}`,
+  results,
+};
+await mkdir(join(here, 'results'), { recursive: true });
+await writeFile(join(here, 'results', 'devcluster-throughput.json'), `${JSON.stringify(report, null, 2)}\n`);
+for (const result of results) {
+  const rate = result.objectsPerSecond !== undefined ? `${result.objectsPerSecond} objects/s, ` : '';
+  console.log(`${result.name}: ${rate}p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms`);
+}
