@@ -22,9 +22,9 @@ export interface InformerHandler<T extends KubeObject> {
 }
 
 /** Options of {@link Informer}: the reflector's plus the cache's and resync's. */
-export interface InformerOptions extends ReflectorOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> extends ReflectorOptions {
   /** Extra cache indexes by name (the `namespace` index is always present). Default none. */
-  indexers?: Record<string, IndexFunc<KubeObject>>;
+  indexers?: Record<string, IndexFunc<T>>;
   /** Every cached object is re-delivered to `onUpdate` this often, in ms; 0 disables. Default 36 000 000 (10 h). */
   resyncPeriodMs?: number;
   /** Each resync interval is stretched by up to this random fraction. Default 0.1. */
@@ -41,7 +41,7 @@ interface Resolved {
   readonly metrics: KubeMetrics;
 }
 
-function withDefaults(options: InformerOptions): Resolved {
+function withDefaults<T extends KubeObject>(options: InformerOptions<T>): Resolved {
   return Object.freeze({
     name: options.name,
     resyncPeriodMs: options.resyncPeriodMs ?? 36_000_000,
@@ -67,9 +67,9 @@ export class Informer<T extends KubeObject> {
   readonly #handlers = new Set<InformerHandler<T>>();
   #syncWaiters: Array<() => void> = [];
 
-  constructor(options: InformerOptions) {
+  constructor(options: InformerOptions<T>) {
     this.#options = withDefaults(options);
-    this.#store = new CacheStore<T>(options.indexers as Record<string, IndexFunc<T>> | undefined);
+    this.#store = new CacheStore<T>(options.indexers);
     this.#metrics = this.#options.metrics.watch(this.#options.name);
     const sink: ReflectorSink<T> = {
       replace: (items, resourceVersion) => this.#replace(items, resourceVersion),

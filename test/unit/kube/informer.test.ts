@@ -217,6 +217,18 @@ describe('Informer over a scripted list/watch', () => {
     expect(seen).toEqual(['a']);
   });
 
+  it('keeps pluggable indexes in step with watch events', async () => {
+    const lw = new FakeListerWatcher();
+    const labelled = (name: string, rv: string, app: string): KubeObject => ({ metadata: { namespace: 'ns', name, resourceVersion: rv, labels: { app } } });
+    lw.listScript = [{ items: [labelled('a', '1', 'web'), labelled('b', '1', 'db')], metadata: { resourceVersion: '1' } }];
+    const { informer } = start(lw, { indexers: { app: (o) => [o.metadata?.labels?.['app'] ?? ''] } });
+    await waitFor(() => lw.watches.length === 1, 'the watch');
+    expect(informer.byIndex('app', 'web').map((o) => o.metadata?.name)).toEqual(['a']);
+    lw.lastWatch.push({ type: 'MODIFIED', object: labelled('b', '2', 'web') });
+    await waitFor(() => informer.byIndex('app', 'web').length === 2, 'b moving to the web index');
+    expect(informer.byIndex('app', 'db')).toEqual([]);
+  });
+
   it('run resolves after abort with the watch closed', async () => {
     const lw = new FakeListerWatcher();
     const { done } = start(lw);
