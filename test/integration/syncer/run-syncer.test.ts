@@ -1,0 +1,170 @@
+import { rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runSyncer, type RunSyncerOptions } from '../../../src/cli/run-syncer.js';
+import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
+import { createEndpoints, createService, endpointsPath, getHostEndpoints, simpleSubset, tempDir } from '../../support/endpoints-fixtures.js';
+import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
+import { startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
+import { waitFor } from '../../support/wait-for.js';
+
+const ENABLED = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
+const DISABLED = 'sync:\n  toHost:\n    endpoints:\n      enabled: false\n';
+
+describe('runSyncer: the daemon with a real config file, metrics and health', () => {
+  let clusters: TwoClusters;
+  let log: CapturedLog;
+  let dir: { dir: string; remove: () => Promise<void> };
+  let configPath: string;
+  let abort: AbortController | undefined;
+  let running: Promise<void> | undefined;
+  let metricsUrl: string;
+
+  beforeEach(async () => {
+    clusters = await startTwoClusters();
+    log = captureLogger();
+    dir = await tempDir('vcsync-run-syncer-');
+    configPath = path.join(dir.dir, 'vcluster.yaml');
+  });
+
+  afterEach(async () => {
+    abort?.abort();
+    await running;
+    abort = undefined;
+    running = undefined;
+    await clusters.close();
+    await dir.remove();
+  });
+
+  /** Replaces the config file in one step, as editors and ConfigMap volumes do. */
+  const writeConfig = async (text: string): Promise<void> => {
+    const temporary = `${configPath}.${Date.now()}.tmp`;
+    await writeFile(temporary, text);
+    await rename(temporary, configPath);
+  };
+
+  const start = async (config: string, overrides: Partial<RunSyncerOptions> = {}): Promise<void> => {
+    await writeConfig(config);
+    abort = new AbortController();
+    let listening: (url: string) => void = () => undefined;
+    const url = new Promise<string>((resolve) => (listening = resolve));
+    running = runSyncer(
+      {
+        configPath,
+        name: 'vc1',
+        hostNamespace: clusters.hostNamespace,
+        virtual: { kind: 'object', config: clusters.virtual.kubeConfig },
+        host: { kind: 'object', config: clusters.host.kubeConfig },
+        listenMetrics: '127.0.0.1:0',
+        hostQps: 40,
+        hostBurst: 80,
+        workers: 4,
+        leaderElect: false,
+        sandboxMemoryMiB: 32,
+        sandboxTimeoutMs: 1000,
+        logger: log.logger,
+        onListening: ({ metrics }) => listening(metrics),
+        ...overrides,
+      },
+      abort.signal,
+    );
+    // A startup failure must fail the test, not hang it on the URL.
+    metricsUrl = await Promise.race([url, running.then(() => Promise.reject(new Error('runSyncer returned before listening')))]);
+  };
+
+  const hostCopy = (name: string) => getHostEndpoints(clusters.hostClient, clusters.hostNamespace, name);
+  const createPair = async (name: string, options: Parameters<typeof createEndpoints>[2] = {}): Promise<void> => {
+    await createService(clusters.virtualClient, name);
+    await createEndpoints(clusters.virtualClient, name, options);
+  };
+  const reloads = (enabled: boolean) => log.matching('configuration reloaded', { enabled }).length;
+  const rejections = () => log.matching('configuration change rejected; the last valid configuration stays in force').length;
+  const skippedWhileDisabled = (key: string) =>
+    log.matching('skipped', { key }).filter((l) => String(l['reason']).includes('enabled is false')).length;
+
+  it('serves /readyz once synced and /metrics with the sync operation counters', async () => {
+    await start(ENABLED);
+    await waitFor('/readyz 200', async () => (await fetch(`${metricsUrl}/readyz`)).status === 200);
+    await createPair('web');
+    await waitFor('host copy', () => hostCopy('web'));
+    const text = await waitFor('created counted on /metrics', async () => {
+      const body = await (await fetch(`${metricsUrl}/metrics`)).text();
+      return /vcsync_sync_operations_total\{controller="endpoints",result="created"\} [1-9]/.test(body) ? body : undefined;
+    });
+    expect(text).toContain('# TYPE vcsync_sync_operations_total counter');
+    expect(text).toMatch(/vcsync_sync_operations_total\{controller="endpoints",result="terminal_error"\} 0/);
+  });
+
+  it('turning endpoints sync off stops syncing and leaves host objects alone; turning it on syncs again', async () => {
+    await start(ENABLED);
+    await createPair('web', { subsets: [simpleSubset('10.0.0.1')] });
+    await waitFor('host copy', () => hostCopy('web'));
+
+    await writeConfig(DISABLED);
+    await waitFor('reload with sync disabled', () => reloads(false) === 1);
+    await waitFor('existing key reconciled as disabled', () => skippedWhileDisabled('default/web') >= 1);
+    const before = skippedWhileDisabled('default/web');
+    await createPair('late');
+    await clusters.virtualClient.patch(endpointsPath('default', 'web'), 'merge', { subsets: [simpleSubset('10.0.0.2')] });
+    await waitFor('the new object and the change reconciled as disabled', () => skippedWhileDisabled('default/late') >= 1 && skippedWhileDisabled('default/web') > before);
+    expect(await hostCopy('late')).toBeUndefined();
+    const untouched = await hostCopy('web');
+    expect(untouched?.subsets).toEqual([simpleSubset('10.0.0.1')]);
+
+    await writeConfig(ENABLED);
+    await waitFor('reload with sync enabled', () => reloads(true) === 1);
+    await waitFor('the late object synced', () => hostCopy('late'));
+    await waitFor('the change made while disabled synced', async () => (await hostCopy('web'))?.subsets?.[0]?.addresses?.[0]?.ip === '10.0.0.2');
+  });
+
+  it('rejects an invalid change (YAML syntax, unknown key, bad patch) and keeps the last good config in force', async () => {
+    await start(ENABLED);
+    // Each bad file would also disable syncing if it were applied.
+    const bad = [
+      'sync:\n  toHost:\n    endpoints:\n      enabled: false\n     patches: [\n',
+      'sync:\n  toHost:\n    endpoints:\n      enabled: false\n      enabeld: true\n',
+      'sync:\n  toHost:\n    endpoints:\n      enabled: false\n      patches:\n        - path: metadata.name\n          expression: \'"x"\'\n',
+    ];
+    for (const [i, text] of bad.entries()) {
+      await writeConfig(text);
+      await waitFor(`rejection ${i + 1}`, () => rejections() === i + 1);
+      await createPair(`after-bad-${i}`);
+      await waitFor(`object created after bad config ${i + 1} synced`, () => hostCopy(`after-bad-${i}`));
+    }
+    expect(reloads(false)).toBe(0);
+  });
+
+  it('re-syncs existing objects when the patch list changes', async () => {
+    await start(ENABLED);
+    await createPair('web', { annotations: { x: 'a' } });
+    await waitFor('host copy with the plain value', async () => (await hostCopy('web'))?.metadata?.annotations?.['x'] === 'a');
+    await writeConfig(`${ENABLED}      patches:\n        - path: metadata.annotations["x"]\n          expression: '"patched-" + value'\n`);
+    const host = await waitFor('host value patched', async () => {
+      const h = await hostCopy('web');
+      return h?.metadata?.annotations?.['x'] === 'patched-a' ? h : undefined;
+    });
+    expect(host.subsets).toEqual([simpleSubset('10.0.0.1')]);
+    const virtual = await clusters.virtualClient.get<Endpoints>(endpointsPath('default', 'web'));
+    expect(virtual.metadata?.annotations?.['x']).toBe('a');
+  });
+
+  it('with leader election, syncs after taking the Lease in the host namespace', async () => {
+    await start(ENABLED, { leaderElect: true });
+    const lease = await waitFor('the Lease taken', async () => {
+      try {
+        const l = await clusters.hostClient.get<{ spec?: { holderIdentity?: string } }>(
+          `/apis/coordination.k8s.io/v1/namespaces/${clusters.hostNamespace}/leases/vcsync-vc1`,
+        );
+        return l.spec?.holderIdentity !== undefined && l.spec.holderIdentity !== '' ? l : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    expect(lease.spec?.holderIdentity).toContain(String(process.pid));
+    await createPair('web');
+    await waitFor('host copy written by the leader', () => hostCopy('web'));
+    await waitFor('/readyz 200', async () => (await fetch(`${metricsUrl}/readyz`)).status === 200);
+    const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/vcsync_leader_election_is_leader\{lease="vcsync-vc1"\} 1/);
+  });
+});
