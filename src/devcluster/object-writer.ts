@@ -92,8 +92,12 @@ export function storeFailure(error: unknown, type: ResourceType, name: string): 
   }
 }
 
+/** Everything outside metadata, status, kind and apiVersion: what `generation` tracks. */
 function spec(object: JsonObject): JsonObject {
-  const { metadata: _metadata, status: _status, kind: _kind, apiVersion: _apiVersion, ...rest } = object;
+  const rest: JsonObject = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (key !== 'metadata' && key !== 'status' && key !== 'kind' && key !== 'apiVersion') rest[key] = value;
+  }
   return rest;
 }
 

@@ -34,7 +34,7 @@ function mergeMap(kind: string, original: JsonObject, patch: JsonObject, path: s
   const directive = patch['$patch'];
   if (directive === 'delete') return undefined;
   if (directive === 'replace') {
-    const { $patch: _ignored, ...rest } = patch;
+    const rest = Object.fromEntries(Object.entries(patch).filter(([key]) => key !== '$patch'));
     return mergeMap(kind, {}, rest, path);
   }
   if (directive !== undefined && directive !== 'merge') throw badRequest(`unknown patch directive ${JSON.stringify(directive)} at ${path || '<root>'}`);

@@ -165,7 +165,7 @@ describe('update', () => {
     expect(stale.status).toBe(409);
     expect(stale.body.reason).toBe('Conflict');
     expect(stale.body.message).toBe('Operation cannot be fulfilled on endpoints "occ": the object has been modified; please apply your changes to the latest version and try again');
-    const { resourceVersion: _dropped, ...metadata } = created.metadata;
+    const metadata = { ...created.metadata, resourceVersion: undefined };
     const unconditional = await fx.request(`${EP}/occ`, { method: 'PUT', body: { ...created, metadata, subsets: endpoints('occ', ['10.0.0.4']).subsets } });
     expect(unconditional.status).toBe(200);
     expect(unconditional.body.subsets[0].addresses[0].ip).toBe('10.0.0.4');

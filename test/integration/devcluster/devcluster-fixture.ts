@@ -38,11 +38,11 @@ export async function startFixture(options: DevClusterOptions = {}): Promise<Fix
       if (options.accept !== undefined) headers['accept'] = options.accept;
       const response = await fetch(`${cluster.url}${path}`, { method: options.method ?? 'GET', headers, ...(body !== undefined ? { body } : {}) });
       const text = await response.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
-        parsed = undefined;
+        // Not JSON (e.g. /healthz): tests read `text` instead.
       }
       return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: parsed, text };
     },
