@@ -155,7 +155,9 @@ export class EventRecorder {
       }
     }
     const namespace = event.involvedObject.namespace !== undefined && event.involvedObject.namespace !== '' ? event.involvedObject.namespace : 'default';
-    const name = `${event.involvedObject.name ?? 'unknown'}.${(now * 1000 + (this.#sequence++ % 1000)).toString(16)}`;
+    // Object names may use all 253 characters Event names allow: keep room for the unique suffix.
+    const base = (event.involvedObject.name ?? 'unknown').slice(0, 230).replace(/[.-]+$/, '');
+    const name = `${base}.${(now * 1000 + (this.#sequence++ % 1000)).toString(16)}`;
     const body: CoreEvent = {
       apiVersion: 'v1',
       kind: 'Event',
