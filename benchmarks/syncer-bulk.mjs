@@ -12,7 +12,7 @@
 //   node benchmarks/syncer-bulk.mjs [--quick] [--n 10000] [--rounds 2]
 //
 // Writes benchmarks/results/syncer-bulk.json and prints a summary.
-import { isQuick, numberArg, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent, percentile } from './lib/bench-run.mjs';
+import { isQuick, median, numberArg, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent } from './lib/bench-run.mjs';
 import { processMemory, scrapeMetrics, startDevClusterProcess, startSyncerProcess, PLAIN_CONFIG } from './lib/cluster-processes.mjs';
 import { collectionPath, createNamespace, endpointsType, populateVirtual, translateForHost, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
 import { writeFile } from 'node:fs/promises';
@@ -153,7 +153,6 @@ try {
     console.log(`  default QPS check: ${defaultQpsN} objects at 40 QPS / burst 80 took ${defaultQps.copySeconds} s after caches synced (expected ≈ ${defaultQps.expectedSeconds} s)`);
   }
 
-  const median = (values) => percentile(values, 50);
   const baselineSeconds = median(baseline.map((b) => b.seconds));
   const syncerSeconds = median(syncer.map((s) => s.seconds));
   const copySeconds = median(syncer.map((s) => s.copySeconds));
@@ -178,6 +177,7 @@ try {
     },
     populateSeconds: round(populateSeconds),
     raw: { baseline, syncer },
+    roundRatios: syncer.map((s, r) => ({ fromStart: round(s.seconds / baseline[r].seconds), afterCachesSynced: round(s.copySeconds / baseline[r].seconds) })),
     syncerSeconds: round(syncerSeconds),
     syncerCopySeconds: round(copySeconds),
     baselineSeconds: round(baselineSeconds),

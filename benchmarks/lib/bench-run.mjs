@@ -66,6 +66,14 @@ export function percentile(values, p) {
   return sorted[rank - 1];
 }
 
+/** The median of `values` (mean of the two middle values for an even count); `undefined` when empty. */
+export function median(values) {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 /** Rounds to `digits` decimals (numbers in results stay readable). */
 export function round(value, digits = 2) {
   if (value === undefined || !Number.isFinite(value)) return value;
