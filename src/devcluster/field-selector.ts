@@ -4,6 +4,26 @@ import type { StoredObject } from './storage/types.js';
 /** The fields every resource supports in field selectors. */
 export const SELECTABLE_FIELDS: readonly string[] = ['metadata.name', 'metadata.namespace'];
 
+/** Extra selectable fields per kind, as the real server offers them (events by involved object, etc.). */
+export const KIND_SELECTABLE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  Event: [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
+  Secret: ['type'],
+  Namespace: ['status.phase'],
+  Pod: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
+};
+
 /** One `field=value` or `field!=value` term. */
 export interface FieldRequirement {
   readonly field: string;
@@ -20,22 +40,30 @@ export interface FieldSelector {
 }
 
 function fieldValue(object: StoredObject, field: string): string {
-  return field === 'metadata.name' ? object.metadata.name : (object.metadata.namespace ?? '');
+  if (field === 'metadata.name') return object.metadata.name;
+  if (field === 'metadata.namespace') return object.metadata.namespace ?? '';
+  // Events' `source` selects on source.component, as in Kubernetes.
+  const path = field === 'source' ? ['source', 'component'] : field.split('.');
+  let value: unknown = object;
+  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
 }
 
 /**
- * Parses a field selector (`metadata.name=web,metadata.namespace!=kube-system`). Only
- * {@link SELECTABLE_FIELDS} are supported; any other field, or bad syntax, throws a 400
- * {@link ApiError}, as the real server does ("field label not supported").
+ * Parses a field selector (`metadata.name=web,metadata.namespace!=kube-system`) for objects of
+ * `kind`. Only {@link SELECTABLE_FIELDS} and the kind's {@link KIND_SELECTABLE_FIELDS} are
+ * supported; any other field, or bad syntax, throws a 400 {@link ApiError}, as the real server
+ * does ("field label not supported").
  */
-export function parseFieldSelector(selector: string | undefined): FieldSelector {
+export function parseFieldSelector(selector: string | undefined, kind = ''): FieldSelector {
+  const supported = [...SELECTABLE_FIELDS, ...(KIND_SELECTABLE_FIELDS[kind] ?? [])];
   const requirements: FieldRequirement[] = [];
   if (selector !== undefined && selector.trim() !== '') {
     for (const raw of selector.split(',')) {
       const match = /^\s*([^=!\s]+)\s*(==|!=|=)\s*([^=!]*?)\s*$/.exec(raw);
       if (match === null) throw badRequest(`invalid field selector: '${raw}': invalid selector: '${selector}'; can't understand '${raw}'`);
       const [, field = '', operator, value = ''] = match;
-      if (!SELECTABLE_FIELDS.includes(field)) throw badRequest(`field label not supported: ${field}`);
+      if (!supported.includes(field)) throw badRequest(`field label not supported: ${field}`);
       requirements.push({ field, operator: operator === '!=' ? 'notequals' : 'equals', value });
     }
   }

@@ -63,8 +63,8 @@ function dryRunOf(query: URLSearchParams, body: unknown): boolean {
   return values.length > 0;
 }
 
-function selectors(query: URLSearchParams): { labels: LabelSelector; fields: FieldSelector } {
-  return { labels: parseLabelSelector(query.get('labelSelector') ?? undefined), fields: parseFieldSelector(query.get('fieldSelector') ?? undefined) };
+function selectors(query: URLSearchParams, type: ResourceType): { labels: LabelSelector; fields: FieldSelector } {
+  return { labels: parseLabelSelector(query.get('labelSelector') ?? undefined), fields: parseFieldSelector(query.get('fieldSelector') ?? undefined, type.kind) };
 }
 
 function matcher(selected: { labels: LabelSelector; fields: FieldSelector }): (object: StoredObject) => boolean {
@@ -122,7 +122,7 @@ export class ResourceHandler {
       case 'deletecollection': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml']);
         const options = this.#deleteOptions(request, query);
-        const selected = selectors(query);
+        const selected = selectors(query, type);
         const listed = this.#init.store.list(type.id, type.namespaced && namespace !== '' ? namespace : undefined);
         const deleted = await writer.deleteCollection(type, listed.items.filter(matcher(selected)), { dryRun: options.dryRun });
         const list = { kind: type.listKind, apiVersion: type.apiVersion, metadata: { resourceVersion: String(this.#init.store.currentRevision()) }, items: deleted };
@@ -172,7 +172,7 @@ export class ResourceHandler {
   #list(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): FastifyReply {
     const { type, namespace } = target;
     const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
-    const selected = selectors(query);
+    const selected = selectors(query, type);
     const resourceVersion = query.get('resourceVersion');
     if (resourceVersion !== null && resourceVersion !== '' && !/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${resourceVersion}`);
     const limit = integerParam(query, 'limit');
@@ -198,12 +198,12 @@ export class ResourceHandler {
   #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): undefined {
     const { type, namespace, name } = target;
     const representation = negotiate(request.headers.accept, ['json', 'table', 'partial']);
-    const selected = selectors(query);
+    const selected = selectors(query, type);
     let fieldSelector = selected.fields;
     if (name !== '') {
       // `GET .../<plural>/<name>?watch=true` watches one object: the same as a name field selector.
       const combined = [`metadata.name=${name}`, query.get('fieldSelector') ?? ''].filter((part) => part !== '').join(',');
-      fieldSelector = parseFieldSelector(combined);
+      fieldSelector = parseFieldSelector(combined, type.kind);
     }
     const timeoutSeconds = integerParam(query, 'timeoutSeconds');
     const includeObject = parseIncludeObject(query.get('includeObject'));

@@ -73,6 +73,23 @@ describe('list', () => {
     expect(unsupported.body.message).toContain('field label not supported');
   });
 
+  it('selects events by involved object, as kubectl describe does', async () => {
+    const event = (name: string, involved: string) => ({
+      metadata: { name },
+      involvedObject: { kind: 'Endpoints', namespace: 'default', name: involved, apiVersion: 'v1' },
+      reason: 'SyncError',
+      type: 'Warning',
+      source: { component: 'vcsync' },
+    });
+    expect((await fx.request('/api/v1/namespaces/default/events', { method: 'POST', body: event('ev1', 'a') })).status).toBe(201);
+    expect((await fx.request('/api/v1/namespaces/default/events', { method: 'POST', body: event('ev2', 'b') })).status).toBe(201);
+    const selector = encodeURIComponent('involvedObject.name=a,involvedObject.kind=Endpoints,source=vcsync,type=Warning');
+    const selected = await fx.request(`/api/v1/namespaces/default/events?fieldSelector=${selector}`);
+    expect(names(selected.body)).toEqual(['ev1']);
+    const notOnEndpoints = await fx.request(`/api/v1/endpoints?fieldSelector=${encodeURIComponent('involvedObject.name=a')}`);
+    expect(notOnEndpoints.status).toBe(400);
+  });
+
   it('pages with limit and continue as a consistent snapshot', async () => {
     const first = await fx.request('/api/v1/endpoints?limit=2');
     expect(first.body.items).toHaveLength(2);
