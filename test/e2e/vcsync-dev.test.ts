@@ -1,0 +1,103 @@
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { waitFor } from '../support/wait-for.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const MAIN = join(REPO, 'dist/cli/main.js');
+
+const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const kubectlMissing = probe.error !== undefined || probe.status !== 0;
+if (kubectlMissing) console.warn(`skipping the vcsync dev e2e test: kubectl is not runnable (${probe.error?.message ?? probe.stderr})`);
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one command line `vcsync dev` printed, from the repository root (its paths are relative to it). */
+function runPrinted(line: string, home: string): Promise<Result> {
+  const [command, ...args] = line.trim().split(/\s+/);
+  if (command !== 'kubectl') throw new Error(`vcsync dev printed a command that is not kubectl: ${line}`);
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+  delete env['KUBECONFIG'];
+  return new Promise((done) => {
+    execFile('kubectl', args, { cwd: REPO, env, timeout: 30_000 }, (error, stdout, stderr) => {
+      done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+    });
+  });
+}
+
+describe.skipIf(kubectlMissing)('vcsync dev, driven by the commands it prints', () => {
+  let child: ChildProcess | undefined;
+  const dirs: string[] = [];
+
+  afterEach(async () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((done) => child?.once('exit', done));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    child = undefined;
+    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('syncs the example Endpoints to the host as web-x-default-x-dev with its translated annotation, and exits 0 on SIGTERM', async () => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npm ci does; locally npx tsc -p tsconfig.build.json)`);
+    const dir = await mkdtemp(join(tmpdir(), 'vcsync-dev-'));
+    const home = await mkdtemp(join(tmpdir(), 'vcsync-dev-home-'));
+    dirs.push(dir, home);
+
+    const proc = spawn(process.execPath, [MAIN, 'dev', '--dir', dir], { cwd: REPO, env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    let stdout = '';
+    let stderr = '';
+    proc.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    proc.once('exit', (code, signal) => (exit = { code, signal }));
+
+    await waitFor('the printed next steps', () => {
+      if (proc.exitCode !== null) throw new Error(`vcsync dev exited early (${proc.exitCode}): ${stderr}${stdout}`);
+      return stdout.includes('Press Ctrl-C to stop');
+    }, { timeoutMs: 45_000, intervalMs: 50 });
+    const lines = stdout.split('\n');
+    const next = lines.findIndex((l) => l.startsWith('Next, in another terminal:'));
+    expect(next).toBeGreaterThanOrEqual(0);
+    const commands = lines.slice(next + 1).filter((l) => l.startsWith('  kubectl '));
+    expect(commands).toHaveLength(3);
+    const [apply, list, get] = commands as [string, string, string];
+    expect(get).toContain('web-x-default-x-dev');
+
+    const applied = await runPrinted(apply, home);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('endpoints/web');
+
+    const listed = await waitFor('the host copy in the printed list', async () => {
+      const result = await runPrinted(list, home);
+      return result.code === 0 && result.stdout.includes('web-x-default-x-dev') ? result : undefined;
+    });
+    expect(listed.stdout).toMatch(/10\.0\.0\.11:8080,10\.0\.0\.12:8080/);
+
+    const shown = await waitFor('the printed get', async () => {
+      const result = await runPrinted(get, home);
+      return result.code === 0 ? result : undefined;
+    });
+    const host = parse(shown.stdout) as { metadata: { namespace: string; labels: Record<string, string>; annotations: Record<string, string> } };
+    expect(host.metadata.namespace).toBe('vcluster-dev');
+    expect(host.metadata.labels).toMatchObject({ app: 'web', 'vcluster.loft.sh/managed-by': 'dev', 'vcluster.loft.sh/namespace': 'default' });
+    // config/vcluster.yaml's first patch: a virtual in-cluster DNS name becomes the host Service's.
+    expect(host.metadata.annotations['example.com/upstream']).toBe('api-x-default-x-dev.vcluster-dev.svc');
+    expect(host.metadata.annotations['vcluster.loft.sh/object-name']).toBe('web');
+
+    proc.kill('SIGTERM');
+    const ended = await waitFor('vcsync dev to exit', () => exit, { timeoutMs: 30_000, intervalMs: 50 });
+    expect(ended, stderr).toEqual({ code: 0, signal: null });
+  });
+});
