@@ -76,7 +76,10 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
       }
       const virtual: Endpoints = { ...object, metadata: { namespace: 'default', ...object.metadata } };
       try {
-        const host = await desiredHostObject(resource, built.state, virtual, undefined);
+        const { object: host, imports } = await desiredHostObject(resource, built.state, virtual, undefined);
+        for (const item of imports) {
+          options.out.write(`# imports ${item.kind} ${item.namespace}/${item.name} as ${item.hostNamespace}/${item.hostName}\n`);
+        }
         options.out.write(`---\n${stringify(host)}`);
       } catch (error) {
         err.write(`${options.objectPath}: document ${index + 1}: ${error instanceof Error ? error.message : String(error)}\n`);

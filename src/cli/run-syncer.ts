@@ -15,6 +15,7 @@ import { startMetricsServer, type MetricsServer } from '../observe/metrics-serve
 import { PatchSandbox } from '../patches/index.js';
 import { createEndpointsSyncer, type EndpointsSyncer } from '../syncer/endpoints/endpoints-syncer.js';
 import { SyncerMetrics } from '../syncer/metrics.js';
+import { ReferenceImporter } from '../syncer/reference-importer.js';
 import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
 import { locatePatchErrors } from './validate-command.js';
 
@@ -103,6 +104,7 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     metrics: kubeMetrics,
   });
   const recorder = new EventRecorder({ client: virtualClient, component: 'vcsync', logger, metrics: kubeMetrics });
+  const importer = new ReferenceImporter({ virtualClient, hostClient, logger: logger.child({ component: 'reference-importer' }) });
   const multiNamespace = loaded.config.sync.toHost.namespaces.enabled;
   let state = initial.state;
   const controllerMetrics = syncerMetrics.controller('endpoints');
@@ -115,6 +117,7 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
       hostWatchNamespace: multiNamespace ? '' : options.hostNamespace,
       state,
       events: { warning: (object, reason, message) => recorder.record(object, 'Warning', reason, message) },
+      importer,
       workers: options.workers,
       kubeMetrics,
       controllerMetrics,

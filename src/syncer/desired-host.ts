@@ -1,7 +1,7 @@
 import type { KubeObject } from '../kube/kube-object.js';
 import { formatObjectKind } from '../translate/object-metadata.js';
 import { TerminalError } from './reconcile-outcome.js';
-import type { SyncState } from './to-host-controller.js';
+import type { PatchedObject, SyncState } from './to-host-controller.js';
 import type { ToHostResource } from './to-host-resource.js';
 
 /**
@@ -16,7 +16,7 @@ export async function desiredHostObject<V extends KubeObject>(
   state: SyncState,
   virtual: V,
   existingHost: KubeObject | undefined,
-): Promise<KubeObject> {
+): Promise<PatchedObject> {
   const translated = state.translator.hostMetadata({
     virtual: virtual.metadata ?? {},
     kind: formatObjectKind(resource.apiVersion, resource.kind),

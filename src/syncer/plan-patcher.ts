@@ -6,7 +6,7 @@ import {
   type PatchEnvironment,
   type PatchPlan,
 } from '../patches/index.js';
-import type { ObjectPatcher } from './to-host-controller.js';
+import type { ObjectPatcher, PatchedObject } from './to-host-controller.js';
 
 /**
  * The syncer's {@link ObjectPatcher} over a compiled patch plan: forward patches on every host
@@ -17,16 +17,16 @@ import type { ObjectPatcher } from './to-host-controller.js';
 export class PlanPatcher implements ObjectPatcher {
   readonly #plan: PatchPlan;
   readonly #env: PatchEnvironment;
-  readonly #reverses: boolean;
+  readonly reverses: boolean;
 
   constructor(plan: PatchPlan, env: PatchEnvironment) {
     this.#plan = plan;
     this.#env = env;
-    this.#reverses = plan.patches.some((p) => p.mode !== 'expression' || p.reverseExpression !== undefined);
+    this.reverses = plan.patches.some((p) => p.mode !== 'expression' || p.reverseExpression !== undefined);
   }
 
-  async toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<KubeObject> {
-    if (this.#plan.patches.length === 0) return input.host;
+  async toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<PatchedObject> {
+    if (this.#plan.patches.length === 0) return { object: input.host, imports: [] };
     const result = await applyPatches(
       this.#plan,
       {
@@ -37,14 +37,18 @@ export class PlanPatcher implements ObjectPatcher {
       this.#env,
     );
     if (!result.ok) throw result.error;
-    return result.object as KubeObject;
+    return { object: result.object as KubeObject, imports: result.imports };
   }
 
-  async toVirtual(input: { virtual: KubeObject; host: KubeObject }): Promise<KubeObject> {
-    if (!this.#reverses) return input.virtual;
+  async toVirtual(input: { virtual: KubeObject; host: KubeObject; lastSyncedHost: KubeObject | undefined }): Promise<KubeObject> {
+    if (!this.reverses) return input.virtual;
     const result = await reversePatches(
       this.#plan,
-      { virtualObject: input.virtual as PatchableObject, hostObject: input.host as PatchableObject },
+      {
+        virtualObject: input.virtual as PatchableObject,
+        hostObject: input.host as PatchableObject,
+        lastSyncedHostObject: (input.lastSyncedHost as PatchableObject | undefined) ?? null,
+      },
       this.#env,
     );
     if (!result.ok) throw result.error;

@@ -8,11 +8,12 @@ import { objectKey, splitObjectKey } from '../kube/object-key.js';
 import type { RateLimitingQueue } from '../kube/rate-limiting-queue.js';
 import type { CallOptions } from '../kube/rest-client.js';
 import { ANNOTATION_OBJECT_UID } from '../translate/keys.js';
-import { PatchEvaluationError } from '../patches/index.js';
+import { PatchEvaluationError, type ReferenceImport } from '../patches/index.js';
 import { virtualLabelsAndAnnotations } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { desiredHostObject } from './desired-host.js';
+import type { ReferenceImporter } from './reference-importer.js';
 import type { ControllerMetrics } from './metrics.js';
 import { outcomeLabel, TerminalError, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { SecondarySource, ToHostResource } from './to-host-resource.js';
@@ -36,13 +37,23 @@ export interface EventSink {
  * host-side change flows back. Both return new objects and throw on evaluation failure.
  */
 export interface ObjectPatcher {
-  toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<KubeObject>;
-  toVirtual(input: { virtual: KubeObject; host: KubeObject }): Promise<KubeObject>;
+  /** Whether {@link ObjectPatcher.toVirtual} can change anything (reverse, labels or reference patches). */
+  readonly reverses: boolean;
+  toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<PatchedObject>;
+  /** `lastSyncedHost`: the host object as last converged; fields it still holds are not host-side changes. */
+  toVirtual(input: { virtual: KubeObject; host: KubeObject; lastSyncedHost: KubeObject | undefined }): Promise<KubeObject>;
+}
+
+/** A host object after the forward patches, and the referenced objects to import for it. */
+export interface PatchedObject {
+  object: KubeObject;
+  imports: readonly ReferenceImport[];
 }
 
 /** A patcher for an empty patch list: objects pass through unchanged. */
 export const NO_PATCHES: ObjectPatcher = Object.freeze({
-  toHost: ({ host }: { host: KubeObject }) => Promise.resolve(host),
+  reverses: false,
+  toHost: ({ host }: { host: KubeObject }) => Promise.resolve({ object: host, imports: [] }),
   toVirtual: ({ virtual }: { virtual: KubeObject }) => Promise.resolve(virtual),
 });
 
@@ -78,6 +89,8 @@ export interface ToHostControllerOptions<V extends KubeObject> {
   state: SyncState;
   /** Concurrent reconciles. Default 10 (vcluster's default). */
   workers?: number;
+  /** Imports objects that `reference` patches point at. Default none: references are only rewritten. */
+  importer?: ReferenceImporter;
   events: EventSink;
   metrics: ControllerMetrics;
   clock?: Clock;
@@ -87,6 +100,8 @@ export interface ToHostControllerOptions<V extends KubeObject> {
 interface LastSync {
   virtualResourceVersion: string;
   hostResourceVersion: string;
+  /** The host object as last converged, kept only while reverse patches need it (memory). */
+  host: KubeObject | undefined;
 }
 
 /**
@@ -212,7 +227,7 @@ export class ToHostController<V extends KubeObject> {
       last.virtualResourceVersion === virtual.metadata?.resourceVersion &&
       last.hostResourceVersion !== host.metadata?.resourceVersion
     ) {
-      const reversed = await this.#virtualFromHost(virtual, host, state);
+      const reversed = await this.#virtualFromHost(virtual, host, last.host, state);
       if (!isDeepStrictEqual(reversed, virtual)) {
         current = await this.#options.virtualClient.update(this.#path(namespace, name), reversed);
         virtualUpdated = true;
@@ -220,8 +235,9 @@ export class ToHostController<V extends KubeObject> {
       }
     }
 
-    const desired = await this.#desiredHost(current, host, state);
+    const { object: desired, imports } = await this.#desiredHost(current, host, state);
     if (this.#hostMatches(host, desired)) {
+      await this.#import(imports, host, state);
       this.#remember(key, current, host);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
     }
@@ -230,6 +246,7 @@ export class ToHostController<V extends KubeObject> {
       metadata: { ...desired.metadata, uid: host.metadata?.uid, resourceVersion: host.metadata?.resourceVersion },
     };
     const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
+    await this.#import(imports, updated, state);
     this.#remember(key, current, updated);
     this.#logger.info({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
     return { kind: 'synced', action: 'updated' };
@@ -241,7 +258,7 @@ export class ToHostController<V extends KubeObject> {
     return ref !== undefined && `${ref.namespace}/${ref.name}` === key;
   }
 
-  #desiredHost(virtual: V, existing: V | undefined, state: SyncState): Promise<KubeObject> {
+  #desiredHost(virtual: V, existing: V | undefined, state: SyncState): Promise<PatchedObject> {
     return desiredHostObject(this.#resource, state, virtual, existing);
   }
 
@@ -251,10 +268,10 @@ export class ToHostController<V extends KubeObject> {
    * what the current virtual object itself would write (translation and forward patches): a value
    * the syncer wrote, e.g. a forward-patched one, is never copied back into the tenant's object.
    */
-  async #virtualFromHost(virtual: V, host: V, state: SyncState): Promise<V> {
+  async #virtualFromHost(virtual: V, host: V, lastSyncedHost: KubeObject | undefined, state: SyncState): Promise<V> {
     const actual = state.translator.virtualMetadata(host.metadata ?? {});
     if (actual === undefined) return virtual;
-    const written = await this.#desiredHost(virtual, undefined, state);
+    const { object: written } = await this.#desiredHost(virtual, undefined, state);
     const expected = virtualLabelsAndAnnotations(written.metadata ?? {}, state.translator.vclusterName);
     const excluded = new Set(this.#resource.excludedAnnotations);
     const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, new Set());
@@ -265,7 +282,7 @@ export class ToHostController<V extends KubeObject> {
     if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
     else delete metadata.annotations;
     const withMetadata = { ...virtual, metadata } as V;
-    return (await state.patcher.toVirtual({ virtual: withMetadata, host })) as V;
+    return (await state.patcher.toVirtual({ virtual: withMetadata, host, lastSyncedHost })) as V;
   }
 
   #hostMatches(host: V, desired: KubeObject): boolean {
@@ -283,11 +300,12 @@ export class ToHostController<V extends KubeObject> {
   }
 
   async #createHost(virtual: V, state: SyncState): Promise<KubeObject> {
-    const desired = await this.#desiredHost(virtual, undefined, state);
+    const { object: desired, imports } = await this.#desiredHost(virtual, undefined, state);
     const ref = desired.metadata ?? {};
     try {
       const created = await this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired);
       this.#logger.info({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
+      await this.#import(imports, created, state);
       return created;
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
@@ -320,6 +338,12 @@ export class ToHostController<V extends KubeObject> {
     );
   }
 
+  async #import(imports: readonly ReferenceImport[], owner: KubeObject, state: SyncState): Promise<void> {
+    if (imports.length === 0) return;
+    if (this.#options.importer === undefined) return;
+    await this.#options.importer.importAll(imports, { ...owner, apiVersion: this.#resource.apiVersion, kind: this.#resource.kind }, state.translator);
+  }
+
   async #deleteHost(host: V): Promise<void> {
     const meta = host.metadata ?? {};
     try {
@@ -337,6 +361,7 @@ export class ToHostController<V extends KubeObject> {
     this.#lastSync.set(key, {
       virtualResourceVersion: virtual.metadata?.resourceVersion ?? '',
       hostResourceVersion: host.metadata?.resourceVersion ?? '',
+      host: this.#state.patcher.reverses ? host : undefined,
     });
   }
 

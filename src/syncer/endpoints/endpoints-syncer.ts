@@ -6,6 +6,7 @@ import type { ListerWatcher } from '../../kube/reflector.js';
 import { LABEL_MANAGED_BY } from '../../translate/keys.js';
 import type { Logger } from '../../observe/logger.js';
 import type { ControllerMetrics } from '../metrics.js';
+import type { ReferenceImporter } from '../reference-importer.js';
 import { ToHostController, type EventSink, type ObjectWriter, type SyncState } from '../to-host-controller.js';
 import { endpointsResource, servicesWakeEndpoints } from './endpoints-resource.js';
 import type { Endpoints, Service } from './endpoints-types.js';
@@ -20,6 +21,8 @@ export interface EndpointsSyncerOptions {
   hostWatchNamespace: string;
   state: SyncState;
   events: EventSink;
+  /** Imports what `reference` patches point at (ConfigMaps, Secrets). Default: references are only rewritten. */
+  importer?: ReferenceImporter;
   /** Concurrent reconciles. Default 10. */
   workers?: number;
   /** Every cached object is reconciled again this often, in ms (drift repair without events). Default 1 h. */
@@ -84,6 +87,7 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
     metrics: options.controllerMetrics,
     logger: options.logger,
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(options.importer !== undefined ? { importer: options.importer } : {}),
   });
   const informers = [virtualEndpoints, virtualServices, hostEndpoints];
   return {

@@ -1,0 +1,181 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { parseConfig } from '../../../src/config/index.js';
+import { KubeMetrics } from '../../../src/kube/metrics.js';
+import type { KubeObject } from '../../../src/kube/kube-object.js';
+import { silentLogger } from '../../../src/observe/logger.js';
+import { PatchSandbox } from '../../../src/patches/index.js';
+import { createEndpointsSyncer } from '../../../src/syncer/endpoints/endpoints-syncer.js';
+import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
+import { SyncerMetrics } from '../../../src/syncer/metrics.js';
+import { ReferenceImporter } from '../../../src/syncer/reference-importer.js';
+import { buildEndpointsSyncState } from '../../../src/syncer/sync-state.js';
+import { shortHostName } from '../../../src/translate/host-names.js';
+import { getOrUndefined, startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
+import { waitFor } from '../../support/wait-for.js';
+
+const VC = 'vc1';
+const HOST_NAME = 'web-x-shop-x-vc1';
+
+/** Runs an Endpoints syncer with the given `sync.toHost.endpoints.patches` YAML between two devclusters. */
+async function startWithPatches(clusters: TwoClusters, patchesYaml: string) {
+  const sandbox = new PatchSandbox({ timeoutMs: 2000 });
+  const parsed = parseConfig(`sync:\n  toHost:\n    endpoints:\n      patches:\n${patchesYaml}`, 'vcluster.yaml');
+  if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
+  const built = buildEndpointsSyncState({ vclusterName: VC, hostNamespace: clusters.hostNamespace, config: parsed.config, sandbox });
+  if (!built.ok) throw new Error(built.errors.map((e) => e.message).join('; '));
+  const registry = new Registry();
+  const warnings: string[] = [];
+  const syncer = createEndpointsSyncer({
+    virtualClient: clusters.virtualClient,
+    hostClient: clusters.hostClient,
+    vclusterName: VC,
+    hostWatchNamespace: clusters.hostNamespace,
+    state: built.state,
+    events: { warning: (_object, reason, message) => warnings.push(`${reason}: ${message}`) },
+    importer: new ReferenceImporter({ virtualClient: clusters.virtualClient, hostClient: clusters.hostClient, logger: silentLogger() }),
+    kubeMetrics: new KubeMetrics(registry),
+    controllerMetrics: new SyncerMetrics(registry).controller('endpoints'),
+    logger: silentLogger(),
+  });
+  const stop = new AbortController();
+  const running = syncer.run(stop.signal);
+  return {
+    registry,
+    warnings,
+    async close() {
+      stop.abort();
+      await running;
+      sandbox.dispose();
+    },
+  };
+}
+
+describe('patches through the Endpoints syncer', () => {
+  let clusters: TwoClusters;
+  let close: (() => Promise<void>) | undefined;
+
+  beforeEach(async () => {
+    clusters = await startTwoClusters();
+    await clusters.virtualClient.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
+    await clusters.virtualClient.create('/api/v1/namespaces/shop/services', {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] },
+    });
+  });
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+    await clusters.close();
+  });
+
+  const hostEndpoints = () => getOrUndefined<Endpoints>(clusters.hostClient, `/api/v1/namespaces/${clusters.hostNamespace}/endpoints/${HOST_NAME}`);
+  const virtualEndpoints = () => clusters.virtualClient.get<Endpoints>('/api/v1/namespaces/shop/endpoints/web');
+  const createVirtual = (metadata: Record<string, unknown>) =>
+    clusters.virtualClient.create('/api/v1/namespaces/shop/endpoints', {
+      apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web', ...metadata },
+      subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ports: [{ port: 8080 }] }],
+    });
+
+  it('applies expressions virtual → host, with wildcards, context and removal', async () => {
+    const run = await startWithPatches(clusters, [
+      '        - path: metadata.annotations["team"]',
+      '          expression: \'"team-" + value + "@" + context.vcluster.name\'',
+      '        - path: subsets[*].addresses[*]',
+      '          expression: \'value.ip === "10.0.0.2" ? null : value\'',
+      '        - path: metadata.labels.secret',
+      '          expression: \'undefined\'',
+    ].join('\n'));
+    close = run.close;
+    await createVirtual({ annotations: { team: 'a' }, labels: { secret: 'x', app: 'web' } });
+    const host = await waitFor('patched host copy', async () => await hostEndpoints());
+    expect(host.metadata?.annotations?.['team']).toBe('team-a@vc1');
+    expect(host.subsets?.[0]?.addresses).toEqual([{ ip: '10.0.0.1' }]);
+    expect(host.metadata?.labels?.['secret']).toBeUndefined();
+    expect(host.metadata?.labels?.['app']).toBe('web');
+  });
+
+  it('writes a host-side change of a reversible field back to the virtual object, without ping-pong', async () => {
+    const run = await startWithPatches(clusters, [
+      '        - path: metadata.annotations["port"]',
+      '          expression: \'String(Number(value) + 1000)\'',
+      '          reverseExpression: \'String(Number(value) - 1000)\'',
+    ].join('\n'));
+    close = run.close;
+    await createVirtual({ annotations: { port: '80' } });
+    const host = await waitFor('host copy', async () => {
+      const h = await hostEndpoints();
+      return h?.metadata?.annotations?.['port'] === '1080' ? h : undefined;
+    });
+    // A host controller changes the patched field.
+    await clusters.hostClient.update(`/api/v1/namespaces/${clusters.hostNamespace}/endpoints/${HOST_NAME}`, {
+      ...host, metadata: { ...host.metadata, annotations: { ...host.metadata?.annotations, port: '1443' } },
+    });
+    await waitFor('reverse-patched virtual value', async () => (await virtualEndpoints()).metadata?.annotations?.['port'] === '443');
+    // Converged without ping-pong: a later unrelated virtual change syncs, and both values stay.
+    const current = await virtualEndpoints();
+    await clusters.virtualClient.update('/api/v1/namespaces/shop/endpoints/web', {
+      ...current, metadata: { ...current.metadata, labels: { touched: 'yes' } },
+    });
+    const settled = await waitFor('later change on the host', async () => {
+      const h = await hostEndpoints();
+      return h?.metadata?.labels?.['touched'] === 'yes' ? h : undefined;
+    });
+    expect((await virtualEndpoints()).metadata?.annotations?.['port']).toBe('443');
+    expect(settled?.metadata?.annotations?.['port']).toBe('1443');
+  });
+
+  it('rewrites a reference to the v-hash name and imports the ConfigMap, owned by the host copy', async () => {
+    const run = await startWithPatches(clusters, [
+      '        - path: metadata.annotations["config"]',
+      '          reference:',
+      '            apiVersion: v1',
+      '            kind: ConfigMap',
+    ].join('\n'));
+    close = run.close;
+    await clusters.virtualClient.create('/api/v1/namespaces/shop/configmaps', {
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { mode: 'fast' },
+    });
+    await createVirtual({ annotations: { config: 'settings' } });
+    const short = shortHostName('settings', 'shop', VC);
+    expect(short).toMatch(/^v[a-z0-9]{13}$/);
+    const host = await waitFor('host copy', async () => await hostEndpoints());
+    expect(host.metadata?.annotations?.['config']).toBe(short);
+    const imported = await waitFor('imported ConfigMap', async () =>
+      getOrUndefined<KubeObject & { data?: Record<string, string>; metadata: { ownerReferences?: { uid: string }[] } }>(
+        clusters.hostClient, `/api/v1/namespaces/${clusters.hostNamespace}/configmaps/${short}`));
+    expect(imported.data).toEqual({ mode: 'fast' });
+    expect(imported.metadata.labels?.['vcluster.loft.sh/managed-by']).toBe(VC);
+    expect(imported.metadata.ownerReferences?.map((o) => o.uid)).toEqual([host.metadata?.uid]);
+  });
+
+  it('translates a label selector (here a plain label map) with the label rules', async () => {
+    const run = await startWithPatches(clusters, ['        - path: metadata.annotations', '          labels: {}'].join('\n'));
+    close = run.close;
+    // The annotations map is treated as a selector map: its keys are translated like label keys.
+    await createVirtual({ annotations: { release: 'v1', app: 'web' } });
+    const host = await waitFor('host copy', async () => await hostEndpoints());
+    const keys = Object.keys(host.metadata?.annotations ?? {});
+    expect(keys).toContain('app');
+    expect(keys).not.toContain('release');
+    expect(keys.some((k) => /^vcluster\.loft\.sh\/label-vc1-x-[0-9a-f]{10}$/.test(k))).toBe(true);
+  });
+
+  it('fails only the object whose expression loops forever, with a SyncError event and a metric', async () => {
+    const run = await startWithPatches(clusters, [
+      '        - path: metadata.annotations["loop"]',
+      '          expression: \'value === "yes" ? (() => { while (true) {} })() : value\'',
+    ].join('\n'));
+    close = run.close;
+    await createVirtual({ annotations: { loop: 'yes' } });
+    await waitFor('SyncError event', () => run.warnings.some((w) => w.startsWith('SyncError:') && /timed out|time/i.test(w)));
+    const metrics = await run.registry.getSingleMetricAsString('vcsync_patch_errors_total');
+    expect(metrics).toMatch(/vcsync_patch_errors_total\{controller="endpoints"\} [1-9]/);
+    // Fixing the object lets it sync: the sandbox survived.
+    const current = await virtualEndpoints();
+    await clusters.virtualClient.update('/api/v1/namespaces/shop/endpoints/web', {
+      ...current, metadata: { ...current.metadata, annotations: { loop: 'no' } },
+    });
+    const host = await waitFor('host copy after fix', async () => await hostEndpoints());
+    expect(host.metadata?.annotations?.['loop']).toBe('no');
+  });
+});
