@@ -44,8 +44,8 @@ export function registerDevCommand(program: Command): void {
       const dir = resolve(flags.dir);
       await mkdir(dir, { recursive: true });
       const hostNamespace = `vcluster-${flags.name}`;
-      const virtual = await startDevCluster({ dataDir: join(dir, 'virtual'), logger: logger.child({ component: 'virtual-devcluster' }) });
-      const host = await startDevCluster({ dataDir: join(dir, 'host'), logger: logger.child({ component: 'host-devcluster' }) });
+      const virtual = await startDevCluster({ dataDir: join(dir, 'virtual'), logger: logger.child({ cluster: 'virtual' }) });
+      const host = await startDevCluster({ dataDir: join(dir, 'host'), logger: logger.child({ cluster: 'host' }) });
       const stop = stopOnSignals(logger);
       try {
         const virtualKubeconfig = join(dir, 'virtual.kubeconfig');

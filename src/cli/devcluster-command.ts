@@ -1,5 +1,7 @@
 import { writeFile } from 'node:fs/promises';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { parseListenAddress, positiveInteger } from './option-parsers.js';
+import { stopOnSignals } from './stop-on-signals.js';
 import { startDevCluster } from '../devcluster/index.js';
 import { createLogger } from '../observe/logger.js';
 
@@ -13,21 +15,6 @@ interface DevClusterFlags {
   tokenReviewUrl?: string;
   watchWindow?: number;
   kubeconfig?: string;
-}
-
-/** Parses `HOST:PORT` (`[::1]:PORT` for IPv6); port 0 picks a free port. */
-export function parseListenAddress(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
-  const port = Number(match?.[3]);
-  const host = match?.[1] ?? match?.[2];
-  if (match === null || host === undefined || port > 65535) throw new InvalidArgumentError(`expected HOST:PORT (e.g. 127.0.0.1:6443), got "${value}"`);
-  return { host, port };
-}
-
-function positiveInteger(value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || number < 1) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
-  return number;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -52,7 +39,7 @@ export function registerDevClusterCommand(program: Command): void {
     .option('--watch-window <n>', 'events retained for watch resume', positiveInteger)
     .option('--kubeconfig <file>', 'write a kubeconfig for this server to FILE')
     .action(async (flags: DevClusterFlags) => {
-      const logger = createLogger({ bindings: { component: 'devcluster' } });
+      const logger = createLogger();
       const cluster = await startDevCluster({
         host: flags.listen.host,
         port: flags.listen.port,
@@ -65,15 +52,9 @@ export function registerDevClusterCommand(program: Command): void {
       });
       if (flags.kubeconfig !== undefined) await writeFile(flags.kubeconfig, cluster.kubeConfigYaml(), { mode: 0o600 });
       process.stdout.write(`devcluster listening on ${cluster.url}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGTERM', stop);
-          process.off('SIGINT', stop);
-          resolve();
-        };
-        process.on('SIGTERM', stop);
-        process.on('SIGINT', stop);
-      });
+      const stop = stopOnSignals(logger);
+      await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
       await cluster.close();
+      stop.dispose();
     });
 }

@@ -17,6 +17,7 @@ import { createEndpointsSyncer, type EndpointsSyncer } from '../syncer/endpoints
 import { SyncerMetrics } from '../syncer/metrics.js';
 import { ReferenceImporter } from '../syncer/reference-importer.js';
 import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
+import { parseListenAddress } from './option-parsers.js';
 import { locatePatchErrors } from './validate-command.js';
 
 /** Everything `vcsync start` (and `vcsync dev`) needs to run the syncer. */
@@ -54,13 +55,6 @@ export class StartupError extends Error {
   }
 }
 
-function parseListen(listen: string): { host: string; port: number } {
-  const match = /^(.*):(\d+)$/.exec(listen);
-  if (match === null) throw new StartupError(`--listen-metrics ${JSON.stringify(listen)}: expected HOST:PORT, e.g. 0.0.0.0:8080`);
-  return { host: (match[1] ?? '').replace(/^\[(.*)\]$/, '$1') || '0.0.0.0', port: Number(match[2]) };
-}
-
-
 /**
  * Runs the syncer until `signal` fires: loads and watches the config, connects to both clusters,
  * serves metrics and health, optionally elects a leader, and syncs Endpoints. Resolves after the
@@ -73,7 +67,12 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   if (!loaded.ok) {
     throw new StartupError(`invalid configuration:\n${loaded.errors.map(formatConfigError).join('\n')}`);
   }
-  const listen = parseListen(options.listenMetrics);
+  let listen: { host: string; port: number };
+  try {
+    listen = parseListenAddress(options.listenMetrics);
+  } catch (error) {
+    throw new StartupError(`--listen-metrics: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const sandbox = new PatchSandbox({
     memoryLimitMiB: options.sandboxMemoryMiB,
     timeoutMs: options.sandboxTimeoutMs,

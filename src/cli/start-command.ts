@@ -1,23 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
+import { positiveInteger, positiveNumber } from './option-parsers.js';
 import type { KubeConfigSource } from '../kube/kube-config.js';
 import { createLogger } from '../observe/logger.js';
 import { runSyncer, StartupError } from './run-syncer.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
-
-function positiveNumber(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a positive number');
-  return parsed;
-}
-
-function positiveInteger(value: string): number {
-  const parsed = positiveNumber(value);
-  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('must be a positive integer');
-  return parsed;
-}
 
 function podNamespace(): string | undefined {
   try {

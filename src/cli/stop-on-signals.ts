@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../observe/logger.js';
 
 /** How long shutdown may take before the process exits anyway, in ms. */
@@ -10,6 +11,8 @@ export const SHUTDOWN_DEADLINE_MS = 20_000;
  */
 export function stopOnSignals(logger: Logger): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
+  // Every long-running component of the daemon listens on this one signal.
+  setMaxListeners(100, controller.signal);
   let deadline: NodeJS.Timeout | undefined;
   const onSignal = (name: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
