@@ -1,7 +1,8 @@
 import type { KubeObject } from '../kube/kube-object.js';
 import { formatObjectKind } from '../translate/object-metadata.js';
 import { TerminalError } from './reconcile-outcome.js';
-import type { PatchedObject, SyncState } from './to-host-controller.js';
+import type { PatchedObject } from './object-patcher.js';
+import type { SyncState } from './sync-state.js';
 import type { ToHostResource } from './to-host-resource.js';
 
 /**

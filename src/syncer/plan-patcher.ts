@@ -6,7 +6,7 @@ import {
   type PatchEnvironment,
   type PatchPlan,
 } from '../patches/index.js';
-import type { ObjectPatcher, PatchedObject } from './to-host-controller.js';
+import type { ObjectPatcher, PatchedObject } from './object-patcher.js';
 
 /**
  * The syncer's {@link ObjectPatcher} over a compiled patch plan: forward patches on every host

@@ -3,7 +3,15 @@ import { compilePatches, type PatchError, type PatchSandbox } from '../patches/i
 import { hostLabelKey, virtualLabelKey } from '../translate/label-keys.js';
 import { createTranslator, type Translator } from '../translate/translator.js';
 import { PlanPatcher } from './plan-patcher.js';
-import type { SyncState } from './to-host-controller.js';
+import type { ObjectPatcher } from './object-patcher.js';
+
+/** The configuration-derived state a reconcile runs with; replaced as a whole on reload. */
+export interface SyncState {
+  /** `sync.toHost.<resource>.enabled`: when false nothing is written and host objects stay. */
+  readonly enabled: boolean;
+  readonly translator: Translator;
+  readonly patcher: ObjectPatcher;
+}
 
 /** Options of {@link buildEndpointsSyncState}. */
 export interface BuildSyncStateOptions {

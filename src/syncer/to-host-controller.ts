@@ -13,6 +13,9 @@ import { virtualLabelsAndAnnotations } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { desiredHostObject } from './desired-host.js';
+import { hostMatchesDesired, withHostChanges } from './host-changes.js';
+import type { PatchedObject } from './object-patcher.js';
+import type { SyncState } from './sync-state.js';
 import type { ReferenceImporter } from './reference-importer.js';
 import type { ControllerMetrics } from './metrics.js';
 import { outcomeLabel, TerminalError, type ReconcileOutcome } from './reconcile-outcome.js';
@@ -29,40 +32,6 @@ export interface ObjectWriter {
 /** Where sync failures are reported to the tenant: Warning events on the virtual object. */
 export interface EventSink {
   warning(object: KubeObject, reason: string, message: string): void;
-}
-
-/**
- * Patches applied around the default translation. `toHost` runs on the translated host object
- * before it is compared with the existing one; `toVirtual` (reverse expressions) runs when a
- * host-side change flows back. Both return new objects and throw on evaluation failure.
- */
-export interface ObjectPatcher {
-  /** Whether {@link ObjectPatcher.toVirtual} can change anything (reverse, labels or reference patches). */
-  readonly reverses: boolean;
-  toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<PatchedObject>;
-  /** `lastSyncedHost`: the host object as last converged; fields it still holds are not host-side changes. */
-  toVirtual(input: { virtual: KubeObject; host: KubeObject; lastSyncedHost: KubeObject | undefined }): Promise<KubeObject>;
-}
-
-/** A host object after the forward patches, and the referenced objects to import for it. */
-export interface PatchedObject {
-  object: KubeObject;
-  imports: readonly ReferenceImport[];
-}
-
-/** A patcher for an empty patch list: objects pass through unchanged. */
-export const NO_PATCHES: ObjectPatcher = Object.freeze({
-  reverses: false,
-  toHost: ({ host }: { host: KubeObject }) => Promise.resolve({ object: host, imports: [] }),
-  toVirtual: ({ virtual }: { virtual: KubeObject }) => Promise.resolve(virtual),
-});
-
-/** The configuration-derived state a reconcile runs with; replaced as a whole on reload. */
-export interface SyncState {
-  /** `sync.toHost.<resource>.enabled`: when false nothing is written and host objects stay. */
-  readonly enabled: boolean;
-  readonly translator: Translator;
-  readonly patcher: ObjectPatcher;
 }
 
 /** The part of an informer a secondary source needs: handlers and cache sync. */
@@ -236,7 +205,7 @@ export class ToHostController<V extends KubeObject> {
     }
 
     const { object: desired, imports } = await this.#desiredHost(current, host, state);
-    if (this.#hostMatches(host, desired)) {
+    if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
       this.#remember(key, current, host);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
@@ -283,20 +252,6 @@ export class ToHostController<V extends KubeObject> {
     else delete metadata.annotations;
     const withMetadata = { ...virtual, metadata } as V;
     return (await state.patcher.toVirtual({ virtual: withMetadata, host, lastSyncedHost })) as V;
-  }
-
-  #hostMatches(host: V, desired: KubeObject): boolean {
-    const fields = Object.keys(desired).filter((f) => f !== 'metadata' && f !== 'apiVersion' && f !== 'kind');
-    const hostRecord = host as Record<string, unknown>;
-    const desiredRecord = desired as Record<string, unknown>;
-    const allFields = new Set([...fields, ...Object.keys(hostRecord).filter((f) => f !== 'metadata' && f !== 'apiVersion' && f !== 'kind')]);
-    for (const field of allFields) {
-      if (!isDeepStrictEqual(normalizeEmpty(hostRecord[field]), normalizeEmpty(desiredRecord[field]))) return false;
-    }
-    return (
-      isDeepStrictEqual(host.metadata?.labels ?? {}, desired.metadata?.labels ?? {}) &&
-      isDeepStrictEqual(host.metadata?.annotations ?? {}, desired.metadata?.annotations ?? {})
-    );
   }
 
   async #createHost(virtual: V, state: SyncState): Promise<KubeObject> {
@@ -456,33 +411,4 @@ export class ToHostController<V extends KubeObject> {
     this.#logger.warn({ key, err: error, retries: this.#queue.numRequeues(key) }, 'sync failed, retrying with backoff');
     this.#queue.addRateLimited(key);
   }
-}
-
-/**
- * `current` with the host's changes applied: keys whose host value differs from the value the
- * syncer would write are taken from the host, keys the syncer would write but the host lacks are
- * removed; `ignored` keys always keep their current value.
- */
-function withHostChanges(
-  current: Readonly<Record<string, string>> | undefined,
-  expected: Readonly<Record<string, string>>,
-  actual: Readonly<Record<string, string>>,
-  ignored: ReadonlySet<string>,
-): Record<string, string> {
-  const out: Record<string, string> = { ...current };
-  for (const [key, value] of Object.entries(actual)) {
-    if (!ignored.has(key) && expected[key] !== value) out[key] = value;
-  }
-  for (const key of Object.keys(expected)) {
-    if (!ignored.has(key) && !Object.hasOwn(actual, key)) delete out[key];
-  }
-  return out;
-}
-
-/** `[]`, `{}` and absent are the same to the API server for list and map fields. */
-function normalizeEmpty(value: unknown): unknown {
-  if (value === undefined || value === null) return undefined;
-  if (Array.isArray(value) && value.length === 0) return undefined;
-  if (typeof value === 'object' && Object.keys(value).length === 0) return undefined;
-  return value;
 }

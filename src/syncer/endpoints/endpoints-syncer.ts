@@ -7,7 +7,8 @@ import { LABEL_MANAGED_BY } from '../../translate/keys.js';
 import type { Logger } from '../../observe/logger.js';
 import type { ControllerMetrics } from '../metrics.js';
 import type { ReferenceImporter } from '../reference-importer.js';
-import { ToHostController, type EventSink, type ObjectWriter, type SyncState } from '../to-host-controller.js';
+import type { SyncState } from '../sync-state.js';
+import { ToHostController, type EventSink, type ObjectWriter } from '../to-host-controller.js';
 import { endpointsResource, servicesWakeEndpoints } from './endpoints-resource.js';
 import type { Endpoints, Service } from './endpoints-types.js';
 

@@ -1,4 +1,4 @@
-import type { EndpointAddress, EndpointSubset, Endpoints, Service } from './endpoints-types.js';
+import type { EndpointAddress, EndpointSubset, Endpoints, ObjectReference, Service } from './endpoints-types.js';
 
 /** The virtual → host name mapping the Endpoints translation needs for Pod targetRefs. */
 export interface PodRefTranslator {
@@ -29,8 +29,11 @@ function translateAddress(address: EndpointAddress, namespace: string, pods: Pod
   const ref = address.targetRef;
   if (ref?.kind !== 'Pod' || ref.name === undefined) return { ...address, ...(ref ? { targetRef: { ...ref } } : {}) };
   const host = pods.hostRef({ name: ref.name, namespace: ref.namespace ?? namespace });
-  const { uid: _uid, resourceVersion: _resourceVersion, ...kept } = ref;
-  return { ...address, targetRef: { ...kept, name: host.name, namespace: host.namespace } };
+  // uid and resourceVersion belong to the virtual Pod; the host Pod has its own.
+  const targetRef: ObjectReference = { ...ref, name: host.name, namespace: host.namespace };
+  delete targetRef.uid;
+  delete targetRef.resourceVersion;
+  return { ...address, targetRef };
 }
 
 /**

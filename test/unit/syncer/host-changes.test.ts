@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { hostMatchesDesired, withHostChanges } from '../../../src/syncer/host-changes.js';
+
+describe('hostMatchesDesired', () => {
+  const desired = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'a', labels: { x: '1' }, annotations: { y: '2' } }, subsets: [{ addresses: [{ ip: '10.0.0.1' }] }] };
+
+  it('ignores server-owned metadata and the envelope', () => {
+    const host = { metadata: { name: 'a', uid: 'u', resourceVersion: '9', labels: { x: '1' }, annotations: { y: '2' } }, subsets: [{ addresses: [{ ip: '10.0.0.1' }] }] };
+    expect(hostMatchesDesired(host, desired)).toBe(true);
+  });
+
+  it.each([
+    ['a changed subset', { subsets: [{ addresses: [{ ip: '10.0.0.2' }] }] }],
+    ['an extra host field', { extra: 'x' }],
+    ['a changed label', { metadata: { name: 'a', labels: { x: '2' }, annotations: { y: '2' } } }],
+    ['a missing annotation', { metadata: { name: 'a', labels: { x: '1' } } }],
+  ])('sees %s', (_name, change) => {
+    expect(hostMatchesDesired({ ...desired, ...change }, desired)).toBe(false);
+  });
+
+  it('treats empty lists and maps like absent fields', () => {
+    expect(hostMatchesDesired({ metadata: {}, subsets: [] }, { metadata: {} })).toBe(true);
+    expect(hostMatchesDesired({ metadata: {} }, { metadata: {}, subsets: [] })).toBe(true);
+  });
+});
+
+describe('withHostChanges', () => {
+  it('takes changed and added host keys, drops keys the host removed, keeps ignored keys', () => {
+    const current = Object.freeze({ keep: 'v', changed: 'old', removed: 'r', leader: 'virtual' });
+    const expected = Object.freeze({ keep: 'v', changed: 'old', removed: 'r' });
+    const actual = Object.freeze({ keep: 'v', changed: 'new', added: 'a', leader: 'host' });
+    expect(withHostChanges(current, expected, actual, new Set(['leader']))).toEqual({ keep: 'v', changed: 'new', added: 'a', leader: 'virtual' });
+  });
+
+  it('does not copy back a value the syncer itself wrote (e.g. a forward-patched one)', () => {
+    // virtual app=Web, forward patch lowercases: the syncer writes app=web, so host app=web is no host change.
+    expect(withHostChanges({ app: 'Web' }, { app: 'web' }, { app: 'web' }, new Set())).toEqual({ app: 'Web' });
+  });
+});
