@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-error.js';
 import { collectionPath, objectPath } from '../kube/api-path.js';
-import { realClock, type Clock } from '../kube/clock.js';
+import { realClock, sleep, type Clock } from '../kube/clock.js';
 import type { Informer, InformerHandler } from '../kube/informer.js';
 import type { KubeObject, ObjectMeta } from '../kube/kube-object.js';
 import { objectKey, splitObjectKey } from '../kube/object-key.js';
@@ -66,6 +66,11 @@ export interface ToHostControllerOptions<V extends KubeObject> {
   logger?: Logger;
 }
 
+/** Initial syncs of at least this many keys report their progress. */
+const LARGE_INITIAL_SYNC = 1000;
+/** How often a large initial sync reports progress, in ms. */
+const PROGRESS_INTERVAL_MS = 10_000;
+
 interface LastSync {
   virtualResourceVersion: string;
   hostResourceVersion: string;
@@ -127,6 +132,7 @@ export class ToHostController<V extends KubeObject> {
       this.#logger.info({ queued: initial, virtual: this.#options.virtualInformer.list().length }, 'caches synced, starting workers');
       this.#updateManagedCount();
       const workers = Array.from({ length: this.#workers }, () => this.#work());
+      workers.push(this.#reportInitialSync(initial, signal));
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
         else signal.addEventListener('abort', () => resolve(), { once: true });
@@ -137,6 +143,20 @@ export class ToHostController<V extends KubeObject> {
       unregister();
       this.#queue.shutDown();
     }
+  }
+
+  /**
+   * Logs progress of the initial sync when it is large (a restart with many objects, or a first
+   * start), every {@link PROGRESS_INTERVAL_MS}, and once when the queue first drains.
+   */
+  async #reportInitialSync(initial: number, signal: AbortSignal): Promise<void> {
+    if (initial < LARGE_INITIAL_SYNC) return;
+    const started = this.#clock.now();
+    while (this.#queue.len() > 0) {
+      if (!(await sleep(this.#clock, PROGRESS_INTERVAL_MS, signal))) return;
+      this.#logger.info({ remaining: this.#queue.len(), total: initial }, 'initial sync in progress');
+    }
+    this.#logger.info({ total: initial, seconds: Math.round((this.#clock.now() - started) / 1000) }, 'initial sync done');
   }
 
   /** Reconciles one virtual key once and returns what happened (exposed for tests and preview). */

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { hostMatchesDesired, withHostChanges } from '../../../src/syncer/host-changes.js';
+
+const object = (fields: Record<string, unknown>): KubeObject => fields as KubeObject;
 
 describe('hostMatchesDesired', () => {
   const desired = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'a', labels: { x: '1' }, annotations: { y: '2' } }, subsets: [{ addresses: [{ ip: '10.0.0.1' }] }] };
@@ -19,8 +22,8 @@ describe('hostMatchesDesired', () => {
   });
 
   it('treats empty lists and maps like absent fields', () => {
-    expect(hostMatchesDesired({ metadata: {}, subsets: [] }, { metadata: {} })).toBe(true);
-    expect(hostMatchesDesired({ metadata: {} }, { metadata: {}, subsets: [] })).toBe(true);
+    expect(hostMatchesDesired(object({ metadata: {}, subsets: [] }), object({ metadata: {} }))).toBe(true);
+    expect(hostMatchesDesired(object({ metadata: {} }), object({ metadata: {}, subsets: [] }))).toBe(true);
   });
 });
 
