@@ -1,4 +1,3 @@
-/* global process, console, performance, fetch, AbortController, TextDecoder, setTimeout */
 // Devcluster throughput: how fast Endpoints can be created over HTTP (in memory and on a durable
 // data dir), and how quickly a write reaches 1 and 50 watchers. Imports the built server from
 // ../dist, so build first: `npx tsc -p tsconfig.build.json`. `--quick` (or BENCH_QUICK=1) runs a

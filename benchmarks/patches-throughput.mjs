@@ -1,4 +1,3 @@
-/* global process, console, performance, structuredClone */
 // Per-object cost of the patch engine, next to the same transforms as plain functions in the main
 // isolate, in the same run. Needs a build first: `npx tsc -p tsconfig.build.json`.
 //
