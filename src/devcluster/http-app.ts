@@ -14,6 +14,8 @@ import {
 } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
 import { authenticateRequest, UNAUTHENTICATED_PATHS, type RequestAuthenticator } from './request-authentication.js';
+import { PROTOBUF_MEDIA_TYPE } from './protobuf-object-decoder.js';
+import { parseProtobufBody } from './protobuf-body-parser.js';
 import { parseResourceRequest } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
 
@@ -60,7 +62,7 @@ function statusOfFastifyError(error: FastifyError): ApiError | undefined {
 }
 
 /**
- * Builds the devcluster's Fastify app: body parsers for JSON, YAML and the patch types,
+ * Builds the devcluster's Fastify app: body parsers for JSON, YAML, the patch types and protobuf,
  * authentication, discovery, OpenAPI, health and the resource routes. Every error answers a
  * Kubernetes Status. Does no I/O; the caller listens (or injects).
  */
@@ -93,6 +95,11 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     } catch (error: unknown) {
       done(badRequest(`the request body is not valid YAML: ${error instanceof Error ? error.message : String(error)}`), undefined);
     }
+  });
+  // kubectl's generators (`kubectl create namespace|configmap|secret|...`) send protobuf: decoded
+  // to JSON for create and update; for other verbs the bytes reach the route, which answers 415.
+  app.addContentTypeParser(PROTOBUF_MEDIA_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
+    done(null, parseProtobufBody(request.method, body as Buffer));
   });
   // Any other media type is read as bytes; the route answers 415 when the verb needs a body.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

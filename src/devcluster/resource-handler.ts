@@ -8,14 +8,19 @@ import { parseFieldSelector, type FieldSelector } from './field-selector.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
 import type { ListPager } from './list-pager.js';
 import type { ObjectWriter } from './object-writer.js';
+import { UndecodableProtobufBody } from './protobuf-body-parser.js';
+import { PROTOBUF_MEDIA_TYPE } from './protobuf-object-decoder.js';
 import type { ResourceRequest } from './request-info.js';
 import type { ResourceType } from './resource-registry.js';
 import type { Preconditions, Store, StoredObject } from './storage/types.js';
 import { parseIncludeObject, partialObjectMetadata, toTable, type TableListMeta } from './table-view.js';
 import { WatchStream } from './watch-stream.js';
 
-/** Media types accepted as bodies of create and update. */
-export const OBJECT_MEDIA_TYPES: readonly string[] = ['application/json', 'application/yaml'];
+/**
+ * Media types accepted as bodies of create and update. Protobuf is decoded to JSON by the body
+ * parser for the kinds kubectl's generator commands send.
+ */
+export const OBJECT_MEDIA_TYPES: readonly string[] = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
 
 /** What the resource handler works with. */
 export interface ResourceHandlerInit {
@@ -135,13 +140,15 @@ export class ResourceHandler {
     const mediaType = mediaTypeOf(request);
     if (!accepted.includes(mediaType)) throw unsupportedMediaType(mediaType === '' ? '<none>' : mediaType, accepted);
     if (request.body === undefined || request.body === null) throw badRequest('the request body is empty; it must hold the object (or patch) to write');
+    if (request.body instanceof UndecodableProtobufBody) throw request.body.failure;
     return mediaType;
   }
 
   #deleteOptions(request: FastifyRequest, query: URLSearchParams): { dryRun: boolean; preconditions?: Preconditions } {
     const body: unknown = request.body;
     if (body !== undefined && body !== null) {
-      if (Buffer.isBuffer(body)) throw unsupportedMediaType(mediaTypeOf(request), OBJECT_MEDIA_TYPES);
+      // DeleteOptions are never protobuf: the protobuf body parser leaves DELETE bodies as bytes.
+      if (Buffer.isBuffer(body)) throw unsupportedMediaType(mediaTypeOf(request), OBJECT_MEDIA_TYPES.filter((type) => type !== PROTOBUF_MEDIA_TYPE));
       if (!isObject(body)) throw badRequest('the body of a DELETE must be a DeleteOptions object');
     }
     integerParam(query, 'gracePeriodSeconds');
