@@ -114,7 +114,15 @@ const summary = {
   engineSlowdownVsPlain: Number((plain.objectsPerSecond / engine.objectsPerSecond).toFixed(1)),
   blockingEngineSlowdownVsPlain: Number((plain.objectsPerSecond / blocking.objectsPerSecond).toFixed(1)),
   sandboxCostMicrosPerObject: Number((engine.microsPerObject - empty.microsPerObject).toFixed(2)),
+  command: 'node benchmarks/patches-throughput.mjs',
 };
+// Rows for the README table (benchmarks/render-table.mjs): ratios against plain functions, same run.
+summary.table = [
+  { benchmark: 'patches', metric: 'objects/s, 3 expression patches (sandbox)', value: engine.objectsPerSecond, baseline: plain.objectsPerSecond, ratio: Number((engine.objectsPerSecond / plain.objectsPerSecond).toFixed(3)) },
+  { benchmark: 'patches', metric: 'objects/s, 3 patches, blocking: true', value: blocking.objectsPerSecond, baseline: plain.objectsPerSecond, ratio: Number((blocking.objectsPerSecond / plain.objectsPerSecond).toFixed(3)) },
+  { benchmark: 'patches', metric: 'objects/s, 0 patches (engine overhead)', value: empty.objectsPerSecond, baseline: plain.objectsPerSecond, ratio: Number((empty.objectsPerSecond / plain.objectsPerSecond).toFixed(3)) },
+  { benchmark: 'patches', metric: 'sandbox cost per object, µs', value: summary.sandboxCostMicrosPerObject },
+];
 await mkdir(join(here, 'results'), { recursive: true });
 await writeFile(join(here, 'results', 'patches-throughput.json'), `${JSON.stringify(summary, null, 2)}\n`);
 for (const r of results) console.log(`${r.name.padEnd(45)} ${String(r.objectsPerSecond).padStart(9)} objects/s  ${r.microsPerObject} µs/object`);
