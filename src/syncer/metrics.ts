@@ -9,8 +9,11 @@ const OUTCOMES: readonly OutcomeLabel[] = [
 export interface ControllerMetrics {
   /** Counts one reconcile by result and observes its duration. */
   reconciled(result: OutcomeLabel, seconds: number): void;
-  /** Sets the number of host objects this controller manages (from the host cache). */
-  managedObjects(count: number): void;
+  /**
+   * Reports the number of host objects this controller manages through `count`, read at scrape
+   * time (counting on every event would cost O(n) per event, O(n²) over an initial sync).
+   */
+  observeManaged(count: () => number): void;
   /** Counts a failed patch evaluation (the object is retried with backoff). */
   patchFailed(): void;
 }
@@ -24,6 +27,7 @@ export class SyncerMetrics {
   readonly #duration: Histogram<'controller'>;
   readonly #managed: Gauge<'controller'>;
   readonly #patchErrors: Counter<'controller'>;
+  readonly #managedSources = new Map<string, () => number>();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -40,11 +44,15 @@ export class SyncerMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    const managedSources = this.#managedSources;
     this.#managed = new Gauge({
       name: 'vcsync_managed_objects',
       help: 'Host objects written by this syncer that exist now, by controller.',
       labelNames: ['controller'],
       registers,
+      collect() {
+        for (const [controller, count] of managedSources) this.labels(controller).set(count());
+      },
     });
     this.#patchErrors = new Counter({
       name: 'vcsync_patch_errors_total',
@@ -64,7 +72,7 @@ export class SyncerMetrics {
         this.#operations.labels(name, result).inc();
         this.#duration.labels(name).observe(seconds);
       },
-      managedObjects: (count) => this.#managed.labels(name).set(count),
+      observeManaged: (count) => this.#managedSources.set(name, count),
       patchFailed: () => this.#patchErrors.labels(name).inc(),
     };
   }

@@ -107,6 +107,7 @@ export class ToHostController<V extends KubeObject> {
     this.#workers = options.workers ?? 10;
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? silentLogger()).child({ controller: options.resource.name });
+    options.metrics.observeManaged(() => options.hostInformer.list().length);
   }
 
   /** Replaces the configuration-derived state and re-syncs every virtual and host object. */
@@ -130,7 +131,6 @@ export class ToHostController<V extends KubeObject> {
       }
       const initial = this.#queue.len();
       this.#logger.info({ queued: initial, virtual: this.#options.virtualInformer.list().length }, 'caches synced, starting workers');
-      this.#updateManagedCount();
       const workers = Array.from({ length: this.#workers }, () => this.#work());
       workers.push(this.#reportInitialSync(initial, signal));
       await new Promise<void>((resolve) => {
@@ -349,7 +349,6 @@ export class ToHostController<V extends KubeObject> {
     const enqueueHost = (object: KubeObject): void => {
       const ref = object.metadata !== undefined ? this.#state.translator.virtualRef(object.metadata) : undefined;
       if (ref !== undefined) this.#queue.add(`${ref.namespace}/${ref.name}`);
-      this.#updateManagedCount();
     };
     const removers = [
       this.#options.virtualInformer.addHandler({ onAdd: enqueue, onUpdate: (_old, current) => enqueue(current), onDelete: enqueue }),
@@ -372,10 +371,6 @@ export class ToHostController<V extends KubeObject> {
       const ref = object.metadata !== undefined ? this.#state.translator.virtualRef(object.metadata) : undefined;
       if (ref !== undefined) this.#queue.add(`${ref.namespace}/${ref.name}`);
     }
-  }
-
-  #updateManagedCount(): void {
-    this.#options.metrics.managedObjects(this.#options.hostInformer.list().length);
   }
 
   async #work(): Promise<void> {

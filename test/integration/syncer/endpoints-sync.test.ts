@@ -18,6 +18,7 @@ describe('Endpoints syncer against two devclusters', () => {
   let stop: AbortController;
   let running: Promise<void>;
   let syncer: EndpointsSyncer;
+  let registry: Registry;
 
   beforeEach(async () => {
     clusters = await startTwoClusters();
@@ -26,7 +27,7 @@ describe('Endpoints syncer against two devclusters', () => {
     if (!parsed.ok) throw new Error('config');
     const built = buildEndpointsSyncState({ vclusterName: VC, hostNamespace: clusters.hostNamespace, config: parsed.config, sandbox });
     if (!built.ok) throw new Error('state');
-    const registry = new Registry();
+    registry = new Registry();
     syncer = createEndpointsSyncer({
       virtualClient: clusters.virtualClient,
       hostClient: clusters.hostClient,
@@ -62,6 +63,8 @@ describe('Endpoints syncer against two devclusters', () => {
       getOrUndefined<Endpoints>(hostClient, `/api/v1/namespaces/${hostNamespace}/endpoints/web-x-default-x-vc1`));
     expect(host.metadata?.labels).toMatchObject({ app: 'web', 'vcluster.loft.sh/managed-by': VC, 'vcluster.loft.sh/namespace': 'default' });
     expect(host.subsets?.[0]?.addresses?.[0]).toEqual({ ip: '10.0.0.1', targetRef: { kind: 'Pod', name: 'web-1-x-default-x-vc1', namespace: hostNamespace } });
+    await waitFor('managed gauge at 1', async () =>
+      (await registry.getSingleMetricAsString('vcsync_managed_objects')).includes('vcsync_managed_objects{controller="endpoints"} 1'));
 
     await virtualClient.delete('/api/v1/namespaces/default/endpoints/web');
     await waitFor('host endpoints deleted', async () =>
