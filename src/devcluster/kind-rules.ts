@@ -16,8 +16,8 @@ function objects(value: unknown): JsonObject[] {
 
 /** What the kind rules need from the server besides the object itself. */
 export interface KindRuleContext {
-  /** Cluster IPs held by stored Services (all namespaces). */
-  usedClusterIps(): Set<string>;
+  /** Whether a stored Service (any namespace), or one being written, holds this cluster IP. */
+  isClusterIpTaken(ip: string): boolean;
 }
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
@@ -46,13 +46,13 @@ function defaultService(object: JsonObject, old: JsonObject | undefined, context
     if (typeof oldIp === 'string' && oldIp !== '' && requested !== oldIp) {
       causes.push(invalidValue('spec.clusterIP', requested, 'field is immutable'));
     } else if (requested === undefined || requested === '') {
-      const allocated = allocateClusterIp(context.usedClusterIps());
+      const allocated = allocateClusterIp((ip) => context.isClusterIpTaken(ip));
       if (allocated === undefined) causes.push(invalidValue('spec.clusterIP', '', 'range is full'));
       else spec['clusterIP'] = allocated;
     } else if (requested !== 'None' && oldIp !== requested) {
       if (typeof requested !== 'string' || !inServiceRange(requested)) {
         causes.push(invalidValue('spec.clusterIP', requested, 'provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12'));
-      } else if (context.usedClusterIps().has(requested)) {
+      } else if (context.isClusterIpTaken(requested)) {
         causes.push(invalidValue('spec.clusterIP', requested, 'provided IP is already allocated'));
       }
     }

@@ -13,6 +13,7 @@ import {
   type StatusCause,
 } from './api-error.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
+import { ClusterIpIndex } from './cluster-ip-allocator.js';
 import { applyKindDefaults, validateKindFields } from './kind-rules.js';
 import { validateObjectMeta } from './metadata-validation.js';
 import { NAMESPACE_TYPE, RESOURCE_TYPES, type ResourceType } from './resource-registry.js';
@@ -124,10 +125,12 @@ export class ObjectWriter {
   readonly #logger: Logger;
   readonly #terminating = new Set<string>();
   readonly #pendingClusterIps = new Set<string>();
+  readonly #clusterIps: ClusterIpIndex;
 
   /** Does no I/O. */
   constructor(init: ObjectWriterInit) {
     this.#store = init.store;
+    this.#clusterIps = new ClusterIpIndex(init.store, serviceResourceId());
     this.#now = init.now;
     this.#logger = init.logger;
   }
@@ -358,22 +361,11 @@ export class ObjectWriter {
     const causes: StatusCause[] = validateObjectMeta(type, metadata);
     causes.push(
       ...applyKindDefaults(type, object, current as JsonObject | undefined, {
-        usedClusterIps: () => this.#usedClusterIps(),
+        isClusterIpTaken: (ip) => this.#pendingClusterIps.has(ip) || this.#clusterIps.has(ip),
       }),
     );
     causes.push(...validateKindFields(type, object));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
-  }
-
-  #usedClusterIps(): Set<string> {
-    const used = new Set<string>(this.#pendingClusterIps);
-    const services = RESOURCE_TYPES.find((type) => type.kind === 'Service');
-    if (services === undefined) return used;
-    for (const service of this.#store.list(services.id).items) {
-      const ip = isObject(service['spec']) ? service['spec']['clusterIP'] : undefined;
-      if (typeof ip === 'string') used.add(ip);
-    }
-    return used;
   }
 
   /** Holds a Service's cluster IP as taken while its write is in flight (durable stores commit later). */
@@ -441,4 +433,11 @@ export class ObjectWriter {
       });
     }
   }
+}
+
+/** The store partition of Services, from the registry (the one place resource ids are made). */
+function serviceResourceId(): string {
+  const services = RESOURCE_TYPES.find((type) => type.kind === 'Service');
+  if (services === undefined) throw new Error('the resource registry has no Service type');
+  return services.id;
 }
