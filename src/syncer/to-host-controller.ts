@@ -66,6 +66,9 @@ export interface ToHostControllerOptions<V extends KubeObject> {
   logger?: Logger;
 }
 
+/** The outcome when the host already has our copy but the host cache has not caught up. */
+const CACHE_LAG: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host cache has not seen the host object yet' });
+
 /** Initial syncs of at least this many keys report their progress. */
 const LARGE_INITIAL_SYNC = 1000;
 /** How often a large initial sync reports progress, in ms. */
@@ -198,12 +201,14 @@ export class ToHostController<V extends KubeObject> {
       // belongs to the old incarnation.
       await this.#deleteHost(host);
       const created = await this.#createHost(virtual, state);
+      if (created === undefined) return CACHE_LAG;
       this.#remember(key, virtual, created);
       return { kind: 'synced', action: 'recreated' };
     }
 
     if (host === undefined) {
       const created = await this.#createHost(virtual, state);
+      if (created === undefined) return CACHE_LAG;
       this.#remember(key, virtual, created);
       return { kind: 'synced', action: 'created' };
     }
@@ -274,7 +279,12 @@ export class ToHostController<V extends KubeObject> {
     return (await state.patcher.toVirtual({ virtual: withMetadata, host, lastSyncedHost })) as V;
   }
 
-  async #createHost(virtual: V, state: SyncState): Promise<KubeObject> {
+  /**
+   * Creates the host copy. Resolves `undefined` when a copy of ours already exists that the host
+   * cache has not seen yet (the caller requeues: not a failure); throws a terminal error when the
+   * name is taken by an object this vcluster did not write.
+   */
+  async #createHost(virtual: V, state: SyncState): Promise<KubeObject | undefined> {
     const { object: desired, imports } = await this.#desiredHost(virtual, undefined, state);
     const ref = desired.metadata ?? {};
     try {
@@ -292,7 +302,7 @@ export class ToHostController<V extends KubeObject> {
       if (existing !== undefined && !this.#isOurs(existing, state.translator, key)) {
         throw this.#notManaged({ namespace: ref.namespace ?? '', name: ref.name ?? '' }, state, key);
       }
-      throw new Error(`host ${this.#resource.kind} ${ref.namespace}/${ref.name} already exists; retrying once the cache has it`, { cause: error });
+      return undefined;
     }
   }
 

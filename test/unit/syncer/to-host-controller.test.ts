@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { ApiError } from '../../../src/kube/api-error.js';
+import type { Informer } from '../../../src/kube/informer.js';
+import type { KubeObject } from '../../../src/kube/kube-object.js';
+import { RateLimitingWorkQueue } from '../../../src/kube/rate-limiting-queue.js';
+import { defaultConfig } from '../../../src/config/index.js';
+import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';
+import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
+import { SyncerMetrics } from '../../../src/syncer/metrics.js';
+import type { ObjectPatcher } from '../../../src/syncer/object-patcher.js';
+import { ToHostController, type ObjectWriter } from '../../../src/syncer/to-host-controller.js';
+import { createTranslator } from '../../../src/translate/translator.js';
+
+/** An informer cache the test fills by hand (the controller only reads it in reconcile). */
+function cacheOf<T extends KubeObject>(objects: T[]): Informer<T> {
+  const byKey = new Map(objects.map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o]));
+  return { get: (key: string) => byKey.get(key), list: () => [...byKey.values()] } as unknown as Informer<T>;
+}
+
+const passThrough: ObjectPatcher = {
+  reverses: false,
+  toHost: ({ host }) => Promise.resolve({ object: host, imports: [] }),
+  toVirtual: ({ virtual }) => Promise.resolve(virtual),
+};
+
+function alreadyExists(): ApiError {
+  return new ApiError({ httpStatus: 409, status: { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' }, verb: 'POST', path: '/x' });
+}
+
+describe('ToHostController.reconcile', () => {
+  const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
+  const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
+  const resource = endpointsResource({ get: () => ({ spec: {} }) });
+
+  function controller(hostClient: ObjectWriter) {
+    return new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: cacheOf([virtual]),
+      hostInformer: cacheOf<Endpoints>([]),
+      virtualClient: hostClient,
+      hostClient,
+      queue: new RateLimitingWorkQueue(),
+      state: { enabled: true, translator, patcher: passThrough },
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
+    });
+  }
+
+  it('requeues without an error when the host already has our copy and the cache lags', async () => {
+    const ours = translator.hostMetadata({ virtual: virtual.metadata ?? {}, kind: '/v1, Kind=Endpoints' });
+    if (!ours.synced) throw new Error('not synced');
+    const client: ObjectWriter = {
+      create: () => Promise.reject(alreadyExists()),
+      get: <T>() => Promise.resolve({ metadata: ours.metadata } as T),
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    expect(await controller(client).reconcile('default/web')).toEqual({
+      kind: 'requeue', afterMs: 100, reason: 'the host cache has not seen the host object yet',
+    });
+  });
+
+  it('fails terminally when the name is taken by an object this vcluster did not write', async () => {
+    const client: ObjectWriter = {
+      create: () => Promise.reject(alreadyExists()),
+      get: <T>() => Promise.resolve({ metadata: { name: 'web-x-default-x-vc', namespace: 'host-ns' } } as T),
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    await expect(controller(client).reconcile('default/web')).rejects.toMatchObject({ name: 'TerminalError', code: 'HostObjectNotManaged' });
+  });
+});
