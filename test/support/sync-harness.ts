@@ -135,7 +135,8 @@ export async function startEndpointsSyncer(clusters: TwoClusters, options: Start
     virtualClient: clusters.virtualClient,
     hostClient: clusters.hostClient,
     vclusterName,
-    hostWatchNamespace: clusters.hostNamespace,
+    // As runSyncer: multi-namespace mode spreads copies over mapped host namespaces.
+    hostWatchNamespace: parsed.config.sync.toHost.namespaces.enabled ? '' : clusters.hostNamespace,
     state: built.state,
     events,
     kubeMetrics,
