@@ -93,7 +93,7 @@ export async function translateForHost(virtualEndpoints, { configPath, vclusterN
     const everyServiceSelectorless = { get: (key) => ({ metadata: { name: key.split('/')[1] }, spec: {} }) };
     const resource = endpointsResource(everyServiceSelectorless);
     const out = [];
-    for (const virtual of virtualEndpoints) out.push(await desiredHostObject(resource, built.state, virtual, undefined));
+    for (const virtual of virtualEndpoints) out.push((await desiredHostObject(resource, built.state, virtual, undefined)).object);
     return out;
   } finally {
     sandbox.dispose();
