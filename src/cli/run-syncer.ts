@@ -130,7 +130,10 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     name: 'syncer',
     check: () => {
       if (!leading) return { ready: true }; // a standby replica has nothing to be ready for
-      return syncer?.hasSynced() === true ? { ready: true } : { ready: false, reason: 'caches of the virtual and host clusters not synced yet' };
+      if (syncer?.hasSynced() !== true) return { ready: false, reason: 'caches of the virtual and host clusters not synced yet' };
+      const disconnected = syncer.disconnected();
+      if (disconnected.length > 0) return { ready: false, reason: `lost the API server of informer(s) ${disconnected.join(', ')}; retrying with backoff` };
+      return { ready: true };
     },
   });
 

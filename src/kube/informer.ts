@@ -118,6 +118,11 @@ export class Informer<T extends KubeObject> {
     return this.#store.hasSynced();
   }
 
+  /** Whether the informer's last list or watch request reached the API server (see {@link Reflector.connected}). */
+  connected(): boolean {
+    return this.#reflector.connected;
+  }
+
   /** The resourceVersion the cache reflects (last list, event or bookmark). */
   get resourceVersion(): string {
     return this.#store.resourceVersion;

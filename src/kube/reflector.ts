@@ -111,6 +111,7 @@ export class Reflector<T extends KubeObject> {
   readonly #backoff: Backoff;
   #lastResourceVersion = '';
   #running = false;
+  #connected = false;
 
   constructor(options: ReflectorOptions, sink: ReflectorSink<T>) {
     this.#options = withDefaults(options);
@@ -122,6 +123,14 @@ export class Reflector<T extends KubeObject> {
       jitter: this.#options.backoffJitter,
       random: this.#options.random,
     });
+  }
+
+  /**
+   * Whether the last list or watch request reached the API server: true from a successful list or
+   * an opened watch until the next failure (while backing off it is false).
+   */
+  get connected(): boolean {
+    return this.#connected;
   }
 
   /** The resourceVersion of the last list, event or bookmark delivered (`''` before the first list). */
@@ -167,6 +176,7 @@ export class Reflector<T extends KubeObject> {
         }
       } catch (err) {
         if (signal.aborted) break;
+        this.#connected = false;
         this.#metrics.restarted();
         if (isResourceExpired(err)) {
           needList = true;
@@ -200,6 +210,7 @@ export class Reflector<T extends KubeObject> {
       token = page.metadata?.continue;
     } while (token !== undefined && token !== '' && !signal.aborted);
     signal.throwIfAborted();
+    this.#connected = true;
     this.#metrics.relisted();
     this.#lastResourceVersion = resourceVersion;
     this.#sink.replace(items, resourceVersion);
@@ -219,6 +230,7 @@ export class Reflector<T extends KubeObject> {
       labelSelector: this.#options.labelSelector,
       fieldSelector: this.#options.fieldSelector,
     });
+    this.#connected = true;
     let silent = false;
     let events = 0;
     let watchdog: TimerHandle | undefined;

@@ -40,6 +40,8 @@ export interface EndpointsSyncer {
   readonly controller: ToHostController<Endpoints>;
   /** True once every informer has listed. */
   hasSynced(): boolean;
+  /** The informers whose last list or watch request failed (they are backing off), by name. */
+  disconnected(): string[];
   /** Runs the informers and the controller until `signal` fires, then drains. */
   run(signal: AbortSignal): Promise<void>;
 }
@@ -94,6 +96,7 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
   return {
     controller,
     hasSynced: () => informers.every((i) => i.hasSynced()),
+    disconnected: () => informers.filter((i) => !i.connected()).map((i) => i.name),
     async run(signal: AbortSignal): Promise<void> {
       await Promise.all([...informers.map((i) => i.run(signal)), controller.run(signal)]);
     },

@@ -121,11 +121,14 @@ describe('Informer against a devcluster', () => {
     await testBed.client.create(cms, { metadata: { name: 'doomed' } });
     const { informer, log } = startInformer(testBed);
     await synced(informer);
+    expect(informer.connected()).toBe(true);
     await testBed.cluster.close();
+    await eventually(() => informer.connected(), (connected) => !connected, 'the informer to report the lost API server');
 
     const options: DevClusterOptions = { port, dataDir: data.dir };
     const restarted = await startDevCluster(options);
     testBed.defer(() => restarted.close());
+    await eventually(() => informer.connected(), (connected) => connected, 'the informer to reconnect');
     await testBed.client.delete(cm('doomed'));
     await testBed.client.patch(cm('kept'), 'merge', { data: { v: 'after' } });
     await testBed.client.create(cms, { metadata: { name: 'new' } });
