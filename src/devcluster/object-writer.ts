@@ -14,6 +14,7 @@ import {
 } from './api-error.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { ClusterIpIndex } from './cluster-ip-allocator.js';
+import { dropUnknownFields, type FieldValidation } from './field-validation.js';
 import { applyKindDefaults, validateKindFields } from './kind-rules.js';
 import { validateObjectMeta } from './metadata-validation.js';
 import { NAMESPACE_TYPE, RESOURCE_TYPES, type ResourceType } from './resource-registry.js';
@@ -30,6 +31,10 @@ function isObject(value: unknown): value is JsonObject {
 export interface WriteOptions {
   /** `dryRun=All`: validate and answer the result without storing anything. */
   dryRun: boolean;
+  /** How fields the kind's schema does not know are handled. Default `Warn` (dropped). */
+  fieldValidation?: FieldValidation;
+  /** Receives one message per dropped unknown field under `Warn`. Default: discarded. */
+  warn?: (message: string) => void;
 }
 
 /** Options of a DELETE. */
@@ -144,7 +149,7 @@ export class ObjectWriter {
 
   /** Creates `body` in `namespace` ('' for cluster-scoped types). */
   async create(type: ResourceType, namespace: string, body: unknown, options: WriteOptions): Promise<StoredObject> {
-    const object = this.#checkBody(type, body);
+    const object = this.#checkBody(type, body, options);
     const metadata = { ...(object['metadata'] as JsonObject) };
     this.#checkNamespace(type, namespace, metadata);
     if (typeof metadata['name'] !== 'string' || metadata['name'] === '') {
@@ -178,7 +183,7 @@ export class ObjectWriter {
     body: unknown,
     options: WriteOptions & { subresource?: 'status' },
   ): Promise<{ object: StoredObject; created: boolean }> {
-    const object = this.#checkBody(type, body);
+    const object = this.#checkBody(type, body, options);
     const metadata = object['metadata'] as JsonObject;
     this.#checkIdentity(type, namespace, name, metadata);
     const version = metadata['resourceVersion'];
@@ -223,7 +228,7 @@ export class ObjectWriter {
       }
       const body = { ...patched, apiVersion: patched['apiVersion'] ?? type.apiVersion, kind: patched['kind'] ?? type.kind };
       try {
-        return await this.#replace(type, current, this.#checkBody(type, body), options, { resourceVersion: current.metadata.resourceVersion ?? '' });
+        return await this.#replace(type, current, this.#checkBody(type, body, options), options, { resourceVersion: current.metadata.resourceVersion ?? '' });
       } catch (error: unknown) {
         const retry = error instanceof ApiError && error.reason === 'Conflict' && attempt < PATCH_RETRIES && (typeof version !== 'string' || version === '');
         if (!retry) throw error;
@@ -381,7 +386,7 @@ export class ObjectWriter {
   }
 
   /** A fresh copy of a request body after the type checks every write makes (400 on mismatch). */
-  #checkBody(type: ResourceType, body: unknown): JsonObject {
+  #checkBody(type: ResourceType, body: unknown, options: WriteOptions): JsonObject {
     if (!isObject(body)) throw badRequest(`the body of the request must be a ${type.kind} object`);
     const object = structuredClone(body);
     const apiVersion = object['apiVersion'];
@@ -397,6 +402,7 @@ export class ObjectWriter {
     const metadata = object['metadata'];
     if (metadata !== undefined && metadata !== null && !isObject(metadata)) throw badRequest('metadata must be an object');
     object['metadata'] = isObject(metadata) ? metadata : {};
+    dropUnknownFields(type, object, options.fieldValidation ?? 'Warn', options.warn ?? (() => undefined));
     return object;
   }
 

@@ -20,6 +20,7 @@ const COMMON_SCHEMAS: Record<string, Schema> = {
       name: string,
       generateName: string,
       namespace: string,
+      selfLink: string,
       uid: string,
       resourceVersion: string,
       generation: { type: 'integer', format: 'int64' },
@@ -184,6 +185,19 @@ function schemas(type: ResourceType): Record<string, Schema> {
       properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ListMeta`), items: { type: 'array', items: ref(name) } },
       'x-kubernetes-group-version-kind': [gvk(type, type.listKind)],
     },
+  };
+}
+
+/**
+ * The fields the served schema of `kind` knows: top-level ones and those of `metadata`. The same
+ * tables the OpenAPI documents are built from, so what kubectl is told and what the server
+ * accepts cannot drift apart.
+ */
+export function knownFields(kind: string): { topLevel: ReadonlySet<string>; metadata: ReadonlySet<string> } {
+  const objectMeta = COMMON_SCHEMAS[`${META}.ObjectMeta`]?.['properties'] as Record<string, unknown>;
+  return {
+    topLevel: new Set(['apiVersion', 'kind', 'metadata', ...Object.keys(KIND_FIELDS[kind] ?? {})]),
+    metadata: new Set(Object.keys(objectMeta)),
   };
 }
 

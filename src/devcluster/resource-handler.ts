@@ -7,7 +7,8 @@ import { negotiate, type Representation } from './content-negotiation.js';
 import { parseFieldSelector, type FieldSelector } from './field-selector.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
 import type { ListPager } from './list-pager.js';
-import type { ObjectWriter } from './object-writer.js';
+import { fieldValidationOf } from './field-validation.js';
+import type { ObjectWriter, WriteOptions } from './object-writer.js';
 import { UndecodableProtobufBody } from './protobuf-body-parser.js';
 import { PROTOBUF_MEDIA_TYPE } from './protobuf-object-decoder.js';
 import type { ResourceRequest } from './request-info.js';
@@ -59,6 +60,22 @@ function integerParam(query: URLSearchParams, name: string): number | undefined 
   return Number(value);
 }
 
+/**
+ * The options of a create, update or patch from its query: `dryRun`, and `fieldValidation`
+ * whose `Warn` messages become `Warning: 299 - "<message>"` response headers, as kubectl expects.
+ */
+function writeOptions(query: URLSearchParams, reply: FastifyReply): WriteOptions {
+  const warnings: string[] = [];
+  return {
+    dryRun: dryRunOf(query, undefined),
+    fieldValidation: fieldValidationOf(query),
+    warn: (message) => {
+      warnings.push(`299 - ${JSON.stringify(message)}`);
+      reply.header('warning', warnings);
+    },
+  };
+}
+
 function dryRunOf(query: URLSearchParams, body: unknown): boolean {
   const values = [...query.getAll('dryRun')];
   if (isObject(body) && Array.isArray(body['dryRun'])) values.push(...body['dryRun'].map((value) => String(value)));
@@ -107,19 +124,19 @@ export class ResourceHandler {
       case 'create': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, OBJECT_MEDIA_TYPES);
-        const created = await writer.create(type, namespace, request.body, { dryRun: dryRunOf(query, undefined) });
+        const created = await writer.create(type, namespace, request.body, writeOptions(query, reply));
         return this.#sendOne(reply, 201, type, created, representation, query);
       }
       case 'update': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, OBJECT_MEDIA_TYPES);
-        const result = await writer.update(type, namespace, name, request.body, { dryRun: dryRunOf(query, undefined), ...(subresource !== undefined ? { subresource } : {}) });
+        const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply), ...(subresource !== undefined ? { subresource } : {}) });
         return this.#sendOne(reply, result.created ? 201 : 200, type, result.object, representation, query);
       }
       case 'patch': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         const mediaType = this.#requireMediaType(request, PATCH_MEDIA_TYPES) as PatchMediaType;
-        const patched = await writer.patch(type, namespace, name, mediaType, request.body, { dryRun: dryRunOf(query, undefined), ...(subresource !== undefined ? { subresource } : {}) });
+        const patched = await writer.patch(type, namespace, name, mediaType, request.body, { ...writeOptions(query, reply), ...(subresource !== undefined ? { subresource } : {}) });
         return this.#sendOne(reply, 200, type, patched, representation, query);
       }
       case 'delete':

@@ -105,6 +105,16 @@ describe.skipIf(kubectlMissing)('kubectl 1.32 against a plain-HTTP devcluster', 
     expect(again.stderr).toContain('AlreadyExists');
   });
 
+  it('refuses a manifest with a misspelt field, as kubectl\'s strict validation expects', async () => {
+    const file = await env.file('typo.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo\ndta:\n  a: b\n');
+    const strict = await env.run(['create', '-f', file]);
+    expect(strict.code).not.toBe(0);
+    expect(strict.stderr).toContain('strict decoding error: unknown field "dta"');
+    const warned = await env.run(['create', '-f', file, '--validate=warn']);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain('Warning: unknown field "dta"');
+  });
+
   it('apply -f creates, then configures, then reports unchanged', async () => {
     const file = await env.file('svc.yaml', 'apiVersion: v1\nkind: Service\nmetadata:\n  name: api\nspec:\n  ports:\n  - name: http\n    port: 80\n  - name: https\n    port: 443\n');
     const first = await env.run(['apply', '-f', file]);
