@@ -1,65 +1,18 @@
-import { execFile, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDevCluster, type DevCluster } from '../../src/devcluster/index.js';
+import { KubectlEnv, kubectlMissing } from '../support/kubectl.js';
 
-const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-const kubectlMissing = probe.error !== undefined || probe.status !== 0;
-if (kubectlMissing) console.warn(`skipping kubectl e2e tests: kubectl is not runnable (${probe.error?.message ?? probe.stderr})`);
+const missing = kubectlMissing('kubectl e2e tests');
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A temp dir with a kubeconfig and a discovery cache for one server. */
-class KubectlEnv {
-  constructor(
-    readonly dir: string,
-    readonly kubeconfig: string,
-  ) {}
-
-  static async create(cluster: DevCluster): Promise<KubectlEnv> {
-    const dir = await mkdtemp(join(tmpdir(), 'devcluster-kubectl-'));
-    const kubeconfig = join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, cluster.kubeConfigYaml());
-    return new KubectlEnv(dir, kubeconfig);
-  }
-
-  args(args: string[]): string[] {
-    return ['--kubeconfig', this.kubeconfig, '--cache-dir', join(this.dir, 'cache'), ...args];
-  }
-
-  run(args: string[], stdin?: string): Promise<Result> {
-    return new Promise((resolve) => {
-      const child = execFile('kubectl', this.args(args), { env: { ...process.env, HOME: this.dir, KUBECONFIG: this.kubeconfig }, timeout: 30_000 }, (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
-      });
-      if (stdin !== undefined) child.stdin?.end(stdin);
-    });
-  }
-
-  async ok(args: string[], stdin?: string): Promise<string> {
-    const result = await this.run(args, stdin);
-    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
-    return result.stdout;
-  }
-
-  async file(name: string, text: string): Promise<string> {
-    const path = join(this.dir, name);
-    await writeFile(path, text);
-    return path;
-  }
-
-  /** Creates a ConfigMap with `kubectl create -f` (kubectl's generators send protobuf bodies). */
-  async configMap(name: string, data: Record<string, string> = {}): Promise<void> {
-    const path = await this.file(`${name}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }));
-    await this.ok(['create', '-f', path]);
-  }
+/** Creates a ConfigMap with `kubectl create -f` (kubectl's generators send protobuf bodies). */
+async function createConfigMap(env: KubectlEnv, name: string, data: Record<string, string> = {}): Promise<void> {
+  const path = await env.file(`${name}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }));
+  await env.ok(['create', '-f', path]);
 }
 
 const ENDPOINTS_YAML = `apiVersion: v1
@@ -76,7 +29,7 @@ subsets:
     port: 80
 `;
 
-describe.skipIf(kubectlMissing)('kubectl 1.32 against a plain-HTTP devcluster', () => {
+describe.skipIf(missing)('kubectl 1.32 against a plain-HTTP devcluster', () => {
   let cluster: DevCluster;
   let env: KubectlEnv;
   const children: ChildProcessWithoutNullStreams[] = [];
@@ -89,7 +42,7 @@ describe.skipIf(kubectlMissing)('kubectl 1.32 against a plain-HTTP devcluster', 
   });
   afterAll(async () => {
     await cluster.close();
-    await rm(env.dir, { recursive: true, force: true });
+    await env.remove();
   });
 
   it('create -f, get -o json, and get as a table', async () => {
@@ -133,7 +86,7 @@ describe.skipIf(kubectlMissing)('kubectl 1.32 against a plain-HTTP devcluster', 
   });
 
   it('patch with strategic, merge and json patches', async () => {
-    await env.configMap('cfg', { a: '1' });
+    await createConfigMap(env, 'cfg', { a: '1' });
     await env.ok(['patch', 'configmap', 'cfg', '-p', '{"data":{"b":"2"}}']);
     await env.ok(['patch', 'configmap', 'cfg', '--type=merge', '-p', '{"data":{"a":null}}']);
     await env.ok(['patch', 'configmap', 'cfg', '--type=json', '-p', '[{"op":"add","path":"/data/c","value":"3"}]']);
@@ -144,8 +97,8 @@ describe.skipIf(kubectlMissing)('kubectl 1.32 against a plain-HTTP devcluster', 
   });
 
   it('label, annotate and get -l', async () => {
-    await env.configMap('one');
-    await env.configMap('two');
+    await createConfigMap(env, 'one');
+    await createConfigMap(env, 'two');
     expect(await env.ok(['label', 'configmap', 'one', 'tier=fe'])).toBe('configmap/one labeled\n');
     expect(await env.ok(['annotate', 'configmap', 'one', 'note=hello'])).toBe('configmap/one annotated\n');
     const names = await env.ok(['get', 'configmaps', '-l', 'tier=fe', '-o', 'name']);
@@ -157,7 +110,7 @@ describe.skipIf(kubectlMissing)('kubectl 1.32 against a plain-HTTP devcluster', 
   });
 
   it('get -w sees a later change', async () => {
-    await env.configMap('watched');
+    await createConfigMap(env, 'watched');
     const child = spawn('kubectl', env.args(['get', 'configmaps', '-w', '--output-watch-events']), { env: { ...process.env, HOME: env.dir } });
     children.push(child);
     let output = '';
@@ -178,7 +131,7 @@ describe.skipIf(kubectlMissing)('kubectl 1.32 against a plain-HTTP devcluster', 
   });
 
   it('delete removes the object', async () => {
-    await env.configMap('doomed');
+    await createConfigMap(env, 'doomed');
     expect(await env.ok(['delete', 'configmap', 'doomed'])).toBe('configmap "doomed" deleted\n');
     const gone = await env.run(['get', 'configmap', 'doomed']);
     expect(gone.stderr).toContain('NotFound');
@@ -187,7 +140,7 @@ describe.skipIf(kubectlMissing)('kubectl 1.32 against a plain-HTTP devcluster', 
   });
 });
 
-describe.skipIf(kubectlMissing)('kubectl against authenticated devclusters', () => {
+describe.skipIf(missing)('kubectl against authenticated devclusters', () => {
   const dirs: string[] = [];
   const clusters: DevCluster[] = [];
   afterAll(async () => {

@@ -1,18 +1,17 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { kubectlMissing } from '../support/kubectl.js';
 import { waitFor } from '../support/wait-for.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const MAIN = join(REPO, 'dist/cli/main.js');
 
-const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-const kubectlMissing = probe.error !== undefined || probe.status !== 0;
-if (kubectlMissing) console.warn(`skipping the vcsync dev e2e test: kubectl is not runnable (${probe.error?.message ?? probe.stderr})`);
+const missing = kubectlMissing('the vcsync dev e2e test');
 
 interface Result {
   code: number;
@@ -33,7 +32,7 @@ function runPrinted(line: string, home: string): Promise<Result> {
   });
 }
 
-describe.skipIf(kubectlMissing)('vcsync dev, driven by the commands it prints', () => {
+describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
   let child: ChildProcess | undefined;
   const dirs: string[] = [];
 
