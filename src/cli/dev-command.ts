@@ -6,8 +6,7 @@ import { loadClusterConfig } from '../kube/kube-config.js';
 import { RestClient } from '../kube/rest-client.js';
 import { startDevCluster, type DevCluster } from '../devcluster/index.js';
 import { createLogger } from '../observe/logger.js';
-import { runSyncer, StartupError } from './run-syncer.js';
-import { stopOnSignals } from './stop-on-signals.js';
+import { runSyncerUntilStopped } from './run-syncer.js';
 
 interface DevFlags {
   dir: string;
@@ -46,52 +45,43 @@ export function registerDevCommand(program: Command): void {
       const hostNamespace = `vcluster-${flags.name}`;
       const virtual = await startDevCluster({ dataDir: join(dir, 'virtual'), logger: logger.child({ cluster: 'virtual' }) });
       const host = await startDevCluster({ dataDir: join(dir, 'host'), logger: logger.child({ cluster: 'host' }) });
-      const stop = stopOnSignals(logger);
       try {
         const virtualKubeconfig = join(dir, 'virtual.kubeconfig');
         const hostKubeconfig = join(dir, 'host.kubeconfig');
         await writeFile(virtualKubeconfig, virtual.kubeConfigYaml(), { mode: 0o600 });
         await writeFile(hostKubeconfig, host.kubeConfigYaml(), { mode: 0o600 });
         await ensureNamespace(host, hostNamespace);
-        await runSyncer(
-          {
-            configPath: flags.config,
-            name: flags.name,
-            hostNamespace,
-            virtual: { kind: 'object', config: virtual.kubeConfig },
-            host: { kind: 'object', config: host.kubeConfig },
-            listenMetrics: '127.0.0.1:0',
-            hostQps: 40,
-            hostBurst: 80,
-            workers: 10,
-            leaderElect: false,
-            sandboxMemoryMiB: 32,
-            sandboxTimeoutMs: 50,
-            logger,
-            onListening: ({ metrics }) => {
-              const rel = flags.dir;
-              process.stdout.write(
-                [
-                  '',
-                  `vcsync dev is running: virtual cluster ${virtual.url}, host cluster ${host.url}, metrics ${metrics}/metrics`,
-                  'Next, in another terminal:',
-                  `  kubectl --kubeconfig ${rel}/virtual.kubeconfig apply -f config/examples/web-endpoints.yaml`,
-                  `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints`,
-                  `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints web-x-default-x-${flags.name} -o yaml`,
-                  'Press Ctrl-C to stop; cluster data stays in ' + rel + '.',
-                  '',
-                ].join('\n'),
-              );
-            },
+        await runSyncerUntilStopped({
+          configPath: flags.config,
+          name: flags.name,
+          hostNamespace,
+          virtual: { kind: 'object', config: virtual.kubeConfig },
+          host: { kind: 'object', config: host.kubeConfig },
+          listenMetrics: '127.0.0.1:0',
+          hostQps: 40,
+          hostBurst: 80,
+          workers: 10,
+          leaderElect: false,
+          sandboxMemoryMiB: 32,
+          sandboxTimeoutMs: 50,
+          logger,
+          onListening: ({ metrics }) => {
+            const rel = flags.dir;
+            process.stdout.write(
+              [
+                '',
+                `vcsync dev is running: virtual cluster ${virtual.url}, host cluster ${host.url}, metrics ${metrics}/metrics`,
+                'Next, in another terminal:',
+                `  kubectl --kubeconfig ${rel}/virtual.kubeconfig apply -f config/examples/web-endpoints.yaml`,
+                `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints`,
+                `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints web-x-default-x-${flags.name} -o yaml`,
+                'Press Ctrl-C to stop; cluster data stays in ' + rel + '.',
+                '',
+              ].join('\n'),
+            );
           },
-          stop.signal,
-        );
-      } catch (error) {
-        if (!(error instanceof StartupError)) throw error;
-        logger.fatal(error.message);
-        process.exitCode = 1;
+        });
       } finally {
-        stop.dispose();
         await Promise.all([virtual.close(), host.close()]);
       }
     });

@@ -18,6 +18,7 @@ import { SyncerMetrics } from '../syncer/metrics.js';
 import { ReferenceImporter } from '../syncer/reference-importer.js';
 import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
 import { parseListenAddress } from './option-parsers.js';
+import { stopOnSignals } from './stop-on-signals.js';
 import { locatePatchErrors } from './validate-command.js';
 
 /** Everything `vcsync start` (and `vcsync dev`) needs to run the syncer. */
@@ -196,5 +197,22 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     virtualClient.close();
     hostClient.close();
     sandbox.dispose();
+  }
+}
+
+/**
+ * Runs the syncer until SIGTERM or SIGINT (the commands' shared entry): a {@link StartupError} is
+ * logged as fatal with exit code 1; anything else propagates (a bug, printed with its stack).
+ */
+export async function runSyncerUntilStopped(options: RunSyncerOptions): Promise<void> {
+  const stop = stopOnSignals(options.logger);
+  try {
+    await runSyncer(options, stop.signal);
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    options.logger.fatal(error.message);
+    process.exitCode = 1;
+  } finally {
+    stop.dispose();
   }
 }

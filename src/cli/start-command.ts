@@ -3,8 +3,7 @@ import { Command, Option } from 'commander';
 import { positiveInteger, positiveNumber } from './option-parsers.js';
 import type { KubeConfigSource } from '../kube/kube-config.js';
 import { createLogger } from '../observe/logger.js';
-import { runSyncer, StartupError } from './run-syncer.js';
-import { stopOnSignals } from './stop-on-signals.js';
+import { runSyncerUntilStopped } from './run-syncer.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -59,32 +58,20 @@ export function registerStartCommand(program: Command): void {
         return;
       }
       const host: KubeConfigSource = flags.hostKubeconfig !== undefined ? { kind: 'file', path: flags.hostKubeconfig } : { kind: 'inCluster' };
-      const stop = stopOnSignals(logger);
-      try {
-        await runSyncer(
-          {
-            configPath: flags.config,
-            name: flags.name,
-            hostNamespace,
-            virtual: { kind: 'file', path: flags.virtualKubeconfig },
-            host,
-            listenMetrics: flags.listenMetrics,
-            hostQps: flags.hostQps,
-            hostBurst: flags.hostBurst,
-            workers: flags.workers,
-            leaderElect: flags.leaderElect,
-            sandboxMemoryMiB: flags.sandboxMemoryMib,
-            sandboxTimeoutMs: flags.sandboxTimeoutMs,
-            logger,
-          },
-          stop.signal,
-        );
-      } catch (error) {
-        if (!(error instanceof StartupError)) throw error;
-        logger.fatal(error.message);
-        process.exitCode = 1;
-      } finally {
-        stop.dispose();
-      }
+      await runSyncerUntilStopped({
+        configPath: flags.config,
+        name: flags.name,
+        hostNamespace,
+        virtual: { kind: 'file', path: flags.virtualKubeconfig },
+        host,
+        listenMetrics: flags.listenMetrics,
+        hostQps: flags.hostQps,
+        hostBurst: flags.hostBurst,
+        workers: flags.workers,
+        leaderElect: flags.leaderElect,
+        sandboxMemoryMiB: flags.sandboxMemoryMib,
+        sandboxTimeoutMs: flags.sandboxTimeoutMs,
+        logger,
+      });
     });
 }

@@ -65,7 +65,8 @@ export function loadClusterConfig(source: KubeConfigSource, options: LoadCluster
     }
   } catch (err) {
     if (err instanceof KubeConfigError) throw err;
-    throw new KubeConfigError(`cannot load kubeconfig for cluster ${options.name} (${describe(source)})`, err);
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new KubeConfigError(`cannot load kubeconfig for cluster ${options.name} (${describe(source)}): ${reason}`, err);
   }
   if (options.context !== undefined) {
     if (loaded.getContextObject(options.context) === null) {
