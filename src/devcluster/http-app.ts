@@ -2,6 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../observe/logger.js';
 import { ApiError, badRequest, failureStatus, methodNotAllowed } from './api-error.js';
+import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview, type ReviewUser } from './self-reviews.js';
 import { negotiate } from './content-negotiation.js';
 import {
   aggregatedDiscovery,
@@ -119,12 +120,15 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     return reply.code(404).type('application/json').send(JSON.stringify(status));
   });
 
+  // The user each request authenticated as (requests without authentication have none).
+  const authenticatedUsers = new WeakMap<object, ReviewUser>();
   if (init.authenticator !== undefined) {
     const authenticator = init.authenticator;
     app.addHook('onRequest', async (request) => {
       const path = request.url.split('?')[0] ?? '';
       if (UNAUTHENTICATED_PATHS.includes(path)) return;
       const user = await authenticateRequest(authenticator, request.raw);
+      authenticatedUsers.set(request.raw, user);
       request.log.debug({ user: user.username }, 'Authenticated');
     });
   }
@@ -135,7 +139,7 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     handler: async (request, reply) => {
       const url = new URL(request.url, 'http://devcluster.invalid');
       const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-      const answered = serveNonResource(init, path, request, reply);
+      const answered = serveNonResource(init, path, request, reply, authenticatedUsers.get(request.raw) ?? ANONYMOUS);
       if (answered !== undefined) return answered;
       const target = parseResourceRequest(request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
       return init.handler.handle(target, request, reply, url.searchParams);
@@ -151,7 +155,7 @@ function sendJson(reply: FastifyReply, body: unknown, contentType = 'application
 }
 
 /** Discovery, OpenAPI, version and health; undefined when `path` is a resource path. */
-function serveNonResource(init: HttpAppInit, path: string, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+function serveNonResource(init: HttpAppInit, path: string, request: FastifyRequest, reply: FastifyReply, user: ReviewUser): FastifyReply | undefined {
   const parts = path.split('/').filter((part) => part !== '');
   const get = (answer: () => FastifyReply): FastifyReply => {
     if (request.method !== 'GET') throw methodNotAllowed(request.method, path);
@@ -159,6 +163,11 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
   };
   if (path === '/healthz' || path === '/readyz' || path === '/livez') return get(() => reply.code(200).type('text/plain; charset=utf-8').send('ok'));
   if (path === '/version') return get(() => sendJson(reply, versionInfo()));
+  if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS) {
+    if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
+    const body = path === SELF_SUBJECT_REVIEWS ? selfSubjectReview(user) : selfSubjectAccessReview();
+    return reply.code(201).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
+  }
   if (path === '/api' || path === '/apis') {
     return get(() => {
       const representation = negotiate(request.headers.accept, ['json', 'discovery-v2', 'discovery-v2beta1']);

@@ -159,6 +159,9 @@ describe.skipIf(missing)('kubectl against authenticated devclusters', () => {
     const file = await env.file('ep.yaml', ENDPOINTS_YAML);
     expect(await env.ok(['apply', '-f', file])).toBe('endpoints/web created\n');
     expect(await env.ok(['get', 'ep', 'web', '-o', 'name'])).toBe('endpoints/web\n');
+    // Authentication without authorization: whoami names the certificate's user, can-i says yes.
+    expect(await env.ok(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}'])).toBe('admin ["system:masters","system:authenticated"]');
+    expect(await env.ok(['auth', 'can-i', 'delete', 'endpoints'])).toBe('yes\n');
     // Without a client certificate (and without a token) the server answers 401. Checked with a
     // plain HTTPS request: kubectl would prompt for a username on 401.
     const ca = Buffer.from(cluster.kubeConfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString();
