@@ -117,6 +117,16 @@ function transportFailure(spec: RequestSpec, err: unknown, deadline: Deadline | 
   return new TransportError(`${spec.verb} ${spec.path}: ${detail}`, err);
 }
 
+/** How long auth headers and TLS material read from the kubeconfig are reused, in ms. */
+const CREDENTIALS_REFRESH_MS = 60_000;
+
+interface Credentials {
+  /** Auth headers to send (bearer token, basic auth, …). */
+  readonly headers: Readonly<http.OutgoingHttpHeaders>;
+  /** TLS options for the connection agent (ca, cert, key, …). */
+  readonly tls: https.RequestOptions;
+}
+
 /**
  * A small JSON client for one cluster's API server: `get/list/create/update/patch/delete` on API
  * paths (see `collectionPath`/`objectPath`), plus `watch`. Results are parsed JSON typed by the
@@ -132,6 +142,7 @@ export class RestClient {
   readonly #limiter: TokenBucket;
   readonly #metrics: RestClientMetrics;
   #agent: http.Agent | undefined;
+  #cachedCredentials: { value: Credentials; expiresAt: number } | undefined;
 
   constructor(options: RestClientOptions) {
     this.#options = withDefaults(options);
@@ -246,16 +257,8 @@ export class RestClient {
    */
   async #send(spec: RequestSpec, deadline: Deadline | undefined): Promise<IncomingMessage> {
     const url = new URL(this.#options.cluster.server + spec.path + queryString(spec.query));
-    const requestOptions: https.RequestOptions = { headers: {} };
-    await this.#options.cluster.kubeConfig.applyToHTTPSOptions(requestOptions);
-    const headers: http.OutgoingHttpHeaders = {
-      ...(requestOptions.headers as http.OutgoingHttpHeaders),
-      Accept: 'application/json',
-      'User-Agent': this.#options.userAgent,
-    };
-    if (requestOptions.auth !== undefined && requestOptions.auth !== null) {
-      headers['Authorization'] = `Basic ${Buffer.from(requestOptions.auth).toString('base64')}`;
-    }
+    const credentials = await this.#credentials();
+    const headers: http.OutgoingHttpHeaders = { ...credentials.headers, Accept: 'application/json', 'User-Agent': this.#options.userAgent };
     let payload: string | undefined;
     if (spec.body !== undefined) {
       payload = JSON.stringify(spec.body);
@@ -265,7 +268,7 @@ export class RestClient {
     const signal = deadline?.signal ?? spec.signal;
     spec.signal?.throwIfAborted();
     const transport = url.protocol === 'https:' ? https : http;
-    const agent = this.#agentFor(url.protocol, requestOptions);
+    const agent = this.#agentFor(url.protocol, credentials.tls);
 
     let response: IncomingMessage;
     try {
@@ -286,6 +289,25 @@ export class RestClient {
     if (code >= 200 && code < 300) return response;
     const text = await readBody(response, spec, deadline, this.#options.requestTimeoutMs).catch(() => '');
     throw new ApiError({ httpStatus: code, status: parseStatus(text, code), verb: spec.verb, path: spec.path });
+  }
+
+  /**
+   * The auth headers and TLS material of the kubeconfig, refreshed every
+   * {@link CREDENTIALS_REFRESH_MS}: client-node's `applyToHTTPSOptions` re-reads CA, certificate
+   * and key files on every call (in-cluster: the CA file), which would put file I/O on every
+   * request; once a minute still follows rotated service-account tokens, which client-node
+   * itself re-reads at most once a minute.
+   */
+  async #credentials(): Promise<Credentials> {
+    const now = this.#options.clock.now();
+    if (this.#cachedCredentials !== undefined && now < this.#cachedCredentials.expiresAt) return this.#cachedCredentials.value;
+    const tls: https.RequestOptions = { headers: {} };
+    await this.#options.cluster.kubeConfig.applyToHTTPSOptions(tls);
+    const headers: http.OutgoingHttpHeaders = { ...(tls.headers as http.OutgoingHttpHeaders) };
+    if (tls.auth !== undefined && tls.auth !== null) headers['Authorization'] = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
+    const value = { headers, tls };
+    this.#cachedCredentials = { value, expiresAt: now + CREDENTIALS_REFRESH_MS };
+    return value;
   }
 
   #agentFor(protocol: string, tls: https.RequestOptions): http.Agent {

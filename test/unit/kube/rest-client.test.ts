@@ -264,3 +264,26 @@ describe('RestClient', () => {
     expect(seenTypes).toEqual(['ADDED']);
   });
 });
+
+describe('RestClient credentials', () => {
+  it('applies the kubeconfig (auth headers, CA/cert files) once a minute, not on every request', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, { kind: 'Namespace' }));
+    const cluster = loadClusterConfig({ kind: 'object', config: kubeconfig(url) }, { name: 'host' });
+    let applied = 0;
+    const apply = cluster.kubeConfig.applyToHTTPSOptions.bind(cluster.kubeConfig);
+    cluster.kubeConfig.applyToHTTPSOptions = async (options) => {
+      applied += 1;
+      return apply(options);
+    };
+    const clock = new FakeClock();
+    const rest = new RestClient({ cluster, clock, qps: Infinity });
+    cleanups.push(() => rest.close());
+
+    for (let i = 0; i < 3; i += 1) await rest.get('/api/v1/namespaces/a');
+    expect(applied).toBe(1);
+    clock.advance(60_000);
+    await rest.get('/api/v1/namespaces/a');
+    expect(applied).toBe(2);
+    expect(seen.map((s) => s.headers.authorization)).toEqual(Array(4).fill('Bearer secret-token'));
+  });
+});
