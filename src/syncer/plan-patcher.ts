@@ -22,7 +22,13 @@ export class PlanPatcher implements ObjectPatcher {
   constructor(plan: PatchPlan, env: PatchEnvironment) {
     this.#plan = plan;
     this.#env = env;
-    this.reverses = plan.patches.some((p) => p.mode !== 'expression' || p.reverseExpression !== undefined);
+    // Reference patches reverse only through a translator's `toVirtual`, which the syncer's
+    // reference translation does not have; counting them would keep host objects in memory and
+    // run the reverse pass for nothing.
+    const referencesReverse = env.references.toVirtual !== undefined;
+    this.reverses = plan.patches.some(
+      (p) => p.mode === 'labels' || (p.mode === 'reference' && referencesReverse) || (p.mode === 'expression' && p.reverseExpression !== undefined),
+    );
   }
 
   async toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<PatchedObject> {
