@@ -91,7 +91,7 @@ export class Informer<T extends KubeObject> {
   addHandler(handler: InformerHandler<T>): () => void {
     this.#handlers.add(handler);
     if (this.#store.hasSynced()) {
-      for (const object of this.#store.list()) this.#call(handler, 'onAdd', () => handler.onAdd?.(object, true));
+      for (const object of this.#store.list()) this.#call('onAdd', () => handler.onAdd?.(object, true));
     }
     return () => {
       this.#handlers.delete(handler);
@@ -188,10 +188,10 @@ export class Informer<T extends KubeObject> {
   }
 
   #deliver(kind: keyof InformerHandler<T>, call: (handler: InformerHandler<T>) => unknown): void {
-    for (const handler of [...this.#handlers]) this.#call(handler, kind, () => call(handler));
+    for (const handler of [...this.#handlers]) this.#call(kind, () => call(handler));
   }
 
-  #call(_handler: InformerHandler<T>, kind: string, call: () => unknown): void {
+  #call(kind: string, call: () => unknown): void {
     try {
       const result = call();
       if (result instanceof Promise) {
