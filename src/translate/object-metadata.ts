@@ -122,13 +122,6 @@ export function virtualLabelsAndAnnotations(
   return { labels, annotations };
 }
 
-/** Host label map for a virtual one: keys rewritten as {@link hostLabelKey}; values unchanged. */
-export function hostLabels(labels: StringMap, vclusterName: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(labels)) out[hostLabelKey(key, vclusterName)] = value;
-  return out;
-}
-
 /** Sorted, newline-separated key list (the managed-labels / managed-annotations format). */
 export function formatKeyList(keys: readonly string[]): string {
   return [...new Set(keys)].sort().join('\n');

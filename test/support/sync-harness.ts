@@ -75,11 +75,6 @@ export async function getOrUndefined<T>(client: RestClient, path: string): Promi
   }
 }
 
-/** A fresh metrics registry per test. */
-export function newRegistry(): Registry {
-  return new Registry();
-}
-
 /** Options of {@link startEndpointsSyncer}. */
 export interface StartSyncerOptions {
   /** Default `vc1`. */

@@ -1,4 +1,4 @@
-import type { EndpointAddress, EndpointSubset, Endpoints, ObjectReference, Service } from './endpoints-types.js';
+import type { EndpointAddress, EndpointSubset, ObjectReference, Service } from './endpoints-types.js';
 
 /** The virtual → host name mapping the Endpoints translation needs for Pod targetRefs. */
 export interface PodRefTranslator {
@@ -55,9 +55,4 @@ export function translateSubsetsToHost(
     if (subset.ports !== undefined) out.ports = subset.ports.map((p) => ({ ...p }));
     return out;
   });
-}
-
-/** The virtual namespace and name of an Endpoints, which must both be set on cached objects. */
-export function endpointsRef(endpoints: Endpoints): { name: string; namespace: string } {
-  return { name: endpoints.metadata?.name ?? '', namespace: endpoints.metadata?.namespace ?? '' };
 }
