@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { CoreResources } from '../../kube/api-path.js';
 import { Informer } from '../../kube/informer.js';
 import type { KubeMetrics } from '../../kube/metrics.js';
@@ -98,7 +99,19 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
     hasSynced: () => informers.every((i) => i.hasSynced()),
     disconnected: () => informers.filter((i) => !i.connected()).map((i) => i.name),
     async run(signal: AbortSignal): Promise<void> {
-      await Promise.all([...informers.map((i) => i.run(signal)), controller.run(signal)]);
+      // Every informer, reflector, worker and wait of this run listens on one signal: a signal of
+      // its own with a raised bound (not 0, so a listener leaked per request would still warn)
+      // keeps Node's MaxListenersExceededWarning away without touching the caller's signal.
+      const run = new AbortController();
+      setMaxListeners(100, run.signal);
+      const stop = (): void => run.abort(signal.reason);
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+      try {
+        await Promise.all([...informers.map((i) => i.run(run.signal)), controller.run(run.signal)]);
+      } finally {
+        signal.removeEventListener('abort', stop);
+      }
     },
   };
 }
