@@ -49,4 +49,90 @@ describe('vcsync preview', () => {
     expect(code).toBe(1);
     expect(err.text).toMatch(/vcluster\.yaml:4:\d+ .*sync\.toHost\.endpoints\.enabled/);
   });
+
+  const configWithTeamPatch = async (): Promise<string> => {
+    const config = join(dir, 'vcluster.yaml');
+    await writeFile(config, [
+      'sync:', '  toHost:', '    endpoints:', '      patches:',
+      '        - path: metadata.annotations["team"]', '          expression: \'"team-" + value\'',
+    ].join('\n'));
+    return config;
+  };
+  /** What `kubectl get endpoints -o yaml` prints for two objects. */
+  const KUBECTL_LIST = [
+    'apiVersion: v1',
+    'items:',
+    '- apiVersion: v1',
+    '  kind: Endpoints',
+    '  metadata: {name: db, namespace: shop, annotations: {team: a}}',
+    '  subsets: [{addresses: [{ip: 10.1.0.1}], ports: [{port: 5432}]}]',
+    '- apiVersion: v1',
+    '  kind: Endpoints',
+    '  metadata: {name: cache, namespace: shop}',
+    'kind: List',
+    'metadata:',
+    '  resourceVersion: ""',
+    '',
+  ].join('\n');
+
+  it('reads a List (what kubectl get -o yaml prints) from standard input with -f -', async () => {
+    const config = await configWithTeamPatch();
+    const out = sink();
+    const err = sink();
+    const code = await runPreview({ configPath: config, objectPath: '-', vclusterName: 'vc', hostNamespace: 'vcluster-vc', out, err, stdin: [Buffer.from(KUBECTL_LIST)] });
+    expect(err.text).toBe('');
+    expect(code).toBe(0);
+    const hosts = out.text.split(/^---\n/m).filter((d) => d.trim() !== '').map((d) => parse(d));
+    expect(hosts.map((h) => h.metadata.name)).toEqual(['db-x-shop-x-vc', 'cache-x-shop-x-vc']);
+    expect(hosts[0].metadata.annotations.team).toBe('team-a');
+  });
+
+  it('locates every problem with line:column, in files and in List items', async () => {
+    const config = await configWithTeamPatch();
+    const objects = join(dir, 'objects.yaml');
+    await writeFile(objects, [
+      'kind: List',                                  // 1
+      'items:',                                      // 2
+      '  - kind: Endpoints',                         // 3
+      '    metadata: {namespace: shop}',             // 4
+      '---',                                         // 5
+      'kind: Endpoints',                             // 6
+      'metadata: {name: [unclosed',                  // 7
+    ].join('\n'));
+    const err = sink();
+    const code = await runPreview({ configPath: config, objectPath: objects, vclusterName: 'vc', hostNamespace: 'ns', out: sink(), err });
+    expect(code).toBe(1);
+    const lines = err.text.trim().split('\n');
+    expect(lines[0]).toBe(`${objects}:3:5 document 1 items[0]: an Endpoints needs metadata.name`);
+    expect(lines[1]).toMatch(new RegExp(`^${objects.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:7:\\d+ document 2: `));
+  });
+
+  it('prints JSON, and kubectl-style JSONPath templates (paths, literals, range) with jsonpath-plus', async () => {
+    const config = await configWithTeamPatch();
+    const run = async (output: string): Promise<{ code: number; out: string; err: string }> => {
+      const out = sink();
+      const err = sink();
+      const code = await runPreview({ configPath: config, objectPath: '-', vclusterName: 'vc', hostNamespace: 'vcluster-vc', output, out, err, stdin: [KUBECTL_LIST] });
+      return { code, out: out.text, err: err.text };
+    };
+    const json = await run('json');
+    expect(json.code).toBe(0);
+    const list = JSON.parse(json.out);
+    expect(list.kind).toBe('List');
+    expect(list.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['db-x-shop-x-vc', 'cache-x-shop-x-vc']);
+
+    expect((await run('jsonpath={.items[*].metadata.name}')).out).toBe('db-x-shop-x-vc cache-x-shop-x-vc');
+    expect((await run('jsonpath={range .items[*]}{.metadata.name}{"\\t"}{.metadata.annotations.vcluster\\.loft\\.sh/object-name}{"\\n"}{end}')).out).toBe(
+      'db-x-shop-x-vc\tdb\ncache-x-shop-x-vc\tcache\n',
+    );
+    expect((await run('jsonpath={.items[0].metadata.annotations.team}')).out).toBe('team-a');
+
+    const bad = await run('jsonpath={range .items[*]}{.metadata.name}');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('{range …} without {end}');
+    const unknown = await run('wide');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('-o wide: expected yaml, json or jsonpath=TEMPLATE');
+  });
 });
+
