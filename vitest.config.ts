@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // isolated-vm requires it on Node 20+ (its documentation); the sandbox tests run in-process.
+    execArgv: ['--no-node-snapshot'],
     maxWorkers: 2,
     reporters: ['default'],
   },

@@ -15,7 +15,7 @@ const scripts = readdirSync(here)
 let failed = 0;
 for (const script of scripts) {
   console.log(`\n=== ${script}`);
-  const result = spawnSync(process.execPath, ['--expose-gc', join(here, script)], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--expose-gc', '--no-node-snapshot', join(here, script)], { stdio: 'inherit' });
   if (result.status !== 0) {
     failed += 1;
     console.error(`${script} exited with ${result.status ?? result.signal}`);

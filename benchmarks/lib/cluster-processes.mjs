@@ -17,7 +17,7 @@ class ChildProcess {
 
   constructor(label, args) {
     this.label = label;
-    this.#child = spawn(process.execPath, [mainJs, ...args], { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child = spawn(process.execPath, ['--no-node-snapshot', mainJs, ...args], { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'] });
     this.pid = this.#child.pid;
     this.#exited = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));
     this.#child.stderr.setEncoding('utf8');

@@ -6,12 +6,14 @@ import { loadClusterConfig } from '../kube/kube-config.js';
 import { RestClient } from '../kube/rest-client.js';
 import { startDevCluster, type DevCluster } from '../devcluster/index.js';
 import { createLogger } from '../observe/logger.js';
+import { dnsLabel, parseLogLevel, type LogLevel } from './option-parsers.js';
 import { runSyncerUntilStopped } from './run-syncer.js';
 
 interface DevFlags {
   dir: string;
   config: string;
   name: string;
+  logLevel?: LogLevel;
 }
 
 async function ensureNamespace(cluster: DevCluster, namespace: string): Promise<void> {
@@ -36,10 +38,11 @@ export function registerDevCommand(program: Command): void {
     .description('Run a virtual and a host devcluster with the syncer between them (the embedded default)')
     .addOption(new Option('--dir <dir>', 'where cluster data and kubeconfigs live').default('.vcsync/dev'))
     .addOption(new Option('--config <file>', 'vcluster.yaml of the virtual cluster').default('config/vcluster.yaml'))
-    .addOption(new Option('--name <name>', 'name of the virtual cluster').default('dev'))
+    .addOption(new Option('--name <name>', 'name of the virtual cluster (a DNS-1123 label)').default('dev').argParser(dnsLabel))
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default: info)').env('VCSYNC_LOG_LEVEL').argParser(parseLogLevel))
     .action(async (flags: DevFlags) => {
       const pretty = process.stdout.isTTY;
-      const logger = createLogger({ pretty });
+      const logger = createLogger({ pretty, ...(flags.logLevel !== undefined ? { level: flags.logLevel } : {}) });
       const dir = resolve(flags.dir);
       await mkdir(dir, { recursive: true });
       const hostNamespace = `vcluster-${flags.name}`;
@@ -57,7 +60,7 @@ export function registerDevCommand(program: Command): void {
           hostNamespace,
           virtual: { kind: 'object', config: virtual.kubeConfig },
           host: { kind: 'object', config: host.kubeConfig },
-          listenMetrics: '127.0.0.1:0',
+          listenMetrics: { host: '127.0.0.1', port: 0 },
           hostQps: 40,
           hostBurst: 80,
           workers: 10,

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { parseListenAddress, positiveInteger } from './option-parsers.js';
+import { parseListenAddress, parseLogLevel, positiveInteger, type LogLevel } from './option-parsers.js';
 import { stopOnSignals } from './stop-on-signals.js';
 import { startDevCluster } from '../devcluster/index.js';
 import { createLogger } from '../observe/logger.js';
@@ -15,6 +15,7 @@ interface DevClusterFlags {
   tokenReviewUrl?: string;
   watchWindow?: number;
   kubeconfig?: string;
+  logLevel?: LogLevel;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -38,8 +39,9 @@ export function registerDevClusterCommand(program: Command): void {
     .option('--token-review-url <url>', 'TokenReview webhook for other bearer tokens')
     .option('--watch-window <n>', 'events retained for watch resume', positiveInteger)
     .option('--kubeconfig <file>', 'write a kubeconfig for this server to FILE')
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default: info)').env('VCSYNC_LOG_LEVEL').argParser(parseLogLevel))
     .action(async (flags: DevClusterFlags) => {
-      const logger = createLogger();
+      const logger = createLogger(flags.logLevel !== undefined ? { level: flags.logLevel } : {});
       const cluster = await startDevCluster({
         host: flags.listen.host,
         port: flags.listen.port,

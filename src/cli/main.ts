@@ -1,16 +1,12 @@
-#!/usr/bin/env node
-import { Command } from 'commander';
-import { registerCommands } from './commands.js';
-import { describeFatalError } from './fatal-error.js';
+#!/usr/bin/env -S node --no-node-snapshot
+import { hasRequiredNodeFlag, missingNodeFlagMessage } from './node-flags.js';
+import { USAGE_EXIT_CODE } from './cli-options.js';
 
-const program = new Command('vcsync')
-  .description('Virtual-cluster syncer: syncs Endpoints from a virtual cluster into a host namespace')
-  .showHelpAfterError();
-registerCommands(program);
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  process.stderr.write(describeFatalError(error));
-  // Servers a command had started may still hold the event loop open.
-  process.exit(1);
+if (!hasRequiredNodeFlag(process.execArgv, process.env['NODE_OPTIONS'])) {
+  process.stderr.write(missingNodeFlagMessage());
+  process.exit(USAGE_EXIT_CODE);
 }
+
+// Loaded only after the check: the commands pull in isolated-vm.
+const { runCli } = await import('./run-cli.js');
+process.exitCode = await runCli(process.argv);

@@ -9,6 +9,7 @@ import { loadClusterConfig, type KubeConfigSource } from '../kube/kube-config.js
 import { LeaderElector } from '../kube/leader-elector.js';
 import { KubeMetrics } from '../kube/metrics.js';
 import { RestClient } from '../kube/rest-client.js';
+import { readBuildInfo, registerBuildInfoMetric } from '../observe/build-info.js';
 import { HealthChecks } from '../observe/health.js';
 import type { Logger } from '../observe/logger.js';
 import { startMetricsServer, type MetricsServer } from '../observe/metrics-server.js';
@@ -17,7 +18,6 @@ import { createEndpointsSyncer, type EndpointsSyncer } from '../syncer/endpoints
 import { SyncerMetrics } from '../syncer/metrics.js';
 import { ReferenceImporter } from '../syncer/reference-importer.js';
 import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
-import { parseListenAddress } from './option-parsers.js';
 import { stopOnSignals } from './stop-on-signals.js';
 import { locatePatchErrors } from './validate-command.js';
 
@@ -31,8 +31,8 @@ export interface RunSyncerOptions {
   hostNamespace: string;
   virtual: KubeConfigSource;
   host: KubeConfigSource;
-  /** `HOST:PORT` of the metrics and health endpoint; port 0 picks a free one. */
-  listenMetrics: string;
+  /** Address of the metrics and health endpoint; port 0 picks a free one. */
+  listenMetrics: { host: string; port: number };
   /** Host client rate limit (requests/s and burst). vcluster uses 40 / 80. */
   hostQps: number;
   hostBurst: number;
@@ -68,12 +68,6 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   if (!loaded.ok) {
     throw new StartupError(`invalid configuration:\n${loaded.errors.map(formatConfigError).join('\n')}`);
   }
-  let listen: { host: string; port: number };
-  try {
-    listen = parseListenAddress(options.listenMetrics);
-  } catch (error) {
-    throw new StartupError(`--listen-metrics: ${error instanceof Error ? error.message : String(error)}`);
-  }
   const sandbox = new PatchSandbox({
     memoryLimitMiB: options.sandboxMemoryMiB,
     timeoutMs: options.sandboxTimeoutMs,
@@ -87,8 +81,10 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     throw new StartupError(`invalid configuration:\n${locatePatchErrors(initial.errors, loaded.source).map(formatConfigError).join('\n')}`);
   }
 
+  const build = readBuildInfo();
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerBuildInfoMetric(registry, build);
   const kubeMetrics = new KubeMetrics(registry);
   const syncerMetrics = new SyncerMetrics(registry);
   const virtualClient = new RestClient({
@@ -140,9 +136,9 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
 
   let metricsServer: MetricsServer | undefined;
   try {
-    metricsServer = await startMetricsServer({ ...listen, registry, health, logger });
+    metricsServer = await startMetricsServer({ ...options.listenMetrics, registry, health, logger });
     options.onListening?.({ metrics: metricsServer.url });
-    logger.info({ metrics: metricsServer.url, config: options.configPath, name: options.name, hostNamespace: options.hostNamespace }, 'vcsync started');
+    logger.info({ version: build.version, node: build.nodeVersion, metrics: metricsServer.url, config: options.configPath, name: options.name, hostNamespace: options.hostNamespace }, 'vcsync started');
 
     const watcher = new ConfigFileWatcher({
       path: options.configPath,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { positiveInteger, positiveNumber } from './option-parsers.js';
+import { BooleanEnvOption, RequiredOption } from './cli-options.js';
+import { dnsLabel, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, type LogLevel } from './option-parsers.js';
 import type { KubeConfigSource } from '../kube/kube-config.js';
 import { createLogger } from '../observe/logger.js';
 import { runSyncerUntilStopped } from './run-syncer.js';
@@ -21,14 +22,14 @@ interface StartFlags {
   hostNamespace?: string;
   virtualKubeconfig: string;
   hostKubeconfig?: string;
-  listenMetrics: string;
+  listenMetrics: { host: string; port: number };
   hostQps: number;
   hostBurst: number;
   workers: number;
   leaderElect: boolean;
   sandboxMemoryMib: number;
   sandboxTimeoutMs: number;
-  logLevel: string;
+  logLevel: LogLevel;
 }
 
 /** Adds `vcsync start`: the production daemon; every flag also reads an environment variable. */
@@ -37,20 +38,20 @@ export function registerStartCommand(program: Command): void {
     .command('start')
     .description('Run the syncer next to a virtual cluster (production)')
     .addOption(new Option('--config <file>', 'vcluster.yaml to read and watch').env('VCSYNC_CONFIG').default('/etc/vcsync/vcluster.yaml'))
-    .addOption(new Option('--name <name>', 'name of the virtual cluster').env('VCSYNC_NAME').makeOptionMandatory())
-    .addOption(new Option('--host-namespace <namespace>', "host namespace of the virtual cluster (default: the pod's namespace)").env('VCSYNC_HOST_NAMESPACE'))
-    .addOption(new Option('--virtual-kubeconfig <file>', 'kubeconfig of the virtual cluster').env('VCSYNC_VIRTUAL_KUBECONFIG').makeOptionMandatory())
+    .addOption(new RequiredOption('--name <name>', 'name of the virtual cluster (a DNS-1123 label)').env('VCSYNC_NAME').argParser(dnsLabel))
+    .addOption(new Option('--host-namespace <namespace>', "host namespace of the virtual cluster (default: the pod's namespace)").env('VCSYNC_HOST_NAMESPACE').argParser(dnsLabel))
+    .addOption(new RequiredOption('--virtual-kubeconfig <file>', 'kubeconfig of the virtual cluster').env('VCSYNC_VIRTUAL_KUBECONFIG'))
     .addOption(new Option('--host-kubeconfig <file>', "kubeconfig of the host cluster (default: the pod's service account)").env('VCSYNC_HOST_KUBECONFIG'))
-    .addOption(new Option('--listen-metrics <host:port>', 'address of /metrics, /healthz and /readyz').env('VCSYNC_LISTEN_METRICS').default('0.0.0.0:8080'))
+    .addOption(new Option('--listen-metrics <host:port>', 'address of /metrics, /healthz and /readyz (HOST:PORT, :PORT or PORT)').env('VCSYNC_LISTEN_METRICS').default(parseListenAddress('0.0.0.0:8080'), '0.0.0.0:8080').argParser(parseListenAddress))
     .addOption(new Option('--host-qps <n>', 'host API requests per second').env('VCSYNC_HOST_QPS').default(40).argParser(positiveNumber))
     .addOption(new Option('--host-burst <n>', 'host API request burst').env('VCSYNC_HOST_BURST').default(80).argParser(positiveInteger))
     .addOption(new Option('--workers <n>', 'concurrent reconciles').env('VCSYNC_WORKERS').default(10).argParser(positiveInteger))
-    .addOption(new Option('--no-leader-elect', 'sync without taking the Lease (only with a single replica)').env('VCSYNC_NO_LEADER_ELECT'))
+    .addOption(new BooleanEnvOption('--no-leader-elect', 'sync without taking the Lease (only with a single replica)', 'VCSYNC_NO_LEADER_ELECT'))
     .addOption(new Option('--sandbox-memory-mib <n>', 'heap limit of the patch sandbox, MiB').env('VCSYNC_SANDBOX_MEMORY_MIB').default(32).argParser(positiveInteger))
     .addOption(new Option('--sandbox-timeout-ms <n>', 'time limit of the patches of one object, ms').env('VCSYNC_SANDBOX_TIMEOUT_MS').default(50).argParser(positiveInteger))
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug or trace').env('VCSYNC_LOG_LEVEL').default('info'))
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('VCSYNC_LOG_LEVEL').default('info').argParser(parseLogLevel))
     .action(async (flags: StartFlags) => {
-      const logger = createLogger({ level: flags.logLevel as 'info' });
+      const logger = createLogger({ level: flags.logLevel });
       const hostNamespace = flags.hostNamespace ?? podNamespace();
       if (hostNamespace === undefined) {
         logger.fatal('no host namespace: pass --host-namespace (or VCSYNC_HOST_NAMESPACE) when not running in a pod');

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { RequiredOption } from './cli-options.js';
 import { compareConfigErrors, formatConfigError, type ConfigError } from '../config/config-error.js';
 import type { ConfigSource } from '../config/config-source.js';
 import { loadConfigFile } from '../config/load-config-file.js';
@@ -86,7 +87,7 @@ export function registerValidateCommand(program: Command): void {
   program
     .command('validate')
     .description('Check a vcluster.yaml: YAML syntax, schema, patches; prints each error with file:line:column')
-    .requiredOption('--config <file>', 'path of the vcluster.yaml to check')
+    .addOption(new RequiredOption('--config <file>', 'path of the vcluster.yaml to check'))
     .action(async (options: { config: string }) => {
       process.exitCode = await runValidate({ configPath: options.config });
     });

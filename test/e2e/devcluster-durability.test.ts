@@ -1,26 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const main = join(repoRoot, 'dist/cli/main.js');
-
-/** Fails (never skips) when dist/ is missing or older than the devcluster sources. */
-function assertBuilt(): void {
-  const rebuild = 'run `npx tsc -p tsconfig.build.json` (npm ci does it through prepare) before this test';
-  if (!existsSync(main)) throw new Error(`${main} is missing: ${rebuild}`);
-  for (const dir of ['src/devcluster', 'src/devcluster/storage', 'src/cli']) {
-    for (const file of readdirSync(join(repoRoot, dir))) {
-      if (!file.endsWith('.ts')) continue;
-      const built = join(repoRoot, dir.replace(/^src/, 'dist'), file.replace(/\.ts$/, '.js'));
-      if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(repoRoot, dir, file)).mtimeMs) throw new Error(`${built} is missing or older than its source: ${rebuild}`);
-    }
-  }
-}
+import { assertBuilt, VCSYNC_NODE_ARGS } from '../support/vcsync-cli.js';
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -28,7 +11,7 @@ interface Running {
 }
 
 function start(dataDir: string, children: ChildProcessWithoutNullStreams[]): Promise<Running> {
-  const child = spawn(process.execPath, [main, 'devcluster', '--data-dir', dataDir, '--listen', '127.0.0.1:0'], { env: { ...process.env, VCSYNC_LOG_LEVEL: 'warn' } });
+  const child = spawn(process.execPath, [...VCSYNC_NODE_ARGS, 'devcluster', '--data-dir', dataDir, '--listen', '127.0.0.1:0'], { env: { ...process.env, VCSYNC_LOG_LEVEL: 'warn' } });
   children.push(child);
   return new Promise((resolvePromise, reject) => {
     let output = '';
@@ -71,7 +54,7 @@ describe('vcsync devcluster --data-dir', () => {
   });
 
   it('keeps every acknowledged object across kill -9, and later writes get larger resourceVersions', async () => {
-    assertBuilt();
+    assertBuilt(['src/devcluster', 'src/devcluster/storage', 'src/cli']);
     const dataDir = await mkdtemp(join(tmpdir(), 'devcluster-durable-'));
     dirs.push(dataDir);
     const first = await start(dataDir, children);

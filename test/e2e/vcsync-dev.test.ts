@@ -1,15 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubectlMissing } from '../support/kubectl.js';
+import { assertBuilt, REPO_ROOT as REPO, VCSYNC_NODE_ARGS } from '../support/vcsync-cli.js';
 import { waitFor } from '../support/wait-for.js';
 
-const REPO = resolve(import.meta.dirname, '../..');
-const MAIN = join(REPO, 'dist/cli/main.js');
 
 const missing = kubectlMissing('the vcsync dev e2e test');
 
@@ -47,12 +45,12 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
   });
 
   it('syncs the example Endpoints to the host as web-x-default-x-dev with its translated annotation, and exits 0 on SIGTERM', async () => {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npm ci does; locally npx tsc -p tsconfig.build.json)`);
+    assertBuilt();
     const dir = await mkdtemp(join(tmpdir(), 'vcsync-dev-'));
     const home = await mkdtemp(join(tmpdir(), 'vcsync-dev-home-'));
     dirs.push(dir, home);
 
-    const proc = spawn(process.execPath, [MAIN, 'dev', '--dir', dir], { cwd: REPO, env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...VCSYNC_NODE_ARGS, 'dev', '--dir', dir], { cwd: REPO, env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     let stdout = '';
     let stderr = '';

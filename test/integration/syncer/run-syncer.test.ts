@@ -20,7 +20,13 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
   let running: Promise<void> | undefined;
   let metricsUrl: string;
 
+  // The daemon's informers and workers share one signal: no test may see a MaxListenersExceededWarning.
+  let warnings: Error[] = [];
+  const onWarning = (warning: Error): void => void warnings.push(warning);
+
   beforeEach(async () => {
+    warnings = [];
+    process.on('warning', onWarning);
     clusters = await startTwoClusters();
     log = captureLogger();
     dir = await tempDir('vcsync-run-syncer-');
@@ -30,6 +36,8 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
   afterEach(async () => {
     abort?.abort();
     await running;
+    process.off('warning', onWarning);
+    expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
     abort = undefined;
     running = undefined;
     await clusters.close();
@@ -55,7 +63,7 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
         hostNamespace: clusters.hostNamespace,
         virtual: { kind: 'object', config: clusters.virtual.kubeConfig },
         host: { kind: 'object', config: clusters.host.kubeConfig },
-        listenMetrics: '127.0.0.1:0',
+        listenMetrics: { host: '127.0.0.1', port: 0 },
         hostQps: 40,
         hostBurst: 80,
         workers: 4,
@@ -166,5 +174,12 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     await waitFor('/readyz 200', async () => (await fetch(`${metricsUrl}/readyz`)).status === 200);
     const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/vcsync_leader_election_is_leader\{lease="vcsync-vc1"\} 1/);
+  });
+
+  it('exposes vcsync_build_info with the package version and the Node.js version', async () => {
+    await start(ENABLED);
+    const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
+    const { version } = (await import('../../../package.json', { with: { type: 'json' } })).default as { version: string };
+    expect(metrics).toContain(`vcsync_build_info{version="${version}",node_version="${process.version}"} 1`);
   });
 });

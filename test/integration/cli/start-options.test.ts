@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createEndpoints, createService, getHostEndpoints, tempDir } from '../../support/endpoints-fixtures.js';
+import { getOrUndefined, startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
+import { assertBuilt, REPO_ROOT, runVcsync, VCSYNC_MAIN } from '../../support/vcsync-cli.js';
+import { waitFor } from '../../support/wait-for.js';
+
+/** The one line a usage error prints (commander may add a "Did you mean" hint line). */
+const firstLine = (text: string): string => text.split('\n')[0] ?? '';
+
+describe('vcsync start: every option is validated before any I/O', () => {
+  beforeAll(() => assertBuilt(['src/cli', 'src/observe']));
+
+  // A kubeconfig path that does not exist: reaching any I/O would fail differently (exit 1).
+  const base = ['start', '--virtual-kubeconfig', '/nonexistent/virtual.kubeconfig', '--host-kubeconfig', '/nonexistent/host.kubeconfig', '--config', '/nonexistent/vcluster.yaml'];
+
+  it.each([
+    [['--name', 'vc', '--log-level', 'verbose'], {}, "option '--log-level <level>' argument 'verbose' is invalid. expected one of fatal, error, warn, info, debug, trace, silent"],
+    [['--name', 'VC_1'], {}, "option '--name <name>' argument 'VC_1' is invalid. expected a DNS-1123 label"],
+    [['--name', 'vc', '--host-namespace', 'Bad_NS'], {}, "option '--host-namespace <namespace>' argument 'Bad_NS' is invalid"],
+    [['--name', 'vc', '--listen-metrics', 'localhost'], {}, "option '--listen-metrics <host:port>' argument 'localhost' is invalid. expected HOST:PORT, :PORT or PORT"],
+    [['--name', 'vc', '--workers', '0'], {}, "option '--workers <n>' argument '0' is invalid. expected a positive integer"],
+    [['--name', 'vc'], { VCSYNC_NO_LEADER_ELECT: 'no' }, "option '--no-leader-elect' value from env 'VCSYNC_NO_LEADER_ELECT' is invalid: expected true, false, 1 or 0, got \"no\""],
+    [['--name', 'vc'], { VCSYNC_LOG_LEVEL: 'loud' }, "option '--log-level <level>' value 'loud' from env 'VCSYNC_LOG_LEVEL' is invalid"],
+    [[], {}, "required option '--name <name>' not specified (or set VCSYNC_NAME)"],
+  ])('%j %j exits 2 with one line naming the option', async (args, env, message) => {
+    const result = await runVcsync([...base, ...args], { env: { VCSYNC_NAME: undefined, ...env } });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(firstLine(result.stderr)).toContain(message);
+  });
+
+  it('reports an unknown option as unknown, before a missing required one', async () => {
+    const result = await runVcsync(['start', '--nmae', 'vc'], { env: { VCSYNC_NAME: undefined, VCSYNC_VIRTUAL_KUBECONFIG: undefined } });
+    expect(result.code).toBe(2);
+    expect(firstLine(result.stderr)).toBe("error: unknown option '--nmae'");
+    expect(result.stderr).toContain('Did you mean --name?');
+  });
+
+  it('prints its version (the package version) with --version', async () => {
+    const result = await runVcsync(['--version']);
+    expect(result.code).toBe(0);
+    const { version } = (await import(join(REPO_ROOT, 'package.json'), { with: { type: 'json' } })).default as { version: string };
+    expect(result.stdout.trim()).toBe(version);
+  });
+
+  it('refuses to run without --no-node-snapshot, saying how to start it; the bin passes the flag itself', async () => {
+    const bare = await runVcsync(['--version'], { nodeArgs: [VCSYNC_MAIN], env: { NODE_OPTIONS: '' } });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('Node.js must run with --no-node-snapshot (isolated-vm, the patch sandbox, requires it on Node 20 and later)');
+    const viaEnv = await runVcsync(['--version'], { nodeArgs: [VCSYNC_MAIN], env: { NODE_OPTIONS: '--no-node-snapshot' } });
+    expect(viaEnv.code).toBe(0);
+    const bin = await runVcsync(['--version']);
+    expect(bin.code).toBe(0);
+  });
+});
+
+describe('vcsync start: VCSYNC_NO_LEADER_ELECT is parsed, not just noticed', () => {
+  let clusters: TwoClusters;
+  let dir: { dir: string; remove: () => Promise<void> };
+  let child: ChildProcess | undefined;
+
+  beforeAll(() => assertBuilt(['src/cli']));
+  beforeEach(async () => {
+    clusters = await startTwoClusters();
+    dir = await tempDir('vcsync-start-options-');
+    await writeFile(join(dir.dir, 'vcluster.yaml'), 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n');
+    await writeFile(join(dir.dir, 'virtual.kubeconfig'), clusters.virtual.kubeConfigYaml());
+    await writeFile(join(dir.dir, 'host.kubeconfig'), clusters.host.kubeConfigYaml());
+  });
+  afterEach(async () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((done) => child?.once('exit', done));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    child = undefined;
+    await clusters.close();
+    await dir.remove();
+  });
+
+  const startDaemon = (noLeaderElect: string): void => {
+    child = spawn(VCSYNC_MAIN, ['start', '--name', 'vc1', '--host-namespace', clusters.hostNamespace, '--listen-metrics', '127.0.0.1:0'], {
+      env: {
+        ...process.env,
+        VCSYNC_CONFIG: join(dir.dir, 'vcluster.yaml'),
+        VCSYNC_VIRTUAL_KUBECONFIG: join(dir.dir, 'virtual.kubeconfig'),
+        VCSYNC_HOST_KUBECONFIG: join(dir.dir, 'host.kubeconfig'),
+        VCSYNC_NO_LEADER_ELECT: noLeaderElect,
+        VCSYNC_LOG_LEVEL: 'warn',
+      },
+      stdio: 'ignore',
+    });
+  };
+  const leasePath = (): string => `/apis/coordination.k8s.io/v1/namespaces/${clusters.hostNamespace}/leases/vcsync-vc1`;
+  const syncOne = async (): Promise<void> => {
+    await createService(clusters.virtualClient, 'web');
+    await createEndpoints(clusters.virtualClient, 'web');
+    await waitFor('the host copy', () => getHostEndpoints(clusters.hostClient, clusters.hostNamespace, 'web'), { timeoutMs: 45_000 });
+  };
+
+  it('=false keeps leader election on: the daemon takes its Lease before it syncs', async () => {
+    startDaemon('false');
+    await syncOne();
+    const lease = await getOrUndefined<{ spec?: { holderIdentity?: string } }>(clusters.hostClient, leasePath());
+    expect(lease?.spec?.holderIdentity).toMatch(/.+/);
+  });
+
+  it('=1 turns it off: the daemon syncs and never creates a Lease', async () => {
+    startDaemon('1');
+    await syncOne();
+    expect(await getOrUndefined(clusters.hostClient, leasePath())).toBeUndefined();
+  });
+});
