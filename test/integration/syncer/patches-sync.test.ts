@@ -94,6 +94,20 @@ describe('patches through the Endpoints syncer', () => {
     expect(host.metadata?.labels?.['app']).toBe('web');
   });
 
+  it('applies a patch only where its path exists: addresses without a hostname get none', async () => {
+    const run = await startWithPatches(clusters, [
+      '        - path: subsets[*].addresses[*].hostname',
+      '          expression: \'context.vcluster.name + "-" + value\'',
+    ].join('\n'));
+    close = run.close;
+    await clusters.virtualClient.create('/api/v1/namespaces/shop/endpoints', {
+      apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' },
+      subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2', hostname: 'db' }], ports: [{ port: 8080 }] }],
+    });
+    const host = await waitFor('host copy', async () => await hostEndpoints());
+    expect(host.subsets?.[0]?.addresses).toEqual([{ ip: '10.0.0.1' }, { ip: '10.0.0.2', hostname: 'vc1-db' }]);
+  });
+
   it('writes a host-side change of a reversible field back to the virtual object, without ping-pong', async () => {
     const run = await startWithPatches(clusters, [
       '        - path: metadata.annotations["port"]',
