@@ -12,7 +12,8 @@ import { formatPatchPath, type CompiledPath, type PathSegment } from './patch-pa
  *   order;
  * - anything else (a missing key, the last one included, an index out of range, a key on an
  *   array, any step into a primitive) ends that branch: a location matches only when every
- *   segment of the path exists there, so a patch never adds a field.
+ *   segment of the path exists there, so a forward patch never creates the field its path names
+ *   (a reverse patch writes back only where the path exists in the host object).
  */
 
 /** A concrete location: map keys as strings, array indexes as numbers. */
