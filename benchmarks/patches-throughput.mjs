@@ -33,7 +33,7 @@ const endpoints = () => ({
 const entries = [
   { path: 'subsets[*].addresses[*].ip', expression: 'value.replace(/^10\\./, "192.")' },
   { path: 'metadata.annotations.team', expression: 'value.toUpperCase() + "-" + context.vcluster.name' },
-  { path: 'metadata.labels.tier', expression: 'valueExists ? value : "backend"' },
+  { path: 'metadata.labels.app', expression: 'value + "-" + context.vcluster.name' },
 ];
 
 // The same three transforms, written directly: what the engine's isolation costs is measured
@@ -42,7 +42,7 @@ function plainTransforms(object) {
   const copy = structuredClone(object);
   for (const subset of copy.subsets) for (const address of subset.addresses) address.ip = address.ip.replace(/^10\./, '192.');
   copy.metadata.annotations.team = copy.metadata.annotations.team.toUpperCase() + '-' + 'vc1';
-  if (!('tier' in copy.metadata.labels)) copy.metadata.labels.tier = 'backend';
+  copy.metadata.labels.app = copy.metadata.labels.app + '-' + 'vc1';
   return copy;
 }
 
@@ -113,7 +113,7 @@ const summary = {
   node: process.version,
   cpus: (await import('node:os')).cpus().length,
   secondsPerCase: seconds,
-  object: 'Endpoints with 3 addresses; patches: subsets[*].addresses[*].ip, metadata.annotations.team, metadata.labels.tier',
+  object: 'Endpoints with 3 addresses; patches: subsets[*].addresses[*].ip, metadata.annotations.team, metadata.labels.app',
   results,
   loadAverage1m: Number((await import('node:os')).loadavg()[0].toFixed(2)),
   engineSlowdownVsPlain: Number((plain.objectsPerSecond / engine.objectsPerSecond).toFixed(1)),

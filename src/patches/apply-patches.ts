@@ -41,10 +41,11 @@ export interface ApplyPatchesInput<T extends PatchableObject> {
  * ones, all in a single sandbox call.
  *
  * Expression semantics, per location the path matches (see `path-match.ts`):
- * - the expression gets `value` (a private copy), `valueExists` and `context`
- *   (`vcluster`, `hostObject`, `virtualObject` - deeply frozen - and the concrete `path`);
- * - a last key that is missing under an existing object still matches (`valueExists: false`), so
- *   an expression can add a field; a missing parent skips the patch there;
+ * - a location matches only when every segment of the path exists there, the last one included
+ *   (seed 2.7: a path that is not in the object is not applied), so a patch never adds a field;
+ * - the expression gets `value` (a private copy), `valueExists` (always true, kept for
+ *   expressions written for it) and `context` (`vcluster`, `hostObject`, `virtualObject` -
+ *   deeply frozen - and the concrete `path`);
  * - the result replaces the value; `null` or `undefined` removes it: a map key is deleted, an
  *   array element is removed and later elements move down (all locations of one patch are
  *   evaluated before its removals, so `context.path` indices refer to the array as the patch

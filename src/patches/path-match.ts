@@ -6,77 +6,53 @@ import { formatPatchPath, type CompiledPath, type PathSegment } from './patch-pa
  * and label patches, reverse write-back). The sandbox runtime carries its own copy of these rules
  * (it cannot import host code); tests run one table against both.
  *
- * Rules:
+ * Rules (seed 2.7: "If the path is not found in the object, the patch is not applied"):
  * - a key segment matches an own property of a (non-array) object; an index segment an existing
  *   element of an array; a wildcard every element of an array or every own key of an object, in
  *   order;
- * - anything else (a missing key, an index out of range, a key on an array, any step into a
- *   primitive) ends that branch: a path that does not exist yields no match and the patch is
- *   skipped;
- * - with `allowMissingLeaf`, a last *key* segment whose parent object exists matches even when the
- *   key is absent (`exists: false`), so an expression can add a field.
+ * - anything else (a missing key, the last one included, an index out of range, a key on an
+ *   array, any step into a primitive) ends that branch: a location matches only when every
+ *   segment of the path exists there, so a forward patch never creates the field its path names
+ *   (a reverse patch writes back only where the path exists in the host object).
  */
 
 /** A concrete location: map keys as strings, array indexes as numbers. */
 export type ConcretePath = readonly (string | number)[];
 
-/** One location a compiled path matched. */
+/** One location a compiled path matched: it always holds a value. */
 export interface PathMatch {
   /** The concrete location, e.g. `['subsets', 0, 'addresses', 2, 'ip']`. */
   readonly path: ConcretePath;
-  /** Whether the location holds a value (false only for a missing last key, see `allowMissingLeaf`). */
-  readonly exists: boolean;
-  /** The value there (`undefined` when `exists` is false). */
+  /** The value there. */
   readonly value: unknown;
 }
 
-/** Options of {@link matchPath}. */
-export interface MatchPathOptions {
-  /** Match a missing last key under an existing object (`exists: false`). Default false. */
-  allowMissingLeaf?: boolean;
-}
-
 /** Every location of `root` that `path` matches, in document order. Never throws. */
-export function matchPath(root: unknown, path: CompiledPath, options: MatchPathOptions = {}): PathMatch[] {
+export function matchPath(root: unknown, path: CompiledPath): PathMatch[] {
   const matches: PathMatch[] = [];
-  walk(root, path, 0, [], options.allowMissingLeaf === true, matches);
+  walk(root, path, 0, [], matches);
   return matches;
 }
 
-function walk(
-  node: unknown,
-  path: CompiledPath,
-  depth: number,
-  at: (string | number)[],
-  allowMissingLeaf: boolean,
-  out: PathMatch[],
-): void {
+function walk(node: unknown, path: CompiledPath, depth: number, at: (string | number)[], out: PathMatch[]): void {
   const segment = path[depth];
   if (segment === undefined) {
-    out.push({ path: [...at], exists: true, value: node });
+    out.push({ path: [...at], value: node });
     return;
   }
-  const last = depth === path.length - 1;
   if (segment.kind === 'wildcard') {
     if (Array.isArray(node)) {
-      node.forEach((child: unknown, index) => walk(child, path, depth + 1, [...at, index], allowMissingLeaf, out));
+      node.forEach((child: unknown, index) => walk(child, path, depth + 1, [...at, index], out));
     } else if (isPlainObject(node)) {
-      for (const key of Object.keys(node)) walk(node[key], path, depth + 1, [...at, key], allowMissingLeaf, out);
+      for (const key of Object.keys(node)) walk(node[key], path, depth + 1, [...at, key], out);
     }
     return;
   }
   if (segment.kind === 'index') {
-    if (Array.isArray(node) && segment.index < node.length) {
-      walk(node[segment.index], path, depth + 1, [...at, segment.index], allowMissingLeaf, out);
-    }
+    if (Array.isArray(node) && segment.index < node.length) walk(node[segment.index], path, depth + 1, [...at, segment.index], out);
     return;
   }
-  if (!isPlainObject(node)) return;
-  if (Object.hasOwn(node, segment.key)) {
-    walk(node[segment.key], path, depth + 1, [...at, segment.key], allowMissingLeaf, out);
-  } else if (last && allowMissingLeaf) {
-    out.push({ path: [...at, segment.key], exists: false, value: undefined });
-  }
+  if (isPlainObject(node) && Object.hasOwn(node, segment.key)) walk(node[segment.key], path, depth + 1, [...at, segment.key], out);
 }
 
 /** Reads one concrete location. */

@@ -300,10 +300,11 @@ export const SANDBOX_RUNTIME_SOURCE = String.raw`(function runtime() {
     }
     return out;
   }
-  function match(root, segments, allowMissingLeaf) {
+  // A location matches only when every segment exists there, the last one included.
+  function match(root, segments) {
     const out = [];
     const walk = (node, depth, at) => {
-      if (depth === segments.length) { out.push({ at, exists: true }); return; }
+      if (depth === segments.length) { out.push(at); return; }
       const segment = segments[depth];
       if (segment.kind === 'wildcard') {
         if (isArray(node)) { for (let i = 0; i < node.length; i += 1) walk(node[i], depth + 1, at.concat([i])); }
@@ -314,9 +315,7 @@ export const SANDBOX_RUNTIME_SOURCE = String.raw`(function runtime() {
         if (isArray(node) && segment.index < node.length) walk(node[segment.index], depth + 1, at.concat([segment.index]));
         return;
       }
-      if (!isObject(node)) return;
-      if (hasOwn(node, segment.key)) walk(node[segment.key], depth + 1, at.concat([segment.key]));
-      else if (allowMissingLeaf && depth === segments.length - 1) out.push({ at: at.concat([segment.key]), exists: false });
+      if (isObject(node) && hasOwn(node, segment.key)) walk(node[segment.key], depth + 1, at.concat([segment.key]));
     };
     walk(root, 0, []);
     return out;
@@ -387,10 +386,12 @@ export const SANDBOX_RUNTIME_SOURCE = String.raw`(function runtime() {
       reverse: functions[slot][1],
     }));
 
-    function evaluate(fn, patch, field, objectPath, value, exists, context) {
+    // valueExists is always true: only locations that exist are matched. It stays a parameter so
+    // expressions written for it keep working.
+    function evaluate(fn, patch, field, objectPath, value, context) {
       let raw;
       try {
-        raw = fn(value, exists, context);
+        raw = fn(value, true, context);
       } catch (error) {
         throw new Failure('PATCH_EVAL_THREW', patch, field, objectPath, describe(error));
       }
@@ -424,17 +425,18 @@ export const SANDBOX_RUNTIME_SOURCE = String.raw`(function runtime() {
       const applied = [];
       for (const patch of patches) {
         const writes = [];
-        for (const found of match(target, patch.path, true)) {
-          if (isProtected(found.at)) continue;
-          const current = getAt(target, found.at);
-          const path = formatPath(found.at);
+        for (const at of match(target, patch.path)) {
+          if (isProtected(at)) continue;
+          const current = getAt(target, at).value;
+          const path = formatPath(at);
           const context = freeze({ vcluster, hostObject, virtualObject, path });
-          const result = evaluate(patch.forward, patch, patch.forwardField, path, copyOf(current.value), current.exists, context);
+          const result = evaluate(patch.forward, patch, patch.forwardField, path, copyOf(current), context);
           let outcome = 'unchanged';
           if (result === undefined) {
-            if (current.exists) { writes.push({ at: found.at, remove: true }); outcome = 'removed'; }
-          } else if (!current.exists || !same(current.value, result)) {
-            writes.push({ at: found.at, remove: false, value: result });
+            writes.push({ at, remove: true });
+            outcome = 'removed';
+          } else if (!same(current, result)) {
+            writes.push({ at, remove: false, value: result });
             outcome = 'set';
           }
           applied.push({ patchIndex: patch.index, path, outcome });
@@ -458,29 +460,29 @@ export const SANDBOX_RUNTIME_SOURCE = String.raw`(function runtime() {
       const skipped = [];
       for (const patch of patches) {
         if (patch.reverse === null) continue;
-        for (const found of match(hostObject, patch.path, false)) {
-          if (isProtected(found.at)) continue;
-          const hostValue = getAt(hostObject, found.at).value;
+        for (const at of match(hostObject, patch.path)) {
+          if (isProtected(at)) continue;
+          const hostValue = getAt(hostObject, at).value;
           if (lastSynced !== null) {
-            const previous = getAt(lastSynced, found.at);
+            const previous = getAt(lastSynced, at);
             if (previous.exists && same(previous.value, hostValue)) continue;
           }
-          const path = formatPath(found.at);
+          const path = formatPath(at);
           const context = freeze({ vcluster, hostObject, virtualObject, path });
-          const current = getAt(target, found.at);
+          const current = getAt(target, at);
           if (current.exists) {
-            const forwarded = evaluate(patch.forward, patch, patch.forwardField, path, copyOf(current.value), true, context);
+            const forwarded = evaluate(patch.forward, patch, patch.forwardField, path, copyOf(current.value), context);
             if (forwarded !== undefined && same(forwarded, hostValue)) continue;
           }
-          const candidate = evaluate(patch.reverse, patch, patch.reverseField, path, copyOf(hostValue), true, context);
+          const candidate = evaluate(patch.reverse, patch, patch.reverseField, path, copyOf(hostValue), context);
           const roundTrip = candidate === undefined
             ? undefined
-            : evaluate(patch.forward, patch, patch.forwardField, path, copyOf(candidate), true, context);
+            : evaluate(patch.forward, patch, patch.forwardField, path, copyOf(candidate), context);
           if (roundTrip === undefined || !same(roundTrip, hostValue)) {
             skipped.push({ patchIndex: patch.index, path, reason: 'not-invertible' });
             continue;
           }
-          if (!setAt(target, found.at, candidate)) {
+          if (!setAt(target, at, candidate)) {
             skipped.push({ patchIndex: patch.index, path, reason: 'parent-missing' });
             continue;
           }

@@ -70,26 +70,22 @@ export function formatObjectKind(apiVersion: string, kind: string): string {
  * The host object's metadata for a virtual object: name and namespace from `hostRef`; the virtual
  * labels with the four colliding keys rewritten, plus `managed-by` and `namespace`; the virtual
  * annotations, plus the bookkeeping annotations (object name, namespace, uid, kind, host name and
- * namespace, managed-labels, managed-annotations). Keys only the host has are kept, keys vcsync
- * copied before but the virtual object dropped are removed. Pure: inputs are not modified.
+ * namespace, managed-labels, managed-annotations). With `existingHost`, its host-only keys
+ * ({@link hostOnlyMetadata}) are kept and keys vcsync copied before but the virtual object dropped
+ * are removed. Pure: inputs are not modified.
  */
 export function hostMetadata(input: HostMetadataInput): TranslatedMetadata {
   const { virtual, hostRef, vclusterName, kind, existingHost } = input;
   const excluded = new Set<string>([...ADDED_ANNOTATION_KEYS, ...(input.excludedAnnotations ?? [])]);
 
   const virtualLabels = virtual.labels ?? {};
-  const previousLabelKeys = parseKeyList(existingHost?.annotations?.[ANNOTATION_MANAGED_LABELS]).map((key) =>
-    hostLabelKey(key, vclusterName),
-  );
-  const labels = withoutKeys(existingHost?.labels, [...previousLabelKeys, ...ADDED_LABEL_KEYS]);
+  const labels: Record<string, string> = {};
   for (const [key, value] of Object.entries(virtualLabels)) labels[hostLabelKey(key, vclusterName)] = value;
   labels[LABEL_MANAGED_BY] = vclusterName;
   labels[LABEL_NAMESPACE] = virtual.namespace ?? '';
 
   const copiedAnnotations = Object.entries(virtual.annotations ?? {}).filter(([key]) => !excluded.has(key));
-  const previousAnnotationKeys = parseKeyList(existingHost?.annotations?.[ANNOTATION_MANAGED_ANNOTATIONS]);
-  const annotations = withoutKeys(existingHost?.annotations, [...previousAnnotationKeys, ...ADDED_ANNOTATION_KEYS]);
-  for (const [key, value] of copiedAnnotations) annotations[key] = value;
+  const annotations: Record<string, string> = Object.fromEntries(copiedAnnotations);
   annotations[ANNOTATION_OBJECT_NAME] = virtual.name ?? '';
   annotations[ANNOTATION_OBJECT_NAMESPACE] = virtual.namespace ?? '';
   if (virtual.uid !== undefined && virtual.uid !== '') annotations[ANNOTATION_OBJECT_UID] = virtual.uid;
@@ -101,7 +97,67 @@ export function hostMetadata(input: HostMetadataInput): TranslatedMetadata {
   const managedLabels = formatKeyList(Object.keys(virtualLabels));
   if (managedLabels !== '') annotations[ANNOTATION_MANAGED_LABELS] = managedLabels;
 
-  return { name: hostRef.name, namespace: hostRef.namespace, labels, annotations };
+  const translated = { name: hostRef.name, namespace: hostRef.namespace, labels, annotations };
+  if (existingHost === undefined) return translated;
+  return withHostOnlyMetadata(translated, hostOnlyMetadata({ existingHost, translated, vclusterName }));
+}
+
+/** Labels and annotations (the parts of metadata that host and virtual side both set). */
+export interface LabelsAndAnnotations {
+  readonly labels: StringMap;
+  readonly annotations: StringMap;
+}
+
+/** Input of {@link hostOnlyMetadata}. */
+export interface HostOnlyMetadataInput {
+  /** The host object's metadata as it exists now. */
+  readonly existingHost: ObjectMetadata;
+  /** What vcsync writes for the virtual object now: {@link hostMetadata} without `existingHost`. */
+  readonly translated: LabelsAndAnnotations;
+  /** The virtual cluster's name (managed-labels lists virtual keys; the host has them rewritten). */
+  readonly vclusterName: string;
+}
+
+/**
+ * The labels and annotations of an existing host object that vcsync did not write: keys the
+ * translation of the virtual object does not set now, that the host object's managed-labels and
+ * managed-annotations lists do not name (so they were not copied at the last sync), and that are
+ * not vcsync's own bookkeeping keys. They belong to whoever set them on the host and are kept as
+ * they are. Pure; returns new maps.
+ */
+export function hostOnlyMetadata(input: HostOnlyMetadataInput): { labels: Record<string, string>; annotations: Record<string, string> } {
+  const { existingHost, translated, vclusterName } = input;
+  const previousLabelKeys = parseKeyList(existingHost.annotations?.[ANNOTATION_MANAGED_LABELS]).map((key) =>
+    hostLabelKey(key, vclusterName),
+  );
+  const previousAnnotationKeys = parseKeyList(existingHost.annotations?.[ANNOTATION_MANAGED_ANNOTATIONS]);
+  return {
+    labels: withoutKeys(existingHost.labels, [...previousLabelKeys, ...ADDED_LABEL_KEYS, ...Object.keys(translated.labels)]),
+    annotations: withoutKeys(existingHost.annotations, [
+      ...previousAnnotationKeys,
+      ...ADDED_ANNOTATION_KEYS,
+      ...Object.keys(translated.annotations),
+    ]),
+  };
+}
+
+/**
+ * `metadata` with `hostOnly` labels and annotations added; on a key both have, `metadata` wins.
+ * A labels or annotations field that is not a map is left as it is. Pure.
+ */
+export function withHostOnlyMetadata<M extends { labels?: unknown; annotations?: unknown }>(metadata: M, hostOnly: LabelsAndAnnotations): M {
+  const merge = (own: unknown, extra: StringMap): unknown => {
+    if (Object.keys(extra).length === 0) return own;
+    if (own === undefined) return { ...extra };
+    return typeof own === 'object' && own !== null && !Array.isArray(own) ? { ...extra, ...own } : own;
+  };
+  const labels = merge(metadata.labels, hostOnly.labels);
+  const annotations = merge(metadata.annotations, hostOnly.annotations);
+  return {
+    ...metadata,
+    ...(labels !== undefined ? { labels } : {}),
+    ...(annotations !== undefined ? { annotations } : {}),
+  };
 }
 
 /**

@@ -11,7 +11,7 @@ import { SyncerMetrics } from '../../../src/syncer/metrics.js';
 import { ReferenceImporter } from '../../../src/syncer/reference-importer.js';
 import { buildEndpointsSyncState } from '../../../src/syncer/sync-state.js';
 import { shortHostName } from '../../../src/translate/host-names.js';
-import { getOrUndefined, startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
+import { getOrUndefined, metricValue, startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const VC = 'vc1';
@@ -92,6 +92,99 @@ describe('patches through the Endpoints syncer', () => {
     expect(host.subsets?.[0]?.addresses).toEqual([{ ip: '10.0.0.1' }]);
     expect(host.metadata?.labels?.['secret']).toBeUndefined();
     expect(host.metadata?.labels?.['app']).toBe('web');
+  });
+
+  it('applies a patch only where its path exists: addresses without a hostname get none', async () => {
+    const run = await startWithPatches(clusters, [
+      '        - path: subsets[*].addresses[*].hostname',
+      '          expression: \'context.vcluster.name + "-" + value\'',
+    ].join('\n'));
+    close = run.close;
+    await clusters.virtualClient.create('/api/v1/namespaces/shop/endpoints', {
+      apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' },
+      subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2', hostname: 'db' }], ports: [{ port: 8080 }] }],
+    });
+    const host = await waitFor('host copy', async () => await hostEndpoints());
+    expect(host.subsets?.[0]?.addresses).toEqual([{ ip: '10.0.0.1' }, { ip: '10.0.0.2', hostname: 'vc1-db' }]);
+  });
+
+  describe('a patched key that only the host object has', () => {
+    const SUFFIX_PATCH = [
+      '        - path: metadata.annotations["suffix"]',
+      '          expression: \'(value || "") + "-" + context.vcluster.name\'',
+    ].join('\n');
+
+    /** Every reconcile the syncer finished, whatever its result. */
+    const reconciles = async (registry: Registry): Promise<number> => {
+      const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'vcsync_sync_operations_total');
+      return (metric?.values ?? []).reduce((sum, sample) => sum + sample.value, 0);
+    };
+    const updates = (registry: Registry) => metricValue(registry, 'vcsync_sync_operations_total', { result: 'updated' });
+
+    /** Reconciles `web` `count` more times by touching its Service (which wakes it), one reconcile at a time. */
+    async function reconcileRepeatedly(registry: Registry, count: number): Promise<void> {
+      for (let i = 0; i < count; i++) {
+        const before = await reconciles(registry);
+        const service = await clusters.virtualClient.get<KubeObject>('/api/v1/namespaces/shop/services/web');
+        await clusters.virtualClient.update('/api/v1/namespaces/shop/services/web', {
+          ...service, metadata: { ...service.metadata, labels: { touched: String(i) } },
+        });
+        await waitFor(`reconcile ${i + 1} of ${count}`, async () => (await reconciles(registry)) > before);
+      }
+    }
+
+    /** Writes `suffix: value` on the host copy, as a host controller (or a patch before this rule) would. */
+    async function setHostSuffix(value: string): Promise<Endpoints> {
+      const host = await waitFor('host copy', async () => await hostEndpoints());
+      return clusters.hostClient.update<Endpoints>(`/api/v1/namespaces/${clusters.hostNamespace}/endpoints/${HOST_NAME}`, {
+        ...host, metadata: { ...host.metadata, annotations: { ...host.metadata?.annotations, suffix: value } },
+      });
+    }
+
+    it('is never fed to the forward expression: after a restart the host value stays, with no write', async () => {
+      const first = await startWithPatches(clusters, SUFFIX_PATCH);
+      close = first.close;
+      await createVirtual({ annotations: { team: 'a' } });
+      await waitFor('host copy', async () => await hostEndpoints());
+      await first.close();
+      // While no syncer runs, the key appears on the host only (a host controller, or a patch that
+      // added it before missing paths were skipped).
+      const written = await setHostSuffix('-vc1');
+
+      const second = await startWithPatches(clusters, SUFFIX_PATCH);
+      close = second.close;
+      await waitFor('the restarted syncer to reconcile web', async () => (await reconciles(second.registry)) > 0);
+      await reconcileRepeatedly(second.registry, 20);
+
+      const host = await hostEndpoints();
+      expect(host?.metadata?.annotations?.['suffix']).toBe('-vc1');
+      expect(host?.metadata?.resourceVersion).toBe(written.metadata?.resourceVersion);
+      expect(await updates(second.registry)).toBe(0);
+      expect((await virtualEndpoints()).metadata?.annotations?.['suffix']).toBeUndefined();
+    });
+
+    it('set by a host controller while syncing flows back once, then costs one host write and stays stable', async () => {
+      const run = await startWithPatches(clusters, SUFFIX_PATCH);
+      close = run.close;
+      await createVirtual({ annotations: { team: 'a' } });
+      await waitFor('host copy', async () => await hostEndpoints());
+      expect((await hostEndpoints())?.metadata?.annotations?.['suffix']).toBeUndefined();
+
+      await setHostSuffix('legacy');
+      // The host-side change flows back to the virtual object (ADR 0004); from there the forward
+      // patch applies once, to the virtual value.
+      const patched = await waitFor('the forward patch of the value that flowed back', async () => {
+        const host = await hostEndpoints();
+        return host?.metadata?.annotations?.['suffix'] === 'legacy-vc1' ? host : undefined;
+      });
+      await reconcileRepeatedly(run.registry, 20);
+
+      const host = await hostEndpoints();
+      expect(host?.metadata?.annotations?.['suffix']).toBe('legacy-vc1');
+      expect(host?.metadata?.resourceVersion).toBe(patched.metadata?.resourceVersion);
+      expect(await updates(run.registry)).toBe(1);
+      expect((await virtualEndpoints()).metadata?.annotations?.['suffix']).toBe('legacy');
+    });
   });
 
   it('writes a host-side change of a reversible field back to the virtual object, without ping-pong', async () => {

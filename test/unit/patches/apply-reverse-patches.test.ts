@@ -42,14 +42,14 @@ async function forward(p: PatchPlan, object: PatchableObject, virtualObject: Pat
 }
 
 describe('applyPatches (virtual → host)', () => {
-  test('replaces, adds and removes values and reports each concrete path; inputs stay untouched', async () => {
+  test('replaces and removes values and reports each concrete path; inputs stay untouched', async () => {
     const object = translated();
     const snapshot = structuredClone(object);
     const result = await forward(
       plan([
         { path: 'subsets[*].addresses[*].ip', expression: 'value.replace("10.", "192.")' },
         { path: 'metadata.annotations.team', expression: 'null' },
-        { path: 'metadata.annotations.owner', expression: '"platform"' },
+        { path: 'metadata.annotations["example.com/url"]', expression: '"platform"' },
         { path: 'subsets[*].ports[*].port', expression: 'value' },
       ]),
       object,
@@ -62,14 +62,14 @@ describe('applyPatches (virtual → host)', () => {
     expect(result.object['metadata']).toEqual({
       name: 'web-x-default-x-vc',
       namespace: 'host-ns',
-      annotations: { 'example.com/url': 'web.default.svc', owner: 'platform' },
+      annotations: { 'example.com/url': 'platform' },
     });
     expect(result.applied).toEqual([
       { patchIndex: 0, path: 'subsets[0].addresses[0].ip', outcome: 'set' },
       { patchIndex: 0, path: 'subsets[0].addresses[1].ip', outcome: 'set' },
       { patchIndex: 0, path: 'subsets[0].addresses[2].ip', outcome: 'set' },
       { patchIndex: 1, path: 'metadata.annotations.team', outcome: 'removed' },
-      { patchIndex: 2, path: 'metadata.annotations.owner', outcome: 'set' },
+      { patchIndex: 2, path: 'metadata.annotations["example.com/url"]', outcome: 'set' },
       { patchIndex: 3, path: 'subsets[0].ports[0].port', outcome: 'unchanged' },
     ]);
   });
@@ -83,34 +83,52 @@ describe('applyPatches (virtual → host)', () => {
     expect(result.applied.map((a) => a.outcome)).toEqual(['removed', 'unchanged', 'removed']);
   });
 
-  test('a missing parent skips the patch without error; a missing leaf with a null result adds nothing', async () => {
+  test('a missing parent or a missing last key skips the patch without error', async () => {
     const result = await forward(
       plan([
         { path: 'spec.selector.app', expression: '"x"' },
         { path: 'metadata.labels.app', expression: '"x"' },
-        { path: 'metadata.annotations.none', expression: 'undefined' },
+        { path: 'metadata.annotations.none', expression: '"x"' },
+        { path: 'subsets[3].addresses', expression: '[]' },
       ]),
       translated(),
     );
     expect(result.object).toEqual(translated());
-    expect(result.applied).toEqual([{ patchIndex: 2, path: 'metadata.annotations.none', outcome: 'unchanged' }]);
+    expect(result.applied).toEqual([]);
+  });
+
+  test('a patch applies only where its whole path exists: addresses without a hostname get none', async () => {
+    const object = {
+      ...translated(),
+      subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2', hostname: 'db' }, { ip: '10.0.0.3' }], ports: [{ port: 80 }] }],
+    };
+    const result = await forward(
+      plan([
+        { path: 'subsets[*].addresses[*].hostname', expression: 'context.vcluster.name + "-" + value' },
+        { path: 'metadata.annotations["example.com/new"]', expression: '"added"' },
+        { path: 'metadata.labels[*]', expression: '"added"' },
+      ]),
+      object,
+    );
+    expect(result.object['subsets']).toEqual([
+      { addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2', hostname: 'vc-db' }, { ip: '10.0.0.3' }], ports: [{ port: 80 }] },
+    ]);
+    expect((result.object['metadata'] as Record<string, unknown>)['annotations']).toEqual({ team: 'a', 'example.com/url': 'web.default.svc' });
+    expect(result.applied).toEqual([{ patchIndex: 0, path: 'subsets[0].addresses[1].hostname', outcome: 'set' }]);
   });
 
   test('later patches see earlier results; context objects are the inputs', async () => {
     const result = await forward(
       plan([
         { path: 'metadata.annotations.team', expression: 'value + "1"' },
-        { path: 'metadata.annotations.copy', expression: 'context.hostObject === null ? "none:" : "host:"' },
-        { path: 'metadata.annotations.copy2', expression: 'context.virtualObject.metadata.annotations.team' },
+        { path: 'metadata.annotations["example.com/url"]', expression: '(context.hostObject === null ? "none:" : "host:") + context.virtualObject.metadata.annotations.team' },
         { path: 'metadata.annotations[*]', expression: 'value + "!"' },
       ]),
       translated(),
     );
     expect((result.object['metadata'] as Record<string, unknown>)['annotations']).toEqual({
       team: 'a1!',
-      'example.com/url': 'web.default.svc!',
-      copy: 'none:!',
-      copy2: 'a!',
+      'example.com/url': 'none:a!',
     });
   });
 

@@ -8,9 +8,14 @@ export const endpointsForMatching = {
     { addresses: [{ ip: '10.0.0.3', hostname: 'h' }] },
     { notReadyAddresses: [] },
   ],
+  zones: { east: { weight: 2 }, west: {} },
 };
 
-/** Shared with the sandbox runtime test: path → concrete locations matched in `endpoints`. */
+/**
+ * Shared with the sandbox runtime test: path → concrete locations matched in `endpoints`. A path
+ * matches only where every segment exists, the last one included (seed 2.7: a path that is not in
+ * the object is not applied), so the rows with a missing segment match nothing or fewer places.
+ */
 export const MATCH_TABLE: [string, string[]][] = [
   ['subsets[*].addresses[*].ip', ['subsets[0].addresses[0].ip', 'subsets[0].addresses[1].ip', 'subsets[1].addresses[0].ip']],
   ['subsets[1].addresses[0].hostname', ['subsets[1].addresses[0].hostname']],
@@ -22,6 +27,15 @@ export const MATCH_TABLE: [string, string[]][] = [
   ['metadata.name[*]', []],
   ['subsets.addresses', []],
   ['subsets[*].notReadyAddresses[*]', []],
+  // The last segment missing: under an existing map, a bracketed key, behind [*] over arrays and maps.
+  ['metadata.labels', []],
+  ['metadata.annotations.missing', []],
+  ['metadata.annotations["x.y/z"]', []],
+  ['subsets[*].addresses[*].hostname', ['subsets[1].addresses[0].hostname']],
+  ['subsets[*].ports', ['subsets[0].ports']],
+  ['zones[*].weight', ['zones.east.weight']],
+  ['zones[*]["weight"]', ['zones.east.weight']],
+  ['zones[*].weight[*]', []],
 ];
 
 /** Freezes a value and everything inside it, so a test proves the code under test mutates nothing. */

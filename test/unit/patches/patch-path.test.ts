@@ -87,13 +87,14 @@ describe('matchPath', () => {
     for (const match of found) expect(getAtPath(endpoints, match.path)).toEqual({ exists: true, value: match.value });
   });
 
-  test('a missing last key matches only with allowMissingLeaf, and only under an existing object', () => {
+  test('a path matches only where every segment exists, the last one included', () => {
     expect(matchPath(endpoints, compiled('metadata.labels'))).toEqual([]);
-    expect(matchPath(endpoints, compiled('metadata.labels'), { allowMissingLeaf: true })).toEqual([
-      { path: ['metadata', 'labels'], exists: false, value: undefined },
+    expect(matchPath(endpoints, compiled('metadata.annotations["x.y/z"]'))).toEqual([]);
+    expect(matchPath(endpoints, compiled('spec.selector'))).toEqual([]);
+    expect(matchPath(endpoints, compiled('subsets[7]'))).toEqual([]);
+    expect(matchPath(endpoints, compiled('subsets[*].addresses[*].hostname'))).toEqual([
+      { path: ['subsets', 1, 'addresses', 0, 'hostname'], value: 'h' },
     ]);
-    expect(matchPath(endpoints, compiled('spec.selector'), { allowMissingLeaf: true })).toEqual([]);
-    expect(matchPath(endpoints, compiled('subsets[7]'), { allowMissingLeaf: true })).toEqual([]);
   });
 
   test('setAtPath creates missing maps but never array elements', () => {

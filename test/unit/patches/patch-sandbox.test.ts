@@ -31,15 +31,15 @@ const endpoints = (): PatchableObject => ({
   subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80 }] }],
 });
 
-/** Evaluates one expression at `metadata.annotations.out` and returns the written value or the error. */
+/** Evaluates one expression at `metadata.annotations.a` (which exists) and returns the written value or the error. */
 async function evaluate(expression: string, object: PatchableObject = endpoints()): Promise<unknown> {
-  const result = await applyPatches(plan([{ path: 'metadata.annotations.out', expression }]), {
+  const result = await applyPatches(plan([{ path: 'metadata.annotations.a', expression }]), {
     object,
     virtualObject: null,
     hostObject: null,
   }, env);
   if (!result.ok) return { error: result.error.code, detail: result.error.detail };
-  return (result.object['metadata'] as { annotations: Record<string, unknown> }).annotations['out'];
+  return (result.object['metadata'] as { annotations: Record<string, unknown> }).annotations['a'];
 }
 
 describe('expressions and helpers', () => {
@@ -56,8 +56,19 @@ describe('expressions and helpers', () => {
     });
   });
 
-  test('a missing last key runs with valueExists false and can add the field', async () => {
-    expect(await evaluate('valueExists ? "had" : "added:" + String(value)')).toBe('added:undefined');
+  test('a missing last key is not applied (seed 2.7), so valueExists is always true', async () => {
+    const object = deepFreeze(endpoints());
+    const result = await applyPatches(
+      plan([
+        { path: 'metadata.annotations.missing', expression: 'valueExists ? "had" : "added:" + String(value)' },
+        { path: 'metadata.labels', expression: '({ added: "yes" })' },
+        { path: 'metadata.annotations.a', expression: 'valueExists ? "had" : "missing"' },
+      ]),
+      { object, virtualObject: null, hostObject: null },
+      env,
+    );
+    expect(result.ok && result.object['metadata']).toEqual({ name: 'web-x-default-x-vc1', namespace: 'host-ns', annotations: { a: 'had' } });
+    expect(result.ok && result.applied).toEqual([{ patchIndex: 2, path: 'metadata.annotations.a', outcome: 'set' }]);
   });
 
   test('btoa and atob follow browser semantics', async () => {
@@ -78,11 +89,11 @@ describe('expressions and helpers', () => {
     // REFERENCE.md section 1: a 40-character name in default of my-vcluster.
     const long = 'a'.repeat(40);
     const result = await applyPatches(
-      plan([{ path: 'metadata.annotations.out', expression: `virtualToHostDNS("${long}.default.svc")` }], { name: 'my-vcluster', namespace: 'h', config: {} }),
+      plan([{ path: 'metadata.annotations.a', expression: `virtualToHostDNS("${long}.default.svc")` }], { name: 'my-vcluster', namespace: 'h', config: {} }),
       { object: endpoints(), virtualObject: null, hostObject: null },
       env,
     );
-    expect(result.ok && (result.object['metadata'] as { annotations: Record<string, unknown> }).annotations['out']).toBe(
+    expect(result.ok && (result.object['metadata'] as { annotations: Record<string, unknown> }).annotations['a']).toBe(
       `${long}-x-default-x-7799225210.h.svc`,
     );
   });
@@ -252,7 +263,7 @@ describe('nothing escapes the sandbox', () => {
     ['hostObject is frozen', '(context.virtualObject.metadata.name = "x")', /TypeError/],
     ['config is frozen', '(context.vcluster.config.sync = 1)', /TypeError/],
   ])('%s fails with an error', async (_name, expression, detail) => {
-    const result = await applyPatches(plan([{ path: 'metadata.annotations.out', expression }]), {
+    const result = await applyPatches(plan([{ path: 'metadata.annotations.a', expression }]), {
       object: endpoints(), virtualObject: { metadata: { name: 'web' } }, hostObject: null,
     }, env);
     expect(result.ok).toBe(false);
@@ -291,12 +302,12 @@ describe('nothing escapes the sandbox', () => {
     const result = await applyPatches(
       plan([
         { path: 'subsets[0]', expression: '(value.addresses.push({ ip: "9.9.9.9" }), value.addresses.length)' },
-        { path: 'metadata.annotations.after', expression: 'context.hostObject.subsets[0].addresses.length' },
+        { path: 'metadata.annotations.a', expression: 'context.hostObject.subsets[0].addresses.length' },
       ]),
       { object, virtualObject: null, hostObject: object },
       env,
     );
     expect(result.ok && result.object['subsets']).toEqual([2]);
-    expect(result.ok && (result.object['metadata'] as { annotations: Record<string, unknown> }).annotations['after']).toBe(1);
+    expect(result.ok && (result.object['metadata'] as { annotations: Record<string, unknown> }).annotations['a']).toBe(1);
   });
 });

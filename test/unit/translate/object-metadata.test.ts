@@ -4,8 +4,10 @@ import {
   formatKeyList,
   formatObjectKind,
   hostMetadata,
+  hostOnlyMetadata,
   parseKeyList,
   virtualLabelsAndAnnotations,
+  withHostOnlyMetadata,
 } from '../../../src/translate/object-metadata.js';
 import {
   ANNOTATION_MANAGED_ANNOTATIONS,
@@ -162,6 +164,23 @@ describe('hostMetadata', () => {
     expect(host.labels[LABEL_NAMESPACE]).toBe('default');
     expect(host.labels[LABEL_MANAGED_BY]).toBe('vc1');
     expect(virtualLabelsAndAnnotations(deepFrozen(host), 'vc1').labels).toEqual(tricky.labels);
+  });
+});
+
+describe('hostOnlyMetadata and withHostOnlyMetadata', () => {
+  it('finds the keys vcsync neither writes now nor wrote at the last sync, and adds them under patched metadata', () => {
+    const virtual = deepFrozen({ name: 'web', namespace: 'default', labels: { app: 'web', old: 'x' }, annotations: { team: 'a' } });
+    const synced = hostMetadata({ virtual, hostRef: HOST_REF, vclusterName: 'vc1', kind: KIND });
+    const existingHost = deepFrozen({ ...synced, labels: { ...synced.labels, 'host-only': 'keep' }, annotations: { ...synced.annotations, team: 'a-patched', owner: 'ops' } });
+    const now = hostMetadata({ virtual: deepFrozen({ ...virtual, labels: { app: 'web' } }), hostRef: HOST_REF, vclusterName: 'vc1', kind: KIND });
+    const hostOnly = hostOnlyMetadata({ existingHost, translated: deepFrozen(now), vclusterName: 'vc1' });
+    expect(hostOnly).toEqual({ labels: { 'host-only': 'keep' }, annotations: { owner: 'ops' } });
+
+    const patched = deepFrozen({ name: 'n', labels: { app: 'WEB' }, annotations: 'not a map' });
+    expect(withHostOnlyMetadata(patched, hostOnly)).toEqual({ name: 'n', labels: { 'host-only': 'keep', app: 'WEB' }, annotations: 'not a map' });
+    const bare: { name: string; labels?: Record<string, string> } = deepFrozen({ name: 'n' });
+    expect(withHostOnlyMetadata(bare, hostOnly)).toEqual({ name: 'n', labels: { 'host-only': 'keep' }, annotations: { owner: 'ops' } });
+    expect(withHostOnlyMetadata(bare, { labels: {}, annotations: {} })).toEqual({ name: 'n' });
   });
 });
 
