@@ -91,7 +91,7 @@ export class ReferenceImporter {
     }
     if (sameContent(existing, desired, kind)) return;
     await this.#host.update(hostPath, { ...desired, metadata: { ...desired.metadata, resourceVersion: existing.metadata?.resourceVersion } });
-    this.#logger.info({ kind: item.kind, host: `${item.hostNamespace}/${item.hostName}` }, 'updated imported object');
+    this.#logger.info({ kind: item.kind, key: `${item.namespace}/${item.name}`, host: `${item.hostNamespace}/${item.hostName}` }, 'updated imported object');
   }
 
   #desired(virtual: KubeObject, existing: KubeObject | undefined, item: ReferenceImport, kind: ImportableKind, owner: KubeObject, translator: Translator): KubeObject {

@@ -178,8 +178,9 @@ export class ToHostController<V extends KubeObject> {
     if (virtual === undefined || virtual.metadata?.deletionTimestamp !== undefined) {
       this.#lastSync.delete(key);
       if (host !== undefined && ours) {
-        await this.#deleteHost(host);
-        return { kind: 'deleted', reason: virtual === undefined ? 'virtual object deleted' : 'virtual object is being deleted' };
+        const reason = virtual === undefined ? 'virtual object deleted' : 'virtual object is being deleted';
+        await this.#deleteHost(host, key, reason);
+        return { kind: 'deleted', reason };
       }
       return { kind: 'skipped', reason: 'no virtual object' };
     }
@@ -188,7 +189,7 @@ export class ToHostController<V extends KubeObject> {
     if (!decision.sync) {
       this.#lastSync.delete(key);
       if (host !== undefined && ours) {
-        await this.#deleteHost(host);
+        await this.#deleteHost(host, key, decision.reason);
         return { kind: 'deleted', reason: decision.reason };
       }
       return { kind: 'skipped', reason: decision.reason };
@@ -199,7 +200,7 @@ export class ToHostController<V extends KubeObject> {
     if (host !== undefined && host.metadata?.annotations?.[ANNOTATION_OBJECT_UID] !== virtual.metadata?.uid) {
       // The virtual object was deleted and recreated while we were not looking: its host copy
       // belongs to the old incarnation.
-      await this.#deleteHost(host);
+      await this.#deleteHost(host, key, 'the virtual object was recreated (uid changed)');
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
       this.#remember(key, virtual, created);
@@ -329,13 +330,14 @@ export class ToHostController<V extends KubeObject> {
     await this.#options.importer.importAll(imports, { ...owner, apiVersion: this.#resource.apiVersion, kind: this.#resource.kind }, state.translator);
   }
 
-  async #deleteHost(host: V): Promise<void> {
+  /** Deletes our copy of virtual `key` (uid precondition: never a newer object of the same name). */
+  async #deleteHost(host: V, key: string, reason: string): Promise<void> {
     const meta = host.metadata ?? {};
     try {
       await this.#options.hostClient.delete(this.#path(meta.namespace ?? '', meta.name ?? ''), {
         body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: meta.uid } },
       });
-      this.#logger.info({ host: `${meta.namespace}/${meta.name}` }, 'deleted host object');
+      this.#logger.info({ key, host: `${meta.namespace}/${meta.name}`, reason }, 'deleted host object');
     } catch (error) {
       if (isNotFound(error)) return;
       throw error;

@@ -10,6 +10,7 @@ import {
   simpleSubset,
 } from '../../support/endpoints-fixtures.js';
 import { metricValue, startEndpointsSyncer, startTwoClusters, type RunningSyncer, type TwoClusters } from '../../support/sync-harness.js';
+import { captureLogger } from '../../support/log-capture.js';
 import { waitFor } from '../../support/wait-for.js';
 
 describe('Endpoints lifecycle (two devclusters over HTTP)', () => {
@@ -33,9 +34,10 @@ describe('Endpoints lifecycle (two devclusters over HTTP)', () => {
   const hostCopy = (name: string) => getHostEndpoints(clusters.hostClient, clusters.hostNamespace, name);
   const hostPath = (name: string) => endpointsPath(clusters.hostNamespace, hostName(name));
 
-  it('deletes the host copy when the virtual Endpoints are deleted, and only that one', async () => {
+  it('deletes the host copy when the virtual Endpoints are deleted, and only that one, logging both keys', async () => {
     const { virtualClient } = clusters;
-    await start();
+    const log = captureLogger('info');
+    const syncer = await start({ logger: log.logger });
     for (const name of ['a', 'b']) {
       await createService(virtualClient, name);
       await createEndpoints(virtualClient, name);
@@ -44,6 +46,9 @@ describe('Endpoints lifecycle (two devclusters over HTTP)', () => {
     await virtualClient.delete(endpointsPath('default', 'a'));
     await waitFor('host copy of a deleted', async () => (await hostCopy('a')) === undefined);
     expect(await hostCopy('b')).toBeDefined();
+    // Every write is logged with the virtual key and the host key, deletes included.
+    await waitFor('the delete counted', async () => (await metricValue(syncer.registry, 'vcsync_sync_operations_total', { result: 'deleted' })) >= 1);
+    expect(log.matching('deleted host object')[0]).toMatchObject({ key: 'default/a', host: `${clusters.hostNamespace}/${hostName('a')}`, reason: 'virtual object deleted' });
   });
 
   it('recreates a host copy someone deleted (vcsync never deletes tenant data for a host-side action)', async () => {
