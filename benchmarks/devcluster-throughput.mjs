@@ -7,9 +7,10 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDevCluster } from '../dist/devcluster/index.js';
+import { benchArgs } from './lib/bench-run.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const quick = process.argv.includes('--quick') || process.env['BENCH_QUICK'] === '1';
+const { quick } = benchArgs({ usage: 'usage: node benchmarks/devcluster-throughput.mjs [--quick]\n(build first: npx tsc -p tsconfig.build.json)' });
 const CREATES = quick ? 300 : 2000;
 const CONCURRENCY = 16;
 const FANOUT_WRITES = quick ? 30 : 200;

@@ -6,6 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchArgs } from './lib/bench-run.mjs';
+
+benchArgs({ usage: 'usage: node benchmarks/render-table.mjs > table.md\nPrints the README benchmark table from benchmarks/results/*.json.' });
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
 

@@ -5,9 +5,13 @@ import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchArgs } from './lib/bench-run.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+const { positionals: only } = benchArgs({
+  usage: 'usage: node --expose-gc --no-node-snapshot benchmarks/run-all.mjs [NAME…]   (npm run bench [-- NAME…])\nRuns every benchmark, or those whose file name contains a NAME. Build first: npx tsc -p tsconfig.build.json',
+  positionals: true,
+});
 const scripts = readdirSync(here)
   .filter((f) => f.endsWith('.mjs') && f !== 'run-all.mjs' && f !== 'render-table.mjs')
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))

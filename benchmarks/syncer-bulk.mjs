@@ -12,16 +12,18 @@
 //   node benchmarks/syncer-bulk.mjs [--quick] [--n 10000] [--rounds 2]
 //
 // Writes benchmarks/results/syncer-bulk.json and prints a summary.
-import { isQuick, median, numberArg, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent } from './lib/bench-run.mjs';
+import { benchArgs, median, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent } from './lib/bench-run.mjs';
 import { processMemory, scrapeMetrics, startDevClusterProcess, startSyncerProcess, PLAIN_CONFIG } from './lib/cluster-processes.mjs';
 import { collectionPath, createNamespace, endpointsType, populateVirtual, translateForHost, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const quick = isQuick();
-const n = numberArg('n', quick ? 1000 : 10_000);
-const rounds = numberArg('rounds', quick ? 1 : 2);
-const defaultQpsN = numberArg('default-qps-n', quick ? 0 : 400);
+const args = benchArgs({
+  usage: 'usage: node benchmarks/syncer-bulk.mjs [--quick] [--n 10000] [--rounds 2] [--default-qps-n 400]\n(build first: npx tsc -p tsconfig.build.json)',
+  numbers: { n: (quick) => (quick ? 1000 : 10_000), rounds: (quick) => (quick ? 1 : 2), 'default-qps-n': (quick) => (quick ? 0 : 400) },
+});
+const { quick, n, rounds } = args;
+const defaultQpsN = args['default-qps-n'];
 const CONCURRENCY = 10; // the syncer's default --workers
 const HIGH_QPS = 100_000;
 const WARMUP_OBJECTS = 1000;
@@ -191,7 +193,8 @@ try {
       { benchmark: 'syncer-bulk', metric: `sync ${n} Endpoints, s (from process start; host QPS limit raised)`, value: round(syncerSeconds), baseline: round(baselineSeconds), ratio: round(ratio) },
       { benchmark: 'syncer-bulk', metric: `sync ${n} Endpoints, s (after caches synced)`, value: round(copySeconds), baseline: round(baselineSeconds), ratio: round(copyRatio) },
       { benchmark: 'syncer-bulk', metric: 'objects/s (after caches synced)', value: round(n / copySeconds, 0), baseline: round(n / baselineSeconds, 0), ratio: round(baselineSeconds / copySeconds) },
-      ...(defaultQps ? [{ benchmark: 'syncer-bulk', metric: `sync ${defaultQps.n} Endpoints at default host QPS 40, s`, value: defaultQps.copySeconds, baseline: defaultQps.expectedSeconds, ratio: round(defaultQps.copySeconds / defaultQps.expectedSeconds) }] : []),
+      // The rate limit's prediction is arithmetic, not a measured baseline: it goes in the label.
+      ...(defaultQps ? [{ benchmark: 'syncer-bulk', metric: `sync ${defaultQps.n} Endpoints at default host QPS 40 / burst 80, s (the limit alone predicts (N − 80) / 40 = ${defaultQps.expectedSeconds} s)`, value: defaultQps.copySeconds }] : []),
     ],
   };
   const file = await writeResult('syncer-bulk', result);

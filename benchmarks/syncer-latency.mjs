@@ -9,14 +9,16 @@
 //   node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100]
 //
 // Writes benchmarks/results/syncer-latency.json and prints a summary.
-import { isQuick, numberArg, percentile, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent } from './lib/bench-run.mjs';
+import { benchArgs, percentile, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent } from './lib/bench-run.mjs';
 import { startDevClusterProcess, startSyncerProcess, scrapeMetrics } from './lib/cluster-processes.mjs';
 import { collectionPath, createNamespace, endpoints, endpointsType, firstIp, objectName, objectPath, populateVirtual, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
 
-const quick = isQuick();
-const objectCount = numberArg('objects', quick ? 300 : 1000);
-const samples = numberArg('samples', quick ? 100 : 500);
-const loadRate = numberArg('load-rate', 100);
+const args = benchArgs({
+  usage: 'usage: node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100]\n(build first: npx tsc -p tsconfig.build.json)',
+  numbers: { objects: (quick) => (quick ? 300 : 1000), samples: (quick) => (quick ? 100 : 500), 'load-rate': 100 },
+});
+const { quick, objects: objectCount, samples } = args;
+const loadRate = args['load-rate'];
 const PROBES = 50; // Endpoints 0..49 are probed; the rest are the background writer's
 const RELAY_OBJECTS = 50;
 const HIGH_QPS = 100_000;

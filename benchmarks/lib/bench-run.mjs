@@ -1,4 +1,4 @@
-// What every syncer benchmark shares about a run: the --quick switch, the temp folder, the
+// What every benchmark shares about a run: its command line (--help, --quick, options), the temp folder, the
 // results file (command, node version, date, raw numbers, ratios, README table rows), and small
 // statistics. Benchmarks import the built code from ../dist, so build first:
 // `npx tsc -p tsconfig.build.json`.
@@ -6,23 +6,46 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 export const benchmarksDir = dirname(dirname(fileURLToPath(import.meta.url)));
 export const repoDir = dirname(benchmarksDir);
 export const mainJs = join(repoDir, 'dist', 'cli', 'main.js');
 
-/** True with `--quick` or `BENCH_QUICK=1`: smaller N for a smoke run. */
-export function isQuick(argv = process.argv) {
-  return argv.includes('--quick') || process.env['BENCH_QUICK'] === '1';
-}
-
-/** The value after `--name` on the command line, as a number, or `fallback`. */
-export function numberArg(name, fallback, argv = process.argv) {
-  const index = argv.indexOf(`--${name}`);
-  if (index === -1) return fallback;
-  const value = Number(argv[index + 1]);
-  if (!Number.isFinite(value)) throw new Error(`--${name} needs a number, got ${argv[index + 1]}`);
-  return value;
+/**
+ * Parses a benchmark's command line before it does anything: `--help` prints `usage` and exits 0;
+ * an unknown option or a bad number prints the problem and `usage` and exits 2 (node:util
+ * parseArgs, strict). `numbers` and `strings` map option names to defaults (a function of `quick`
+ * for sizes that shrink with `--quick`). `--quick` or BENCH_QUICK=1 sets `quick`.
+ */
+export function benchArgs({ usage, numbers = {}, strings = {}, positionals = false }, argv = process.argv.slice(2)) {
+  const options = { help: { type: 'boolean' }, quick: { type: 'boolean' } };
+  for (const name of [...Object.keys(numbers), ...Object.keys(strings)]) options[name] = { type: 'string' };
+  const fail = (message) => {
+    console.error(`${message}\n\n${usage}`);
+    process.exit(2);
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals });
+  } catch (error) {
+    fail(error.message);
+  }
+  if (parsed.values.help === true) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const quick = parsed.values.quick === true || process.env['BENCH_QUICK'] === '1';
+  const result = { quick, positionals: parsed.positionals };
+  const fallback = (value) => (typeof value === 'function' ? value(quick) : value);
+  for (const [name, value] of Object.entries(numbers)) {
+    const raw = parsed.values[name];
+    const number = raw === undefined ? fallback(value) : Number(raw);
+    if (!Number.isFinite(number)) fail(`--${name} needs a number, got "${raw}"`);
+    result[name] = number;
+  }
+  for (const [name, value] of Object.entries(strings)) result[name] = parsed.values[name] ?? fallback(value);
+  return result;
 }
 
 /** The command line that reproduces this run, relative to the repository. */

@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, REPO_ROOT } from '../../support/vcsync-cli.js';
+
+const scripts = readdirSync(join(REPO_ROOT, 'benchmarks')).filter((file) => file.endsWith('.mjs')).sort();
+
+function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--no-node-snapshot', join(REPO_ROOT, 'benchmarks', script), ...args], { cwd: REPO_ROOT, timeout: 20_000 }, (error, stdout, stderr) => {
+      if (error !== null && typeof error.code !== 'number') reject(new Error(`${script} ${args.join(' ')} did not finish (a benchmark started?): ${error.message}`));
+      else resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
+    });
+  });
+}
+
+describe('benchmark scripts: the command line is parsed before anything runs', () => {
+  beforeAll(() => assertBuilt(['src/patches', 'src/devcluster']));
+
+  it('there are benchmark scripts to check', () => {
+    expect(scripts.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it.each(scripts)('%s --help prints its usage and exits 0 without measuring', async (script) => {
+    const result = await run(script, ['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^usage: /);
+    expect(result.stdout).toContain(script);
+  });
+
+  it.each(scripts)('%s rejects an unknown option with exit 2', async (script) => {
+    const result = await run(script, ['--no-such-option']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown option '--no-such-option'");
+  });
+});
