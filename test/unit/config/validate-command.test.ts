@@ -49,7 +49,7 @@ describe('vcsync validate', () => {
     expect(out.text()).toBe('');
     expect(err.text().split('\n')).toEqual([
       `${path}:4:16 sync.toHost.endpoints.enabled: must be a boolean (true or false), got "yes"`,
-      `${path}:5:7 sync.toHost.endpoints.patchs: unknown key; allowed keys: enabled, patches`,
+      `${path}:5:7 sync.toHost.endpoints.patchs: unknown key; did you mean "patches"? allowed keys: enabled, patches`,
       `${path}: 2 errors`,
       '',
     ]);
