@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import { formatConfigError } from '../config/config-error.js';
-import { loadConfigFile } from '../config/load-config-file.js';
 import { PatchSandbox } from '../patches/index.js';
 import { desiredHostObject } from '../syncer/desired-host.js';
 import { endpointsResource } from '../syncer/endpoints/endpoints-resource.js';
 import type { Endpoints } from '../syncer/endpoints/endpoints-types.js';
 import { buildEndpointsSyncState } from '../syncer/sync-state.js';
+import { loadCheckedConfig } from './validate-command.js';
 
 interface PreviewFlags {
   config: string;
@@ -35,7 +35,7 @@ export interface PreviewOptions {
  */
 export async function runPreview(options: PreviewOptions): Promise<number> {
   const { err } = options;
-  const loaded = await loadConfigFile(options.configPath);
+  const loaded = await loadCheckedConfig(options.configPath);
   if (!loaded.ok) {
     for (const error of loaded.errors) err.write(`${formatConfigError(error)}\n`);
     return 1;
