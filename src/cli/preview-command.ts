@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { isMap, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from 'yaml';
 import { formatConfigError } from '../config/config-error.js';
-import { loadConfigFile } from '../config/load-config-file.js';
 import { PatchSandbox } from '../patches/index.js';
 import { desiredHostObject } from '../syncer/desired-host.js';
 import { endpointsResource } from '../syncer/endpoints/endpoints-resource.js';
@@ -11,6 +10,7 @@ import { buildEndpointsSyncState } from '../syncer/sync-state.js';
 import { RequiredOption } from './cli-options.js';
 import { compileJsonPathTemplate } from './jsonpath-template.js';
 import { dnsLabel } from './option-parsers.js';
+import { loadCheckedConfig } from './validate-command.js';
 
 interface PreviewFlags {
   config: string;
@@ -77,7 +77,7 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
     err.write(`-o ${output}: expected yaml, json or jsonpath=TEMPLATE\n`);
     return 1;
   }
-  const loaded = await loadConfigFile(options.configPath);
+  const loaded = await loadCheckedConfig(options.configPath);
   if (!loaded.ok) {
     for (const error of loaded.errors) err.write(`${formatConfigError(error)}\n`);
     return 1;

@@ -1,8 +1,8 @@
 import os from 'node:os';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { formatConfigError } from '../config/config-error.js';
-import { loadConfigFile } from '../config/load-config-file.js';
-import type { ConfigResult } from '../config/parse-config.js';
+import { ConfigErrorCode, formatConfigError } from '../config/config-error.js';
+import { ConfigMetrics } from '../config/config-metrics.js';
+import { configErrorAt, type ConfigResult } from '../config/parse-config.js';
 import { ConfigFileWatcher } from '../config/watch-config-file.js';
 import { EventRecorder } from '../kube/event-recorder.js';
 import { loadClusterConfig, type KubeConfigSource } from '../kube/kube-config.js';
@@ -19,7 +19,7 @@ import { SyncerMetrics } from '../syncer/metrics.js';
 import { ReferenceImporter } from '../syncer/reference-importer.js';
 import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
 import { stopOnSignals } from './stop-on-signals.js';
-import { locatePatchErrors } from './validate-command.js';
+import { checkConfig, loadCheckedConfig, locatePatchErrors } from './validate-command.js';
 
 /** Everything `vcsync start` (and `vcsync dev`) needs to run the syncer. */
 export interface RunSyncerOptions {
@@ -64,7 +64,8 @@ export class StartupError extends Error {
  */
 export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal): Promise<void> {
   const { logger } = options;
-  const loaded = await loadConfigFile(options.configPath);
+  // The same check as `vcsync validate` (and as every reload below): what one rejects, all reject.
+  const loaded = await loadCheckedConfig(options.configPath);
   if (!loaded.ok) {
     throw new StartupError(`invalid configuration:\n${loaded.errors.map(formatConfigError).join('\n')}`);
   }
@@ -87,6 +88,7 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   registerBuildInfoMetric(registry, build);
   const kubeMetrics = new KubeMetrics(registry);
   const syncerMetrics = new SyncerMetrics(registry);
+  const configMetrics = new ConfigMetrics(registry);
   const virtualClient = new RestClient({
     cluster: loadClusterConfig(options.virtual, { name: 'virtual' }),
     logger: logger.child({ cluster: 'virtual' }),
@@ -140,28 +142,40 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     options.onListening?.({ metrics: metricsServer.url });
     logger.info({ version: build.version, node: build.nodeVersion, metrics: metricsServer.url, config: options.configPath, name: options.name, hostNamespace: options.hostNamespace }, 'vcsync started');
 
+    // Every changed file ends in exactly one verdict, logged and counted: reloaded or rejected.
+    const reject = (errors: readonly string[]): void => {
+      configMetrics.reloaded('rejected');
+      logger.error({ valid: false, errors }, 'configuration change rejected; the last valid configuration stays in force');
+    };
     const watcher = new ConfigFileWatcher({
       path: options.configPath,
       initialHash: loaded.source.hash,
       logger,
+      parse: checkConfig,
       onChange: (result) => {
         if (!result.ok) {
-          logger.error({ errors: result.errors.map(formatConfigError) }, 'configuration change rejected; the last valid configuration stays in force');
+          reject(result.errors.map(formatConfigError));
           return;
         }
         if (result.config.sync.toHost.namespaces.enabled !== multiNamespace) {
-          logger.error('changing sync.toHost.namespaces.enabled needs a restart; the last valid configuration stays in force');
+          const error = configErrorAt(
+            result.source,
+            ['sync', 'toHost', 'namespaces', 'enabled'],
+            ConfigErrorCode.NEEDS_RESTART,
+            'changing it needs a restart (it changes which host namespaces are watched)',
+          );
+          reject([formatConfigError(error)]);
           return;
         }
         const next = buildState(result);
         if (!next.ok) {
-          const errors = locatePatchErrors(next.errors, result.source).map(formatConfigError);
-          logger.error({ errors }, 'configuration change rejected; the last valid configuration stays in force');
+          reject(locatePatchErrors(next.errors, result.source).map(formatConfigError));
           return;
         }
         state = next.state;
         syncer?.controller.updateState(next.state);
-        logger.info({ enabled: next.state.enabled }, 'configuration reloaded');
+        configMetrics.reloaded('applied');
+        logger.info({ valid: true, enabled: next.state.enabled }, 'configuration reloaded');
       },
     });
 

@@ -10,14 +10,26 @@ export const ConfigErrorCode = {
   YAML_SYNTAX: 'CONFIG_YAML_SYNTAX',
   /** A value has the wrong type (a string where a boolean belongs, …). */
   INVALID_TYPE: 'CONFIG_INVALID_TYPE',
-  /** A key that does not exist in a section vcsync owns (usually a typo). */
+  /** A key that does not exist in a mapping vcsync checks (usually a typo; the message may suggest one). */
   UNKNOWN_KEY: 'CONFIG_UNKNOWN_KEY',
+  /**
+   * A key that belongs one level down or up (usually wrong indentation: `patches` under
+   * `sync.toHost` instead of `sync.toHost.endpoints`); the message says where it belongs.
+   */
+  MISPLACED_KEY: 'CONFIG_MISPLACED_KEY',
   /** A required key is absent. */
   MISSING_KEY: 'CONFIG_MISSING_KEY',
   /** A value has the right type but is not allowed (empty string, …). */
   INVALID_VALUE: 'CONFIG_INVALID_VALUE',
   /** A `sync.toHost.namespaces.mappings.byName` entry breaks the mapping rules. */
   NAMESPACE_MAPPING: 'CONFIG_NAMESPACE_MAPPING',
+  /**
+   * Two settings that cannot be used together: Endpoints sync (`sync.toHost.endpoints.enabled`,
+   * true by default) with private nodes (`privateNodes.enabled: true`); seed §8.
+   */
+  INCOMPATIBLE_SETTINGS: 'CONFIG_INCOMPATIBLE_SETTINGS',
+  /** A valid change the running daemon cannot apply without a restart (reported on reload only). */
+  NEEDS_RESTART: 'CONFIG_NEEDS_RESTART',
 } as const;
 
 /** One of the codes in {@link ConfigErrorCode}. */

@@ -45,6 +45,20 @@ export function pointerToConfigPath(pointer: string, data: unknown): (string | n
   return path;
 }
 
+/**
+ * The value at `path` in parsed config data, or `undefined` when the path does not exist (a
+ * segment is missing, or a string segment meets a list or a number meets a mapping).
+ */
+export function valueAtConfigPath(data: unknown, path: ConfigPath): unknown {
+  let current = data;
+  for (const segment of path) {
+    if (Array.isArray(current) && typeof segment === 'number') current = current[segment];
+    else if (isRecord(current) && typeof segment === 'string') current = current[segment];
+    else return undefined;
+  }
+  return current;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isAlias, isMap, isNode, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import type { ConfigPath } from './config-path.js';
+import { offsetOfLineColumn, scalarPositions, type ScalarStyle } from './scalar-positions.js';
 
 /** A 1-based position in the config text. */
 export interface SourcePosition {
@@ -34,6 +35,14 @@ export interface ConfigSource {
    * when nothing does). Never undefined: use it for problems about absent keys.
    */
   locateNearest(path: ConfigPath): SourcePosition;
+  /**
+   * Position of the character at 1-based `inner.line`/`inner.column` inside the string value at
+   * `path` (how the patch engine locates a problem inside a path or an expression), following the
+   * value's quotes, escapes, folding and block indentation; so an error names one position, in
+   * the file. `undefined` when `path` holds no string scalar, or its writing cannot be mapped
+   * exactly (then use {@link locate}).
+   */
+  locateInside(path: ConfigPath, inner: SourcePosition): SourcePosition | undefined;
 }
 
 interface Step {
@@ -118,6 +127,25 @@ export function createConfigSource(options: {
       if (steps.length !== path.length) return undefined;
       const last = steps[steps.length - 1];
       return position(last?.key ?? null) ?? position(last?.node ?? null);
+    },
+    locateInside(path, inner) {
+      const node = walk(path).at(-1)?.node;
+      if (path.length === 0 || !isScalar(node) || typeof node.value !== 'string' || node.range == null || node.type === undefined) {
+        return undefined;
+      }
+      const [start, end] = node.range;
+      const mapped = scalarPositions(text.slice(start, end), node.type as ScalarStyle);
+      // Trust the map only where it decodes to what the parser read (block scalars add their
+      // chomped final line breaks after the content).
+      if (mapped === undefined || !node.value.startsWith(mapped.value) || !/^\n*$/.test(node.value.slice(mapped.value.length))) {
+        return undefined;
+      }
+      const offset = offsetOfLineColumn(node.value, inner.line, inner.column);
+      if (offset === undefined || offset > node.value.length) return undefined;
+      const sourceOffset = mapped.offsets[Math.min(offset, mapped.value.length)];
+      if (sourceOffset === undefined) return undefined;
+      const { line, col } = lineCounter.linePos(start + sourceOffset);
+      return { line, column: col };
     },
     locateNearest(path) {
       const steps = walk(path);

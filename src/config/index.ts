@@ -5,6 +5,7 @@ export * from './config-path.js';
 export * from './config-source.js';
 export * from './config-defaults.js';
 export * from './parse-config.js';
+export * from './check-config.js';
 export * from './load-config-file.js';
 export * from './watch-config-file.js';
 export * from './json-schema.js';

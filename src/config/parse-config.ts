@@ -2,10 +2,12 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { applyConfigDefaults } from './config-defaults.js';
 import { compareConfigErrors, ConfigErrorCode, type ConfigError } from './config-error.js';
-import { formatConfigPath, pointerToConfigPath, type ConfigPath } from './config-path.js';
-import { createConfigSource, type ConfigSource } from './config-source.js';
+import { formatConfigPath, pointerToConfigPath, valueAtConfigPath, type ConfigPath } from './config-path.js';
+import { createConfigSource, type ConfigSource, type SourcePosition } from './config-source.js';
+import { deepFreeze } from './deep-freeze.js';
 import { checkNamespaceMappings } from './namespace-mapping-rules.js';
 import { vclusterConfigSchema, type VclusterConfig, type VclusterConfigInput } from './schema.js';
+import { describeUnknownKey } from './unknown-key-hint.js';
 
 /** The outcome of parsing a config: the merged, frozen config with its source, or every error. */
 export type ConfigResult =
@@ -13,13 +15,33 @@ export type ConfigResult =
   | { readonly ok: false; readonly errors: readonly ConfigError[] };
 
 /**
- * Parses vcluster.yaml text: YAML syntax, the schema (types, unknown keys in the sections vcsync
- * owns), patch modes and duplicate paths, and the namespace mapping rules. Returns every error
- * found, each located (file:line:column) and sorted by position; or the config with defaults
- * merged in and deep-frozen. An empty file (or one with only comments) is valid: all defaults.
- * Pure apart from CPU: no I/O.
+ * A config text read as YAML: its data exactly as written (deep-frozen; empty sections read as
+ * absent) with its source, or the YAML syntax errors. Nothing about the schema is known yet.
+ */
+export type ConfigDocument =
+  | { readonly ok: true; readonly data: unknown; readonly source: ConfigSource }
+  | { readonly ok: false; readonly errors: readonly ConfigError[] };
+
+/**
+ * Parses vcluster.yaml text: YAML syntax, the schema (types, unknown and misplaced keys along
+ * every path vcsync reads), and the rules across keys (namespace mappings, Endpoints sync with
+ * private nodes). Returns every error found, each located (file:line:column) and sorted by
+ * position; or the config with defaults merged in and deep-frozen. An empty file (or one with
+ * only comments) is valid: all defaults. Pure apart from CPU: no I/O.
+ *
+ * The patch engine's checks are not part of this: `checkConfigText` adds them (and any other
+ * component's), in the same run.
  */
 export function parseConfig(text: string, fileName: string): ConfigResult {
+  const document = readConfigDocument(text, fileName);
+  if (!document.ok) return document;
+  const errors = configRuleErrors(document.data, document.source);
+  if (errors.length > 0) return { ok: false, errors };
+  return configResult(document.data, document.source);
+}
+
+/** Reads config text as YAML (see {@link ConfigDocument}). Pure apart from CPU. */
+export function readConfigDocument(text: string, fileName: string): ConfigDocument {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const source = createConfigSource({ fileName, text, document, lineCounter });
@@ -39,9 +61,8 @@ export function parseConfig(text: string, fileName: string): ConfigResult {
     return { ok: false, errors: errors.sort(compareConfigErrors) };
   }
 
-  let data: unknown;
   try {
-    data = toPlainData(document);
+    return { ok: true, data: deepFreeze(toPlainData(document)), source };
   } catch (error: unknown) {
     // toJS throws for unresolved aliases and alias bombs; they are syntax problems of the file.
     const start = source.locate([]) ?? { line: 1, column: 1 };
@@ -59,12 +80,19 @@ export function parseConfig(text: string, fileName: string): ConfigResult {
       ],
     };
   }
+}
 
-  const problems: Problem[] = [...schemaProblems(data), ...mappingProblems(data)];
-  if (problems.length > 0) {
-    const errors = problems.map((problem) => locateProblem(problem, source));
-    return { ok: false, errors: dedupe(errors).sort(compareConfigErrors) };
-  }
+/**
+ * Every schema and cross-key rule error of config data as written, located and sorted by
+ * position; empty when the data is a valid config. Pure.
+ */
+export function configRuleErrors(data: unknown, source: ConfigSource): ConfigError[] {
+  const problems: Problem[] = [...schemaProblems(data), ...mappingProblems(data), ...privateNodesProblems(data)];
+  return dedupe(problems.map((problem) => locateProblem(problem, source))).sort(compareConfigErrors);
+}
+
+/** The valid result for data that passed every check: defaults merged in, deep-frozen. */
+export function configResult(data: unknown, source: ConfigSource): ConfigResult {
   return { ok: true, config: applyConfigDefaults(data as VclusterConfigInput), source };
 }
 
@@ -74,14 +102,45 @@ export function parseConfig(text: string, fileName: string): ConfigResult {
  * of it that exists in the text.
  */
 export function configErrorAt(source: ConfigSource, path: ConfigPath, code: string, message: string): ConfigError {
-  const position = source.locate(path) ?? source.locateNearest(path);
+  return locatedConfigError(source, { path, code, message });
+}
+
+/** A problem another component found in a config, for {@link locatedConfigError}. */
+export interface ConfigProblem {
+  /** Where: the value at this path (or the nearest part of it that exists in the text). */
+  readonly path: ConfigPath;
+  /** The component's stable code, e.g. `PATCH_EXPRESSION_SYNTAX`. */
+  readonly code: string;
+  /** What is wrong and what to do, without any position. */
+  readonly message: string;
+  /**
+   * 1-based line and column inside the string value at `path` (a position inside an expression
+   * or a patch path). The error then names that character's position in the file.
+   */
+  readonly inside?: SourcePosition;
+}
+
+/**
+ * Builds a located {@link ConfigError} with exactly one file position: the character `inside`
+ * the value when given, else the value at `path`, else the nearest part of it. In the rare case
+ * that a position inside cannot be mapped to the file (see `ConfigSource.locateInside`), the
+ * value's position is used and the message ends with where inside the value the problem is.
+ */
+export function locatedConfigError(source: ConfigSource, problem: ConfigProblem): ConfigError {
+  const { path, inside } = problem;
+  const exact = inside === undefined ? undefined : source.locateInside(path, inside);
+  const position = exact ?? source.locate(path) ?? source.locateNearest(path);
+  const unmapped =
+    inside === undefined || exact !== undefined
+      ? ''
+      : ` (${inside.line > 1 ? `line ${inside.line}, ` : ''}column ${inside.column} inside the value)`;
   return {
-    code,
+    code: problem.code,
     path: formatConfigPath(path),
     file: source.fileName,
     line: position.line,
     column: position.column,
-    message,
+    message: `${problem.message}${unmapped}`,
   };
 }
 
@@ -110,7 +169,9 @@ function toPlainData(document: Document): unknown {
 /** Mapping sections that may be written empty (`endpoints:` with every child commented out). */
 const SECTION_PATHS: readonly ConfigPath[] = [
   ['sync'],
+  ['privateNodes'],
   ['sync', 'toHost'],
+  ['sync', 'fromHost'],
   ['sync', 'toHost', 'endpoints'],
   ['sync', 'toHost', 'namespaces'],
   ['sync', 'toHost', 'namespaces', 'mappings'],
@@ -124,12 +185,12 @@ const SECTION_PATHS: readonly ConfigPath[] = [
  */
 function emptySectionsAsAbsent(data: unknown): unknown {
   for (const path of SECTION_PATHS) {
-    const parent = valueAt(data, path.slice(0, -1));
+    const parent = valueAtConfigPath(data, path.slice(0, -1));
     const key = path[path.length - 1];
     if (isRecord(parent) && typeof key === 'string' && key in parent && parent[key] === null) delete parent[key];
   }
   for (const listPath of PATCH_LISTS) {
-    const list = valueAt(data, listPath);
+    const list = valueAtConfigPath(data, listPath);
     if (!Array.isArray(list)) continue;
     for (const entry of list) {
       if (isRecord(entry) && 'labels' in entry && entry['labels'] === null) entry['labels'] = {};
@@ -150,10 +211,8 @@ function schemaProblem(error: ErrorObject, data: unknown): Problem {
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String(params['additionalProperty']);
-      const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
-      const allowed = Object.keys(properties ?? {});
-      const hint = allowed.length > 0 ? `allowed keys: ${allowed.join(', ')}` : 'this mapping takes no keys ({})';
-      return { code: ConfigErrorCode.UNKNOWN_KEY, path: [...path, key], message: `unknown key; ${hint}`, at: 'key' };
+      const hint = describeUnknownKey({ schema: vclusterConfigSchema, data, path, key });
+      return { code: hint.code, path: [...path, key], message: hint.message, at: 'key' };
     }
     case 'required': {
       const key = String(params['missingProperty']);
@@ -187,10 +246,10 @@ const PATCH_LISTS: readonly ConfigPath[] = [
 
 function mappingProblems(data: unknown): Problem[] {
   const namespacesPath = ['sync', 'toHost', 'namespaces'];
-  const namespaces = valueAt(data, namespacesPath);
+  const namespaces = valueAtConfigPath(data, namespacesPath);
   if (!isRecord(namespaces) || namespaces['enabled'] !== true) return [];
   const byNamePath = [...namespacesPath, 'mappings', 'byName'];
-  const byName = valueAt(data, byNamePath);
+  const byName = valueAtConfigPath(data, byNamePath);
   if (byName !== undefined && !isRecord(byName)) return []; // the schema reports the type
   const entries = Object.entries(byName ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
   if (entries.length === 0) {
@@ -210,6 +269,39 @@ function mappingProblems(data: unknown): Problem[] {
     message: problem.message,
     at: 'key',
   }));
+}
+
+const ENDPOINTS_ENABLED: ConfigPath = ['sync', 'toHost', 'endpoints', 'enabled'];
+const PRIVATE_NODES_ENABLED: ConfigPath = ['privateNodes', 'enabled'];
+const HOST_NODES_ONLY = 'Endpoints sync is only available with host nodes as the worker node type';
+const PRIVATE_NODES_FIX = 'set sync.toHost.endpoints.enabled: false, or remove privateNodes';
+
+/**
+ * Seed §8: Endpoints sync is only available with host nodes as the worker node type, so private
+ * nodes (`privateNodes.enabled: true`) with Endpoints sync on (written, or by default) is an error.
+ * Reported once: at `sync.toHost.endpoints.enabled` when it is written, else at
+ * `privateNodes.enabled`. Values of the wrong type are left to the schema.
+ */
+function privateNodesProblems(data: unknown): Problem[] {
+  if (valueAtConfigPath(data, PRIVATE_NODES_ENABLED) !== true) return [];
+  const endpointsEnabled = valueAtConfigPath(data, ENDPOINTS_ENABLED);
+  if (endpointsEnabled === true) {
+    return [
+      {
+        code: ConfigErrorCode.INCOMPATIBLE_SETTINGS,
+        path: ENDPOINTS_ENABLED,
+        message: `${HOST_NODES_ONLY}, and privateNodes.enabled is true; ${PRIVATE_NODES_FIX}`,
+      },
+    ];
+  }
+  if (endpointsEnabled !== undefined) return [];
+  return [
+    {
+      code: ConfigErrorCode.INCOMPATIBLE_SETTINGS,
+      path: PRIVATE_NODES_ENABLED,
+      message: `${HOST_NODES_ONLY}, and sync.toHost.endpoints.enabled is true by default; ${PRIVATE_NODES_FIX}`,
+    },
+  ];
 }
 
 function locateProblem(problem: Problem, source: ConfigSource): ConfigError {
@@ -238,16 +330,6 @@ function dedupe(errors: ConfigError[]): ConfigError[] {
     seen.add(key);
     return true;
   });
-}
-
-function valueAt(data: unknown, path: ConfigPath): unknown {
-  let current = data;
-  for (const segment of path) {
-    if (Array.isArray(current) && typeof segment === 'number') current = current[segment];
-    else if (isRecord(current) && typeof segment === 'string') current = current[segment];
-    else return undefined;
-  }
-  return current;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,14 +1,34 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TOptional, type TUnknown } from '@sinclair/typebox';
+import {
+  PRIVATE_NODES_KEYS,
+  SYNC_FROM_HOST_KEYS,
+  SYNC_TO_HOST_KEYS,
+  TOP_LEVEL_KEYS,
+} from './vcluster-keys.js';
 
 /**
  * The vcluster.yaml schema, written once with TypeBox: it yields the TypeScript types below, the
  * validator (ajv, in `parse-config.ts`) and the published `config/vcluster.schema.json`.
  *
- * vcsync owns `sync.toHost.endpoints` and `sync.toHost.namespaces`: those objects are closed
- * (`additionalProperties: false`), so a misspelt key there is an error. Everything else a real
- * vcluster.yaml carries (controlPlane, networking, policies, sync.fromHost, other sync.toHost
- * resources, …) is accepted and ignored.
+ * Every mapping on the way to what vcsync reads is closed (`additionalProperties: false`), with
+ * vcluster's own keys (`vcluster-keys.ts`): the top level, `sync`, `sync.toHost`,
+ * `sync.fromHost` and `privateNodes`. So a misspelt or misplaced key there (`toHots`,
+ * `sync.toHost.endpoint`, `patches` one level too far left) is an error, not a silently ignored
+ * section. vcsync owns `sync.toHost.endpoints` and `sync.toHost.namespaces`, closed down to their
+ * leaves. The sections behind the other keys (`controlPlane`, `sync.toHost.pods`, …) are
+ * vcluster's: any content is accepted there and ignored.
  */
+
+/**
+ * Accepts any value under each of `keys`: sections that are vcluster's to check, not vcsync's.
+ * Spread it first and override the keys vcsync reads: they keep their place in vcluster's order
+ * (which is the order of the "allowed keys" in error messages and of editors' completions).
+ */
+function acceptedAsWritten(keys: readonly string[], description: string): Record<string, TOptional<TUnknown>> {
+  return Object.fromEntries(keys.map((key) => [key, Type.Optional(Type.Unknown({ description }))]));
+}
+
+const NOT_READ = "vcluster's setting; vcsync does not read it, and accepts any content here.";
 
 /** `reference` mode of a patch: the value at `path` names another object. */
 export const patchReferenceSchema = Type.Object(
@@ -141,61 +161,58 @@ export const namespacesSyncSchema = Type.Object(
   { additionalProperties: false, description: 'Namespace mapping (multi-namespace mode).' },
 );
 
-/** `sync.toHost`: the two sections vcsync owns; every other resource key is accepted and ignored. */
+/** `sync.toHost`: vcluster's resource keys; vcsync owns `endpoints` and `namespaces`. */
 export const syncToHostSchema = Type.Object(
   {
+    ...acceptedAsWritten(SYNC_TO_HOST_KEYS, NOT_READ),
     endpoints: Type.Optional(endpointsSyncSchema),
     namespaces: Type.Optional(namespacesSyncSchema),
   },
-  { additionalProperties: true, description: 'Resources synced from the virtual to the host cluster.' },
+  { additionalProperties: false, description: 'Resources synced from the virtual to the host cluster.' },
 );
 
-/** `sync`: only `toHost` is read by vcsync. */
+/** `sync.fromHost`: vcluster's resource keys, none read by vcsync (known, so typos show). */
+export const syncFromHostSchema = Type.Object(acceptedAsWritten(SYNC_FROM_HOST_KEYS, NOT_READ), {
+  additionalProperties: false,
+  description: 'Resources synced from the host to the virtual cluster. Not read by vcsync.',
+});
+
+/** `sync`: the two directions; vcsync reads `toHost`. */
 export const syncSchema = Type.Object(
   {
     toHost: Type.Optional(syncToHostSchema),
-    fromHost: Type.Optional(Type.Unknown({ description: 'Resources synced from the host. Ignored by vcsync.' })),
+    fromHost: Type.Optional(syncFromHostSchema),
   },
-  { additionalProperties: true, description: 'Which resources sync in which direction.' },
+  { additionalProperties: false, description: 'Which resources sync in which direction.' },
 );
 
-/** Top-level keys of a real vcluster.yaml that vcsync accepts and ignores (listed for editors). */
-const IGNORED_TOP_LEVEL_KEYS = [
-  'controlPlane',
-  'networking',
-  'policies',
-  'exportKubeConfig',
-  'rbac',
-  'plugins',
-  'plugin',
-  'experimental',
-  'integrations',
-  'telemetry',
-  'deploy',
-  'privateNodes',
-  'external',
-  'logging',
-  'global',
-  'serviceCIDR',
-  'pro',
-  'sleepMode',
-] as const;
-
-const ignoredTopLevel = Object.fromEntries(
-  IGNORED_TOP_LEVEL_KEYS.map((key) => [key, Type.Optional(Type.Unknown({ description: 'Ignored by vcsync.' }))]),
+/** `privateNodes`: vcsync reads `enabled` (Endpoints sync needs host nodes, seed §8). */
+export const privateNodesSchema = Type.Object(
+  {
+    ...acceptedAsWritten(PRIVATE_NODES_KEYS, NOT_READ),
+    enabled: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Worker nodes are private nodes joined to the virtual cluster instead of host nodes. Endpoints sync is only available with host nodes: with privateNodes.enabled true, sync.toHost.endpoints.enabled must be false.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Private nodes as the worker node type.' },
 );
 
 /** The whole vcluster.yaml as vcsync reads it. */
 export const vclusterConfigSchema = Type.Object(
   {
+    ...acceptedAsWritten(TOP_LEVEL_KEYS, NOT_READ),
     sync: Type.Optional(syncSchema),
-    ...ignoredTopLevel,
+    privateNodes: Type.Optional(privateNodesSchema),
   },
   {
-    additionalProperties: true,
+    additionalProperties: false,
     title: 'vcluster.yaml (as read by vcsync)',
     description:
-      'Virtual cluster configuration in the vcluster.yaml format. vcsync reads sync.toHost.endpoints and sync.toHost.namespaces; other keys are accepted and ignored.',
+      "Virtual cluster configuration in the vcluster.yaml format. vcsync reads sync.toHost.endpoints, sync.toHost.namespaces and privateNodes.enabled; the keys on the way there are vcluster's and closed, other sections are accepted as written.",
   },
 );
 

@@ -19,6 +19,12 @@ export interface ConfigFileWatcherOptions {
    */
   readonly onChange: (result: ConfigResult) => void;
   /**
+   * Checks the new text; its result is what `onChange` receives. Pass the same check the program
+   * runs at start, so a reload accepts exactly what a start would. Default `parseConfig` (YAML,
+   * schema and rules, without other components' validators).
+   */
+  readonly parse?: (text: string, path: string) => ConfigResult | Promise<ConfigResult>;
+  /**
    * Quiet period after the last file-system event in the directory before the file is re-read,
    * in milliseconds. Editors and ConfigMap updates produce bursts of events; one read follows a
    * burst. Default 100.
@@ -42,6 +48,7 @@ function withDefaults(options: ConfigFileWatcherOptions): ResolvedOptions {
   return Object.freeze({
     path: options.path,
     onChange: options.onChange,
+    parse: options.parse ?? parseConfig,
     debounceMs: options.debounceMs ?? 100,
     initialHash: options.initialHash,
     logger: options.logger ?? silentLogger(),
@@ -72,7 +79,7 @@ export class ConfigFileWatcher {
    */
   async run(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
-    const { path, debounceMs, logger } = this.#options;
+    const { path, debounceMs, logger, parse } = this.#options;
     const log = logger.child({ component: 'config-watcher', path });
     const directory = dirname(resolve(path));
 
@@ -90,9 +97,12 @@ export class ConfigFileWatcher {
         return;
       }
       lastHash = state.hash;
+      // No verdict here: whether the change is applied is the handler's decision (it can reject a
+      // valid file, e.g. a setting that needs a restart), and the handler logs it.
+      log.info('Config file changed');
       const result: ConfigResult =
-        state.text !== undefined ? parseConfig(state.text, path) : { ok: false, errors: [state.failure] };
-      log.info({ valid: result.ok, errors: result.ok ? 0 : result.errors.length }, 'Config file changed');
+        state.text !== undefined ? await parse(state.text, path) : { ok: false, errors: [state.failure] };
+      if (signal.aborted) return;
       try {
         this.#options.onChange(result);
       } catch (error: unknown) {

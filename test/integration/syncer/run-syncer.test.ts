@@ -1,7 +1,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runSyncer, type RunSyncerOptions } from '../../../src/cli/run-syncer.js';
+import { runSyncer, StartupError, type RunSyncerOptions } from '../../../src/cli/run-syncer.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { createEndpoints, createService, endpointsPath, getHostEndpoints, simpleSubset, tempDir } from '../../support/endpoints-fixtures.js';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
@@ -142,6 +142,35 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     expect(reloads(false)).toBe(0);
   });
 
+  it('never logs a change it rejects as valid: a bad patch, a setting that needs a restart, private nodes', async () => {
+    await start(ENABLED);
+    const rejected = async (): Promise<number> => {
+      const body = await (await fetch(`${metricsUrl}/metrics`)).text();
+      return Number(/vcsync_config_reloads_total\{result="rejected"\} (\d+)/.exec(body)?.[1] ?? Number.NaN);
+    };
+    expect(await rejected()).toBe(0);
+    const changes = [
+      // Schema-valid; only the patch compiler rejects it.
+      `${ENABLED}      patches:\n        - path: metadata.annotations["x"]\n          expression: 'value +'\n`,
+      'sync:\n  toHost:\n    namespaces:\n      enabled: true\n      mappings:\n        byName:\n          shop: "${name}-shop"\n',
+      `privateNodes:\n  enabled: true\n${ENABLED}`,
+    ];
+    for (const [i, text] of changes.entries()) {
+      await writeConfig(text);
+      await waitFor(`change ${i + 1} rejected`, async () => (await rejected()) === i + 1);
+    }
+    expect(log.lines.filter((line) => line['valid'] === true)).toEqual([]);
+    const errors = log.matching('configuration change rejected; the last valid configuration stays in force', { valid: false }).map((line) => line['errors']);
+    expect(errors).toEqual([
+      [`${configPath}:7:31 sync.toHost.endpoints.patches[0].expression: Unexpected token; an expression must be a single JavaScript expression such as value + "-suffix"`],
+      [`${configPath}:4:16 sync.toHost.namespaces.enabled: changing it needs a restart (it changes which host namespaces are watched)`],
+      [
+        `${configPath}:6:16 sync.toHost.endpoints.enabled: Endpoints sync is only available with host nodes as the worker node type, and privateNodes.enabled is true; set sync.toHost.endpoints.enabled: false, or remove privateNodes`,
+      ],
+    ]);
+    expect(reloads(true)).toBe(0);
+  });
+
   it('re-syncs existing objects when the patch list changes', async () => {
     await start(ENABLED);
     await createPair('web', { annotations: { x: 'a' } });
@@ -181,5 +210,63 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
     const { version } = (await import('../../../package.json', { with: { type: 'json' } })).default as { version: string };
     expect(metrics).toContain(`vcsync_build_info{version="${version}",node_version="${process.version}"} 1`);
+  });
+});
+
+describe('runSyncer: refuses to start on a config that vcsync validate rejects', () => {
+  let dir: { dir: string; remove: () => Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('vcsync-run-syncer-start-');
+  });
+  afterEach(async () => {
+    await dir.remove();
+  });
+
+  /** Starts with `config`; the config is checked before any connection, so no cluster is needed. */
+  const startWith = async (config: string): Promise<{ configPath: string; run: Promise<void> }> => {
+    const configPath = path.join(dir.dir, 'vcluster.yaml');
+    await writeFile(configPath, config);
+    const unused = { kind: 'yaml', yaml: 'not read: the config is rejected first' } as const;
+    const run = runSyncer(
+      {
+        configPath,
+        name: 'vc1',
+        hostNamespace: 'vcluster-vc1',
+        virtual: unused,
+        host: unused,
+        listenMetrics: { host: '127.0.0.1', port: 0 },
+        hostQps: 40,
+        hostBurst: 80,
+        workers: 1,
+        leaderElect: false,
+        sandboxMemoryMiB: 32,
+        sandboxTimeoutMs: 1000,
+        logger: captureLogger().logger,
+      },
+      new AbortController().signal,
+    );
+    return { configPath, run };
+  };
+
+  it('reports schema and patch errors together, as validate does', async () => {
+    const { configPath, run } = await startWith(
+      'sync:\n  toHost:\n    endpoint:\n      enabled: true\n    endpoints:\n      patches:\n        - path: a\n          expression: "value;"\n',
+    );
+    const error = await run.then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toBe(
+      [
+        'invalid configuration:',
+        `${configPath}:3:5 sync.toHost.endpoint: unknown key; did you mean "endpoints"?`,
+        `${configPath}:8:29 sync.toHost.endpoints.patches[0].expression: Unexpected ";" (statements are not allowed); an expression must be a single JavaScript expression such as value + "-suffix"`,
+      ].join('\n'),
+    );
+  });
+
+  it('rejects private nodes with endpoints sync on, saying why and what to do', async () => {
+    const { configPath, run } = await startWith('privateNodes:\n  enabled: true\nsync:\n  toHost:\n    endpoints:\n      enabled: true\n');
+    await expect(run).rejects.toThrow(
+      `${configPath}:6:16 sync.toHost.endpoints.enabled: Endpoints sync is only available with host nodes as the worker node type, and privateNodes.enabled is true; set sync.toHost.endpoints.enabled: false, or remove privateNodes`,
+    );
   });
 });

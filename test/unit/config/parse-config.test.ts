@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigErrorCode, formatConfigError, type ConfigError } from '../../../src/config/config-error.js';
-import { configErrorAt, parseConfig } from '../../../src/config/parse-config.js';
+import { configErrorAt, locatedConfigError, parseConfig } from '../../../src/config/parse-config.js';
 
 const FILE = 'config/vcluster.yaml';
 
@@ -44,7 +44,7 @@ plugins: {}
 experimental: { deploy: {} }
 integrations: { metricsServer: { enabled: false } }
 telemetry: { enabled: false }
-somethingNew: 1
+privateNodes: { enabled: false, kubelet: { anything: [1, 2] } }
 sync:
   fromHost: { nodes: { enabled: true } }
   toHost:
@@ -283,6 +283,136 @@ describe('parseConfig: errors', () => {
   });
 });
 
+describe('parseConfig: keys along every path vcsync reads', () => {
+  it('rejects a misspelt key on the way to vcsync\'s sections, with a "did you mean"', () => {
+    const endpoint = only('sync:\n  toHost:\n    endpoint:\n      patches:\n        - path: a\n          expression: v\n');
+    expect(endpoint).toMatchObject({ code: ConfigErrorCode.UNKNOWN_KEY, path: 'sync.toHost.endpoint', line: 3, column: 5 });
+    expect(endpoint.message).toBe('unknown key; did you mean "endpoints"?');
+
+    const toHots = only('sync:\n  toHots:\n    endpoints:\n      enabled: false\n');
+    expect(toHots).toMatchObject({ code: ConfigErrorCode.UNKNOWN_KEY, path: 'sync.toHots', line: 2, column: 3 });
+    expect(toHots.message).toBe('unknown key; did you mean "toHost"? allowed keys: toHost, fromHost');
+
+    expect(only('Sync:\n  toHost: {}\n').message).toBe('unknown key; did you mean "sync"?');
+    expect(only('sync: { fromHost: { node: { enabled: true } } }').message).toBe('unknown key; did you mean "nodes"?');
+    expect(only('privateNodes: { enabeld: true }').message).toMatch(/^unknown key; did you mean "enabled"\?/);
+  });
+
+  it('names every allowed key when nothing is close', () => {
+    const error = only('replicas: 3\n');
+    expect(error).toMatchObject({ code: ConfigErrorCode.UNKNOWN_KEY, path: 'replicas', line: 1, column: 1 });
+    expect(error.message).toMatch(/^unknown key; allowed keys: global, exportKubeConfig, sync, .*, platform$/);
+  });
+
+  it('rejects patches two spaces too far left and says where they belong', () => {
+    const text = [
+      'sync:', // 1
+      '  toHost:', // 2
+      '    endpoints:', // 3
+      '      enabled: true', // 4
+      '    patches:', // 5
+      '      - path: metadata.annotations["a"]', // 6
+      '        expression: \'"x"\'', // 7
+      '',
+    ].join('\n');
+    const error = only(text);
+    expect(error).toMatchObject({ code: ConfigErrorCode.MISPLACED_KEY, path: 'sync.toHost.patches', line: 5, column: 5 });
+    expect(error.message).toBe('misplaced key: it belongs under sync.toHost.endpoints, not sync.toHost (indent it below "endpoints:")');
+  });
+
+  it('says where a key belongs one level down, one level up, or that several sections take it', () => {
+    expect(only('toHost:\n  endpoints: {}\n').message).toBe(
+      'misplaced key: it belongs under sync, not the top level (indent it below "sync:")',
+    );
+    expect(only('sync:\n  endpoints:\n    enabled: false\n').message).toBe(
+      'misplaced key: it belongs under sync.toHost, not sync (indent it below "toHost:")',
+    );
+    const up = only('sync:\n  toHost:\n    endpoints:\n      enabled: true\n      namespaces:\n        enabled: true\n');
+    expect(up).toMatchObject({ code: ConfigErrorCode.MISPLACED_KEY, path: 'sync.toHost.endpoints.namespaces', line: 5 });
+    expect(up.message).toBe('misplaced key: it belongs one level up, under sync.toHost, not sync.toHost.endpoints (indent it less)');
+    const either = only('sync:\n  toHost:\n    pods: {}\n    enabled: false\n');
+    expect(either.message).toBe(
+      'misplaced key: it is a key of sync.toHost.endpoints or sync.toHost.namespaces, not of sync.toHost (indent it below the section it belongs to)',
+    );
+  });
+
+  it("accepts every key vcluster defines on the way, and any content in sections vcsync does not read", () => {
+    const text = `
+global: { annotations: { a: b } }
+controlPlane: { ingress: { enabled: true, host: vc.example.com }, anything: [1] }
+deploy: { metallb: { enabled: false } }
+external: {}
+sleepMode: { enabled: false }
+sleep: {}
+snapshots: {}
+deletion: {}
+platform: {}
+logging: { encoding: json }
+serviceCIDR: 10.96.0.0/12
+pro: true
+plugin: {}
+privateNodes:
+  enabled: false
+  autoNodes: [{ anything: 1 }]
+  vpn: { enabled: false }
+sync:
+  fromHost:
+    nodes: { enabled: true, selector: { all: true }, notAVclusterKey: 1 }
+    csiDrivers: { enabled: auto }
+    deviceClasses: {}
+  toHost:
+    pods: { enabled: true, notAVclusterKey: { deep: [1] } }
+    endpointSlices: { enabled: true }
+    gatewayApi: {}
+    customResources: { "a.example.com": { enabled: true } }
+    resourceClaims:
+    endpoints: { enabled: true }
+`;
+    const result = parseConfig(text, FILE);
+    expect(result.ok, result.ok ? '' : result.errors.map(formatConfigError).join('\n')).toBe(true);
+    expect(parseConfig('privateNodes:\nsync:\n  fromHost:\n', FILE).ok).toBe(true);
+  });
+
+  it('checks the type of privateNodes.enabled, the one key vcsync reads there', () => {
+    const error = only('privateNodes:\n  enabled: "yes"\n');
+    expect(error).toMatchObject({ code: ConfigErrorCode.INVALID_TYPE, path: 'privateNodes.enabled', line: 2, column: 12 });
+  });
+});
+
+describe('parseConfig: Endpoints sync needs host nodes (seed §8)', () => {
+  it('rejects private nodes with endpoints sync enabled, at sync.toHost.endpoints.enabled, saying why and what to do', () => {
+    const text = ['privateNodes:', '  enabled: true', 'sync:', '  toHost:', '    endpoints:', '      enabled: true', ''].join('\n');
+    expect(only(text)).toEqual({
+      code: ConfigErrorCode.INCOMPATIBLE_SETTINGS,
+      path: 'sync.toHost.endpoints.enabled',
+      file: FILE,
+      line: 6,
+      column: 16,
+      message:
+        'Endpoints sync is only available with host nodes as the worker node type, and privateNodes.enabled is true; set sync.toHost.endpoints.enabled: false, or remove privateNodes',
+    });
+  });
+
+  it('counts the default: private nodes without an endpoints section is an error at privateNodes.enabled', () => {
+    const error = only('privateNodes:\n  enabled: true\n');
+    expect(error).toMatchObject({ code: ConfigErrorCode.INCOMPATIBLE_SETTINGS, path: 'privateNodes.enabled', line: 2, column: 12 });
+    expect(error.message).toBe(
+      'Endpoints sync is only available with host nodes as the worker node type, and sync.toHost.endpoints.enabled is true by default; set sync.toHost.endpoints.enabled: false, or remove privateNodes',
+    );
+  });
+
+  it('accepts private nodes with endpoints sync off, and host nodes with it on', () => {
+    expect(parseConfig('privateNodes: { enabled: true }\nsync: { toHost: { endpoints: { enabled: false } } }\n', FILE).ok).toBe(true);
+    expect(parseConfig('privateNodes: { enabled: false }\nsync: { toHost: { endpoints: { enabled: true } } }\n', FILE).ok).toBe(true);
+  });
+
+  it('leaves a value of the wrong type to the schema (one error, not two)', () => {
+    expect(only('privateNodes: { enabled: true }\nsync: { toHost: { endpoints: { enabled: "yes" } } }\n').code).toBe(
+      ConfigErrorCode.INVALID_TYPE,
+    );
+  });
+});
+
 describe('configErrorAt and ConfigSource.locate', () => {
   const text = [
     'sync:', // 1
@@ -324,10 +454,55 @@ describe('configErrorAt and ConfigSource.locate', () => {
   });
 
   it('follows YAML aliases', () => {
-    const aliased = parseConfig('base: &p { path: a, expression: v }\nsync: { toHost: { endpoints: { patches: [ *p ] } } }\n', FILE);
+    const aliased = parseConfig('experimental: &p { path: a, expression: v }\nsync: { toHost: { endpoints: { patches: [ *p ] } } }\n', FILE);
     if (!aliased.ok) throw new Error('expected valid');
     expect(aliased.config.sync.toHost.endpoints.patches).toEqual([{ path: 'a', expression: 'v' }]);
-    expect(aliased.source.locate(['sync', 'toHost', 'endpoints', 'patches', 0, 'path'])).toEqual({ line: 1, column: 18 });
+    expect(aliased.source.locate(['sync', 'toHost', 'endpoints', 'patches', 0, 'path'])).toEqual({ line: 1, column: 26 });
+  });
+});
+
+describe('ConfigSource.locateInside: a position inside a string value, as a position in the file', () => {
+  /** Where in the file the character at `inner` of the first patch's expression is. */
+  const inside = (lines: string[], inner: { line: number; column: number }) => {
+    const result = parseConfig(['sync:', '  toHost:', '    endpoints:', '      patches:', '        - path: a', ...lines, ''].join('\n'), FILE);
+    if (!result.ok) throw new Error(result.errors.map(formatConfigError).join('\n'));
+    return result.source.locateInside(['sync', 'toHost', 'endpoints', 'patches', 0, 'expression'], inner);
+  };
+
+  it.each([
+    // [what, lines from line 6 on, position inside the value, expected line, expected column]
+    ['plain', ['          expression: value; value'], { line: 1, column: 6 }, 6, 28],
+    ['single-quoted with a doubled quote', ["          expression: 'it''s; x'"], { line: 1, column: 5 }, 6, 29],
+    ['double-quoted with an escape', ['          expression: "a\\tb;"'], { line: 1, column: 4 }, 6, 28],
+    ['double-quoted with a \\u escape', ['          expression: "\\u00e9 + ;"'], { line: 1, column: 5 }, 6, 33],
+    ['literal block, second line', ['          expression: |', '            value +', '              )'], { line: 2, column: 3 }, 8, 15],
+    ['folded plain, second source line', ['          expression: value +', '            )'], { line: 1, column: 9 }, 7, 13],
+    ['folded block, second source line', ['          expression: >-', '            value +', '            )'], { line: 1, column: 9 }, 8, 13],
+    ['end of input: just after the last character', ['          expression: "value +"'], { line: 1, column: 8 }, 6, 31],
+  ])('%s', (_what, lines, inner, line, column) => {
+    expect(inside(lines, inner)).toEqual({ line, column });
+  });
+
+  it('is undefined where it cannot map exactly: not a string, or an explicit block indentation', () => {
+    const result = parseConfig('sync: { toHost: { endpoints: { enabled: true } } }', FILE);
+    if (!result.ok) throw new Error('expected valid');
+    expect(result.source.locateInside(['sync', 'toHost', 'endpoints', 'enabled'], { line: 1, column: 1 })).toBeUndefined();
+    expect(result.source.locateInside(['sync', 'toHost'], { line: 1, column: 1 })).toBeUndefined();
+    expect(inside(['          expression: |2', '              value'], { line: 1, column: 1 })).toBeUndefined();
+  });
+
+  it('falls back to the value with the position inside in words, never two positions', () => {
+    const result = parseConfig('sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          expression: |2\n              value;\n', FILE);
+    if (!result.ok) throw new Error('expected valid');
+    const error = locatedConfigError(result.source, {
+      path: ['sync', 'toHost', 'endpoints', 'patches', 0, 'expression'],
+      code: 'X',
+      message: 'Unexpected ";"',
+      inside: { line: 1, column: 6 },
+    });
+    expect(formatConfigError(error)).toBe(
+      'config/vcluster.yaml:6:23 sync.toHost.endpoints.patches[0].expression: Unexpected ";" (column 6 inside the value)',
+    );
   });
 });
 

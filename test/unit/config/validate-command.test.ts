@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runValidate, registerValidateCommand, type ConfigValidator } from '../../../src/cli/validate-command.js';
 import { ConfigErrorCode } from '../../../src/config/config-error.js';
+import { valueAtConfigPath } from '../../../src/config/config-path.js';
 import { loadConfigFile } from '../../../src/config/load-config-file.js';
 import { configErrorAt } from '../../../src/config/parse-config.js';
 
@@ -49,7 +50,7 @@ describe('vcsync validate', () => {
     expect(out.text()).toBe('');
     expect(err.text().split('\n')).toEqual([
       `${path}:4:16 sync.toHost.endpoints.enabled: must be a boolean (true or false), got "yes"`,
-      `${path}:5:7 sync.toHost.endpoints.patchs: unknown key; allowed keys: enabled, patches`,
+      `${path}:5:7 sync.toHost.endpoints.patchs: unknown key; did you mean "patches"? allowed keys: enabled, patches`,
       `${path}: 2 errors`,
       '',
     ]);
@@ -73,9 +74,9 @@ describe('vcsync validate', () => {
       seen.push('second');
       return [configErrorAt(source, ['sync', 'toHost', 'endpoints', 'patches', 0, 'path'], 'PATCH_PATH', 'bad path')];
     };
-    const first: ConfigValidator = async (config, source) => {
+    const first: ConfigValidator = async (written, source) => {
       seen.push('first');
-      expect(config.sync.toHost.endpoints.patches).toHaveLength(2);
+      expect(valueAtConfigPath(written, ['sync', 'toHost', 'endpoints', 'patches'])).toHaveLength(2);
       return [
         configErrorAt(
           source,
@@ -96,16 +97,67 @@ describe('vcsync validate', () => {
     ]);
   });
 
-  it('does not run extra validators when the schema already failed', async () => {
+  it('runs every validator even when the schema failed, on the data as written', async () => {
     const path = join(dir, 'bad.yaml');
     await writeFile(path, 'sync: { toHost: { endpoints: { enabled: 1 } } }\n');
-    let ran = false;
-    const validator: ConfigValidator = () => {
-      ran = true;
+    let seen: unknown;
+    const validator: ConfigValidator = (written) => {
+      seen = written;
       return [];
     };
     expect(await runValidate({ configPath: path, validators: [validator], out: capture(), err: capture() })).toBe(1);
-    expect(ran).toBe(false);
+    expect(seen).toEqual({ sync: { toHost: { endpoints: { enabled: 1 } } } });
+    expect(Object.isFrozen(seen)).toBe(true);
+  });
+
+  it('reports schema and patch errors in one run, each once, with one line:column each (the real validators)', async () => {
+    const path = join(dir, 'both.yaml');
+    await writeFile(
+      path,
+      [
+        'sync:', // 1
+        '  toHost:', // 2
+        '    endpoints:', // 3
+        '      enabled: yes', // 4: schema
+        '      patches:', // 5
+        '        - path: a', // 6
+        '          expression: value; value', // 7: patch compiler, at the ";"
+        '        - path: b', // 8
+        '          expresion: value', // 9: schema (the compiler's "no mode" is the same problem)
+        '        - path: c', // 10
+        '          expression: 12', // 11: schema (the compiler's "must be a string" is the same)
+        '        - path: d', // 12
+        '          reference: { kinds: Secret }', // 13: schema (the compiler's "needs kind" is the same)
+        '        - path: metadata.name', // 14: patch compiler
+        '          expression: |', // 15
+        '            value +', // 16
+        '              )', // 17: patch compiler, line 2 of the expression
+        '',
+      ].join('\n'),
+    );
+    const err = capture();
+    expect(await runValidate({ configPath: path, out: capture(), err })).toBe(1);
+    expect(err.text().split('\n')).toEqual([
+      `${path}:4:16 sync.toHost.endpoints.enabled: must be a boolean (true or false), got "yes"`,
+      `${path}:7:28 sync.toHost.endpoints.patches[0].expression: Unexpected ";" (statements are not allowed); an expression must be a single JavaScript expression such as value + "-suffix"`,
+      `${path}:9:11 sync.toHost.endpoints.patches[1].expresion: unknown key; did you mean "expression"? allowed keys: path, expression, reverseExpression, reference, labels`,
+      `${path}:11:23 sync.toHost.endpoints.patches[2].expression: must be a string, got 12`,
+      `${path}:13:24 sync.toHost.endpoints.patches[3].reference.kinds: unknown key; did you mean "kind"? allowed keys: apiVersion, apiVersionPath, kind, kindPath, namePath, namespacePath`,
+      `${path}:14:17 sync.toHost.endpoints.patches[4].path: metadata.name cannot be patched: the syncer sets the host name and namespace`,
+      `${path}:17:15 sync.toHost.endpoints.patches[4].expression: Unexpected token; an expression must be a single JavaScript expression such as value + "-suffix"`,
+      `${path}: 7 errors`,
+      '',
+    ]);
+  });
+
+  it('rejects private nodes with endpoints sync on, saying why and what to do', async () => {
+    const path = join(dir, 'private-nodes.yaml');
+    await writeFile(path, 'privateNodes:\n  enabled: true\n');
+    const err = capture();
+    expect(await runValidate({ configPath: path, out: capture(), err })).toBe(1);
+    expect(err.text()).toBe(
+      `${path}:2:12 privateNodes.enabled: Endpoints sync is only available with host nodes as the worker node type, and sync.toHost.endpoints.enabled is true by default; set sync.toHost.endpoints.enabled: false, or remove privateNodes\n${path}: 1 error\n`,
+    );
   });
 
   it('is registered as a subcommand that sets the exit code', async () => {

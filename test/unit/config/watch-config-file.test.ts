@@ -43,7 +43,12 @@ afterEach(async () => {
 });
 
 /** Starts a watcher on `path` whose applied content is `applied`; resolves once its first check ran. */
-async function start(path: string, applied: string, onChange?: (result: ConfigResult) => void): Promise<Harness> {
+async function start(
+  path: string,
+  applied: string,
+  onChange?: (result: ConfigResult) => void,
+  parse?: (text: string, path: string) => Promise<ConfigResult>,
+): Promise<Harness> {
   const results: ConfigResult[] = [];
   const logs: string[] = [];
   const stream = new Writable({
@@ -58,6 +63,7 @@ async function start(path: string, applied: string, onChange?: (result: ConfigRe
     debounceMs: 20,
     initialHash: hashConfigText(applied),
     logger: pino({ level: 'debug' }, stream),
+    parse,
     onChange: (result) => {
       results.push(result);
       onChange?.(result);
@@ -173,6 +179,29 @@ describe('ConfigFileWatcher', () => {
     const watcher = await start(path, V1);
     await waitFor(() => watcher.results.length === 1, 'the initial difference');
     expect(enabledOf(watcher.results[0])).toBe(false);
+  });
+
+  it('hands the new text to the injected check, and leaves the verdict to the handler', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    const seen: string[] = [];
+    const rejection: ConfigResult = {
+      ok: false,
+      errors: [{ code: 'PATCH_X', path: 'sync', file: path, line: 1, column: 1, message: 'rejected by a validator' }],
+    };
+    const watcher = await start(path, V1, undefined, async (text) => {
+      seen.push(text);
+      return rejection;
+    });
+    await writeFile(path, V2);
+    await waitFor(() => watcher.results.length === 1, 'the change');
+    expect(seen).toEqual([V2]);
+    expect(watcher.results[0]).toBe(rejection);
+    // The watcher's own line says the file changed, not whether the change is valid: only the
+    // handler knows whether it applies it.
+    const changed = watcher.logs.filter((line) => line.includes('Config file changed'));
+    expect(changed).toHaveLength(1);
+    expect(JSON.parse(changed[0] ?? '{}')).not.toHaveProperty('valid');
   });
 
   it('keeps watching after a callback throws', async () => {

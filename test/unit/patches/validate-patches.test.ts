@@ -12,7 +12,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-test('vcsync validate reports patch compile errors at their YAML line with the column inside the expression', async () => {
+test('vcsync validate reports patch compile errors at the exact line and column in the file', async () => {
   const file = join(dir, 'vcluster.yaml');
   await writeFile(
     file,
@@ -32,7 +32,7 @@ test('vcsync validate reports patch compile errors at their YAML line with the c
   const code = await runValidate({ configPath: file, out: { write: () => true }, err: { write: (text: string) => (errors += text) } });
   expect(code).toBe(1);
   expect(errors).toContain(
-    `${file}:6:23 sync.toHost.endpoints.patches[0].expression: column 6: Unexpected ";" (statements are not allowed); an expression must be a single JavaScript expression such as value + "-suffix"`,
+    `${file}:6:28 sync.toHost.endpoints.patches[0].expression: Unexpected ";" (statements are not allowed); an expression must be a single JavaScript expression such as value + "-suffix"`,
   );
   expect(errors).toContain(`${file}:7:17 sync.toHost.endpoints.patches[1].path: metadata.name cannot be patched`);
 });
