@@ -103,9 +103,9 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
   const skippedWhileDisabled = (key: string) =>
     log.matching('skipped', { key }).filter((l) => String(l['reason']).includes('enabled is false')).length;
 
-  it('serves /readyz once synced and /metrics with the sync operation counters', async () => {
+  it('serves /syncz once synced and /metrics with the sync operation counters', async () => {
     await start(ENABLED);
-    await waitFor('/readyz 200', async () => (await fetch(`${metricsUrl}/readyz`)).status === 200);
+    await waitFor('/syncz 200', async () => (await fetch(`${metricsUrl}/syncz`)).status === 200);
     await createPair('web');
     await waitFor('host copy', () => hostCopy('web'));
     const text = await waitFor('created counted on /metrics', async () => {
@@ -184,7 +184,7 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     expect(lease.spec?.holderIdentity).toContain(String(process.pid));
     await createPair('web');
     await waitFor('host copy written by the leader', () => hostCopy('web'));
-    await waitFor('/readyz 200', async () => (await fetch(`${metricsUrl}/readyz`)).status === 200);
+    await waitFor('/syncz 200', async () => (await fetch(`${metricsUrl}/syncz`)).status === 200);
     const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/vcsync_leader_election_is_leader\{lease="vcsync-vc1"\} 1/);
   });
