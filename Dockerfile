@@ -21,7 +21,10 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY config ./config
 RUN ln -s /app/dist/cli/main.js /usr/local/bin/vcsync && chmod +x /app/dist/cli/main.js
-USER node
+# By number, not name: the kubelet refuses runAsNonRoot for an image whose user is a name ("cannot
+# verify user is non-root"). 1000:1000 is the node image's `node` user; config/deploy/sidecar.yaml
+# sets the same runAsUser/runAsGroup.
+USER 1000:1000
 EXPOSE 8080 8443
 ENTRYPOINT ["vcsync"]
 CMD ["start"]

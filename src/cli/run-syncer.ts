@@ -6,11 +6,12 @@ import { configErrorAt, type ConfigResult } from '../config/parse-config.js';
 import { ConfigFileWatcher } from '../config/watch-config-file.js';
 import { EventRecorder } from '../kube/event-recorder.js';
 import { loadClusterConfig, type KubeConfigSource } from '../kube/kube-config.js';
-import { LeaderElector } from '../kube/leader-elector.js';
+import { LeaderElector, type LeaderElectorOptions, type LeaseProblem } from '../kube/leader-elector.js';
 import { KubeMetrics } from '../kube/metrics.js';
 import { RestClient } from '../kube/rest-client.js';
 import { readBuildInfo, registerBuildInfoMetric } from '../observe/build-info.js';
-import { HealthChecks } from '../observe/health.js';
+import { HealthChecks, type CheckResult } from '../observe/health.js';
+import { registerHealthMetrics } from '../observe/health-metrics.js';
 import type { Logger } from '../observe/logger.js';
 import { startMetricsServer, type MetricsServer } from '../observe/metrics-server.js';
 import { PatchSandbox } from '../patches/index.js';
@@ -46,6 +47,8 @@ export interface RunSyncerOptions {
   logger: Logger;
   /** Called once the metrics endpoint listens (e.g. to print its URL). */
   onListening?: (urls: { metrics: string }) => void;
+  /** Overrides of the leader election's timing (tests). Default the {@link LeaderElector}'s defaults. */
+  leaderElection?: Pick<LeaderElectorOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'maxRetryBackoffMs'>;
 }
 
 /** Thrown when the daemon cannot start; the message is for the operator, as is. */
@@ -122,11 +125,39 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
       logger,
     });
   let syncer: EndpointsSyncer | undefined;
-
   let leading = !options.leaderElect;
+  const runSync = async (syncSignal: AbortSignal): Promise<void> => {
+    leading = true;
+    syncer = newSyncer();
+    try {
+      await syncer.run(syncSignal);
+    } finally {
+      leading = !options.leaderElect;
+      syncer = undefined;
+    }
+  };
+
+  const leaseName = `vcsync-${options.name}`;
+  const elector = options.leaderElect
+    ? new LeaderElector({
+        ...options.leaderElection,
+        client: hostClient,
+        leaseName,
+        namespace: options.hostNamespace,
+        identity: `${os.hostname()}-${process.pid}`,
+        onStartedLeading: (syncSignal) => runSync(syncSignal),
+        onProblemChanged: (problem) => logLeaseProblem(logger, problem, options.hostNamespace),
+        logger,
+        metrics: kubeMetrics,
+      })
+    : undefined;
+  // Readiness means "this process can serve" and gates the whole virtual-cluster pod; sync health
+  // is reported beside it, never in it (ADR 0007).
   const health = new HealthChecks();
-  health.add({
-    name: 'syncer',
+  health.add({ name: 'config', check: () => ({ ready: true }) }); // startup fails without one; reloads keep the last valid one
+  health.add({ name: 'shutdown', check: () => (signal.aborted ? { ready: false, reason: 'vcsync is shutting down' } : { ready: true }) });
+  health.addSync({
+    name: 'informers',
     check: () => {
       if (!leading) return { ready: true }; // a standby replica has nothing to be ready for
       if (syncer?.hasSynced() !== true) return { ready: false, reason: 'caches of the virtual and host clusters not synced yet' };
@@ -135,6 +166,10 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
       return { ready: true };
     },
   });
+  if (elector !== undefined) {
+    health.addSync({ name: 'leader-election', check: () => leaseCheck(elector.status().problem, leaseName, options.hostNamespace) });
+  }
+  registerHealthMetrics(registry, health);
 
   let metricsServer: MetricsServer | undefined;
   try {
@@ -179,34 +214,40 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
       },
     });
 
-    const runSync = async (syncSignal: AbortSignal): Promise<void> => {
-      leading = true;
-      syncer = newSyncer();
-      try {
-        await syncer.run(syncSignal);
-      } finally {
-        leading = !options.leaderElect;
-        syncer = undefined;
-      }
-    };
-    const work = options.leaderElect
-      ? new LeaderElector({
-          client: hostClient,
-          leaseName: `vcsync-${options.name}`,
-          namespace: options.hostNamespace,
-          identity: `${os.hostname()}-${process.pid}`,
-          onStartedLeading: runSync,
-          logger,
-          metrics: kubeMetrics,
-        }).run(signal)
-      : runSync(signal);
-    await Promise.all([work, watcher.run(signal)]);
+    await Promise.all([elector !== undefined ? elector.run(signal) : runSync(signal), watcher.run(signal)]);
     logger.info('vcsync stopped');
   } finally {
     await metricsServer?.close();
     virtualClient.close();
     hostClient.close();
     sandbox.dispose();
+  }
+}
+
+/** The `leader-election` sync check: failing, with what to do, while the Lease cannot be taken. */
+function leaseCheck(problem: LeaseProblem | undefined, leaseName: string, hostNamespace: string): CheckResult {
+  if (problem === undefined) return { ready: true }; // leading, or standing by behind a live holder
+  if (problem.kind === 'namespaceMissing') {
+    return {
+      ready: false,
+      reason: `host namespace ${hostNamespace} does not exist, so the Lease ${leaseName} cannot be taken and nothing is synced: create the namespace, or pass --host-namespace (VCSYNC_HOST_NAMESPACE) naming the virtual cluster's namespace`,
+    };
+  }
+  return { ready: false, reason: `the Lease ${leaseName} cannot be taken or renewed: ${problem.message}; retrying with backoff` };
+}
+
+/**
+ * Logs the one line an operator needs when the host namespace is missing (the elector calls this
+ * once per change of problem, not per retry), and that it is resolved once it is.
+ */
+function logLeaseProblem(logger: Logger, problem: LeaseProblem | undefined, hostNamespace: string): void {
+  if (problem?.kind === 'namespaceMissing') {
+    logger.error(
+      { hostNamespace },
+      'The host namespace does not exist, so vcsync cannot take its Lease and syncs nothing: create the namespace, or pass --host-namespace (VCSYNC_HOST_NAMESPACE) naming the namespace the virtual cluster runs in. Retrying with backoff',
+    );
+  } else if (problem === undefined) {
+    logger.info({ hostNamespace }, 'The Lease can be written again');
   }
 }
 

@@ -156,6 +156,15 @@ function hasReasonOrCode(err: unknown, reason: string, code: number | undefined)
 
 /** The object does not exist (404 / `NotFound`). */
 export const isNotFound = (err: unknown): boolean => hasReasonOrCode(err, StatusReason.notFound, 404);
+/**
+ * A write into a namespace that does not exist: `NotFound` whose details name the core resource
+ * `namespaces` (the API server answers a create in a missing namespace this way; a missing object
+ * names its own resource instead).
+ */
+export function isNamespaceNotFound(err: unknown): boolean {
+  const details = statusOf(err)?.details;
+  return isNotFound(err) && details?.kind === 'namespaces' && (details.group ?? '') === '';
+}
 /** Optimistic concurrency failed: resourceVersion mismatch (409 / `Conflict`). */
 export const isConflict = (err: unknown): boolean => hasReasonOrCode(err, StatusReason.conflict, 409);
 /** A create hit an existing name (`AlreadyExists`; a bare 409 counts as Conflict, not this). */

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
-import { isAlreadyExists, isConflict, isNotFound } from './api-error.js';
+import { isAlreadyExists, isConflict, isNamespaceNotFound, isNotFound } from './api-error.js';
 import { CoreResources, collectionPath, objectPath } from './api-path.js';
+import { Backoff } from './backoff.js';
 import { realClock, sleep, type Clock } from './clock.js';
 import type { KubeObject } from './kube-object.js';
 import { KubeMetrics } from './metrics.js';
@@ -18,6 +19,26 @@ export interface Lease extends KubeObject {
     renewTime?: string;
     leaseTransitions?: number;
   };
+}
+
+/**
+ * Why attempts to take or renew the Lease fail, classified by the API's Status (never by message
+ * text). Retrying continues either way; the classification is what health checks and logs show.
+ */
+export type LeaseProblem =
+  /** The Lease's namespace does not exist: no attempt can succeed until someone creates it. */
+  | { kind: 'namespaceMissing'; namespace: string }
+  /** Any other failed request (no answer, Forbidden, server error, …); `message` says which. */
+  | { kind: 'requestFailed'; message: string };
+
+/** What {@link LeaderElector.status} reports. */
+export interface LeaderElectionStatus {
+  /** True while this process holds the Lease. */
+  leading: boolean;
+  /** The holder identity last observed on the Lease (`''` when none). */
+  holder: string;
+  /** Why the last attempt failed; undefined after a successful request. */
+  problem: LeaseProblem | undefined;
 }
 
 /** The calls leader election makes; {@link RestClient} provides them. */
@@ -43,12 +64,23 @@ export interface LeaderElectorOptions {
   renewDeadlineMs?: number;
   /** Wait between acquire or renew attempts, in ms. Default 2000. */
   retryPeriodMs?: number;
+  /**
+   * Longest wait between acquire attempts while they fail, in ms: failed attempts back off
+   * exponentially from `retryPeriodMs` up to this (jittered by up to 20%). Default 30 000.
+   */
+  maxRetryBackoffMs?: number;
   /** Called when this process becomes leader; `signal` aborts when leadership ends. May be async. Required. */
   onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
   /** Called after leadership ended and `onStartedLeading`'s work has settled. Default none. */
   onStoppedLeading?: () => void;
   /** Called when the observed holder changes (including to this process). Default none. */
   onNewLeader?: (identity: string) => void;
+  /**
+   * Called when the classification of failures changes: a {@link LeaseProblem} appears, changes
+   * kind (or namespace), or clears (`undefined`) after a successful request. Not called for
+   * every failed retry, so a listener may log each call once. Default none.
+   */
+  onProblemChanged?: (problem: LeaseProblem | undefined) => void;
   /** Randomness in [0, 1) that spreads acquire attempts of candidates (up to +20% of the retry period). Default `Math.random`. */
   random?: () => number;
   /** Time source. Default the real clock. */
@@ -59,8 +91,8 @@ export interface LeaderElectorOptions {
   metrics?: KubeMetrics;
 }
 
-type Resolved = Readonly<Required<Omit<LeaderElectorOptions, 'onStoppedLeading' | 'onNewLeader'>>> &
-  Readonly<Pick<LeaderElectorOptions, 'onStoppedLeading' | 'onNewLeader'>>;
+type Callbacks = 'onStoppedLeading' | 'onNewLeader' | 'onProblemChanged';
+type Resolved = Readonly<Required<Omit<LeaderElectorOptions, Callbacks>>> & Readonly<Pick<LeaderElectorOptions, Callbacks>>;
 
 function withDefaults(options: LeaderElectorOptions): Resolved {
   const resolved = {
@@ -68,6 +100,7 @@ function withDefaults(options: LeaderElectorOptions): Resolved {
     leaseDurationMs: options.leaseDurationMs ?? 15_000,
     renewDeadlineMs: options.renewDeadlineMs ?? 10_000,
     retryPeriodMs: options.retryPeriodMs ?? 2_000,
+    maxRetryBackoffMs: options.maxRetryBackoffMs ?? 30_000,
     random: options.random ?? Math.random,
     clock: options.clock ?? realClock,
     logger: (options.logger ?? silentLogger()).child({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity }),
@@ -79,7 +112,24 @@ function withDefaults(options: LeaderElectorOptions): Resolved {
   if (resolved.retryPeriodMs >= resolved.renewDeadlineMs) {
     throw new RangeError('leader election: retryPeriodMs must be smaller than renewDeadlineMs');
   }
+  if (resolved.maxRetryBackoffMs < resolved.retryPeriodMs) {
+    throw new RangeError('leader election: maxRetryBackoffMs must not be smaller than retryPeriodMs');
+  }
   return Object.freeze(resolved);
+}
+
+/** What one attempt to take or renew the Lease came to. */
+type Attempt =
+  | { kind: 'held' }
+  | { kind: 'heldByOther' }
+  | { kind: 'lostRace' }
+  | { kind: 'failed'; problem: LeaseProblem };
+
+/** Two problems count as the same (no new notification) when kind and namespace agree. */
+function sameProblem(a: LeaseProblem | undefined, b: LeaseProblem | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.kind === 'namespaceMissing' && b.kind === 'namespaceMissing') return a.namespace === b.namespace;
+  return a.kind === b.kind;
 }
 
 /** Kubernetes MicroTime: RFC 3339 in UTC with six fractional digits. */
@@ -98,6 +148,10 @@ function microTime(ms: number): string {
  * `renewDeadlineMs`, aborts the leading signal, waits for that work to settle, calls
  * `onStoppedLeading` and goes back to acquiring. When `run`'s signal aborts it does the same,
  * then releases the Lease (empty holder) so another candidate can take over at once.
+ *
+ * Failed acquire attempts back off exponentially (up to `maxRetryBackoffMs`) and are classified
+ * as a {@link LeaseProblem}: a Lease whose namespace does not exist can never be taken, which
+ * {@link LeaderElector.status} and `onProblemChanged` report once instead of a warning per retry.
  */
 export class LeaderElector {
   readonly #options: Resolved;
@@ -107,6 +161,7 @@ export class LeaderElector {
   #observedHolder = '';
   #leading = false;
   #running = false;
+  #problem: LeaseProblem | undefined;
 
   constructor(options: LeaderElectorOptions) {
     this.#options = withDefaults(options);
@@ -122,6 +177,11 @@ export class LeaderElector {
   /** The holder identity last observed on the Lease (`''` when none). */
   get observedLeader(): string {
     return this.#observedHolder;
+  }
+
+  /** Leadership, the observed holder and the current {@link LeaseProblem}, for health checks. */
+  status(): LeaderElectionStatus {
+    return { leading: this.#leading, holder: this.#observedHolder, problem: this.#problem };
   }
 
   /** Runs the election until `signal` aborts; resolves after leading work settled and the lease was released. */
@@ -140,11 +200,15 @@ export class LeaderElector {
   }
 
   async #acquire(signal: AbortSignal): Promise<boolean> {
-    const { clock, retryPeriodMs, logger, random } = this.#options;
+    const { clock, retryPeriodMs, maxRetryBackoffMs, logger, random } = this.#options;
     logger.debug('Trying to acquire the lease');
+    const backoff = new Backoff({ initialMs: retryPeriodMs, maxMs: maxRetryBackoffMs, jitter: 0.2, random });
     while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew(signal)) return true;
-      await sleep(clock, retryPeriodMs * (1 + 0.2 * random()), signal);
+      const attempt = await this.#tryAcquireOrRenew(signal);
+      if (attempt.kind === 'held') return true;
+      if (attempt.kind !== 'failed') backoff.reset();
+      const delayMs = attempt.kind === 'failed' ? backoff.next() : retryPeriodMs * (1 + 0.2 * random());
+      await sleep(clock, delayMs, signal);
     }
     return false;
   }
@@ -162,7 +226,7 @@ export class LeaderElector {
     while (!leadership.signal.aborted) {
       await sleep(clock, retryPeriodMs, leadership.signal);
       if (leadership.signal.aborted) break;
-      if (await this.#tryAcquireOrRenew(leadership.signal)) {
+      if ((await this.#tryAcquireOrRenew(leadership.signal)).kind === 'held') {
         lastRenewMs = clock.now();
       } else if (clock.now() - lastRenewMs >= renewDeadlineMs) {
         logger.warn({ renewDeadlineMs }, 'Could not renew the lease before the deadline; stopping leading');
@@ -187,8 +251,18 @@ export class LeaderElector {
     }
   }
 
-  /** One round: create the Lease, renew it, or take it over when expired. True when this process holds it. */
-  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+  /** One round: create the Lease, renew it, or take it over when expired. */
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<Attempt> {
+    const attempt = await this.#attempt(signal);
+    if (attempt.kind === 'failed') {
+      if (!signal.aborted) this.#setProblem(attempt.problem);
+    } else {
+      this.#setProblem(undefined);
+    }
+    return attempt;
+  }
+
+  async #attempt(signal: AbortSignal): Promise<Attempt> {
     const { client, clock, identity, renewDeadlineMs, logger } = this.#options;
     const leaseDurationMs = this.#options.leaseDurationMs;
     const attempt = new AbortController();
@@ -206,23 +280,28 @@ export class LeaderElector {
         if (!isNotFound(err)) throw err;
         const created = await client.create<Lease>(collectionPath(CoreResources.leases, this.#options.namespace), this.#leaseBody(undefined, now), options);
         this.#observe(created, clock.now());
-        return true;
+        return { kind: 'held' };
       }
       this.#observe(current, now);
       const holder = current.spec?.holderIdentity ?? '';
       // The holder's own view of the duration wins over ours, as in client-go.
       const durationMs = (current.spec?.leaseDurationSeconds ?? leaseDurationMs / 1000) * 1000;
-      if (holder !== '' && holder !== identity && this.#observedAtMs + durationMs > now) return false;
+      if (holder !== '' && holder !== identity && this.#observedAtMs + durationMs > now) return { kind: 'heldByOther' };
       const updated = await client.update<Lease>(this.#path, this.#leaseBody(current, now), options);
       this.#observe(updated, clock.now());
-      return true;
+      return { kind: 'held' };
     } catch (err) {
       if (isConflict(err) || isAlreadyExists(err)) {
         logger.debug('Lost a race for the lease');
-      } else if (!signal.aborted) {
-        logger.warn({ err }, 'Lease request failed');
+        return { kind: 'lostRace' };
       }
-      return false;
+      if (isNamespaceNotFound(err)) {
+        // Reported once through onProblemChanged and status(); a warning per retry would bury it.
+        logger.debug({ err }, 'The namespace of the lease does not exist');
+        return { kind: 'failed', problem: { kind: 'namespaceMissing', namespace: this.#options.namespace } };
+      }
+      if (!signal.aborted) logger.warn({ err }, 'Lease request failed');
+      return { kind: 'failed', problem: { kind: 'requestFailed', message: err instanceof Error ? err.message : String(err) } };
     } finally {
       clock.clearTimer(timer);
       signal.removeEventListener('abort', stop);
@@ -287,6 +366,12 @@ export class LeaderElector {
     } finally {
       clock.clearTimer(timer);
     }
+  }
+
+  #setProblem(problem: LeaseProblem | undefined): void {
+    const changed = !sameProblem(this.#problem, problem);
+    this.#problem = problem;
+    if (changed) this.#notify(() => this.#options.onProblemChanged?.(problem));
   }
 
   #notify(callback: () => void): void {

@@ -1,37 +1,62 @@
-/** The outcome of one readiness check: ready, or not with a reason an operator can act on. */
+/** The outcome of one health check: passing, or not with a reason an operator can act on. */
 export type CheckResult = { ready: true } | { ready: false; reason: string };
 
-/** A named readiness check; it must be cheap (it runs on every /readyz request). */
+/** A named health check; it must be cheap (it runs on every probe and every scrape). */
 export interface ReadinessCheck {
   readonly name: string;
   check(): CheckResult;
 }
 
-/** The report /readyz serves. */
-export interface ReadinessReport {
+/**
+ * The two groups of checks (ADR 0007):
+ * - `readiness`: this process can serve (config loaded, listeners up, not shutting down). It gates
+ *   `/readyz`, and so, for a sidecar, whether the whole virtual-cluster pod receives traffic.
+ * - `sync`: the syncer is doing its job (caches synced, watches connected, Lease held or standing
+ *   by). Served on `/syncz` and listed in `/readyz?verbose`, never part of readiness: a virtual or
+ *   host API outage must not take the virtual cluster's pod out of its Service.
+ */
+export type CheckGroup = 'readiness' | 'sync';
+
+/** One check's result in a report. */
+export interface CheckReport {
+  name: string;
   ready: boolean;
-  checks: { name: string; ready: boolean; reason?: string }[];
+  reason?: string;
+}
+
+/** The result of running one group of checks. */
+export interface ReadinessReport {
+  /** True when every check of the group passes (also when the group has none). */
+  ready: boolean;
+  checks: CheckReport[];
 }
 
 /**
- * The set of readiness checks of a process. Components register a check when they are built;
- * `/readyz` is ready only when every check is. Liveness (`/healthz`) needs no checks: a process
- * that can answer is alive.
+ * The health checks of a process, in two groups (see {@link CheckGroup}). Components register a
+ * check when they are built. Liveness (`/healthz`, `/livez`) needs no checks: a process whose
+ * event loop answers is alive.
  */
 export class HealthChecks {
-  readonly #checks: ReadinessCheck[] = [];
+  readonly #checks: Record<CheckGroup, ReadinessCheck[]> = { readiness: [], sync: [] };
 
-  /** Adds a check. Names must be unique; they appear in the report. */
+  /** Adds a readiness check (see {@link CheckGroup}). Names are unique across both groups. */
   add(check: ReadinessCheck): void {
-    if (this.#checks.some((existing) => existing.name === check.name)) {
-      throw new Error(`readiness check "${check.name}" is registered twice`);
-    }
-    this.#checks.push(check);
+    this.#add('readiness', check);
   }
 
-  /** Runs every check; a check that throws counts as not ready with the error as reason. */
+  /** Adds a sync-health check (see {@link CheckGroup}). Names are unique across both groups. */
+  addSync(check: ReadinessCheck): void {
+    this.#add('sync', check);
+  }
+
+  /** Runs the readiness checks; a check that throws counts as failing with the error as reason. */
   report(): ReadinessReport {
-    const checks = this.#checks.map((c) => {
+    return this.reportGroup('readiness');
+  }
+
+  /** Runs the checks of `group`; a check that throws counts as failing with the error as reason. */
+  reportGroup(group: CheckGroup): ReadinessReport {
+    const checks = this.#checks[group].map((c): CheckReport => {
       try {
         const result = c.check();
         return result.ready ? { name: c.name, ready: true } : { name: c.name, ready: false, reason: result.reason };
@@ -40,5 +65,12 @@ export class HealthChecks {
       }
     });
     return { ready: checks.every((c) => c.ready), checks };
+  }
+
+  #add(group: CheckGroup, check: ReadinessCheck): void {
+    if (Object.values(this.#checks).some((list) => list.some((existing) => existing.name === check.name))) {
+      throw new Error(`health check "${check.name}" is registered twice`);
+    }
+    this.#checks[group].push(check);
   }
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import type { HealthChecks } from './health.js';
+import type { HealthChecks, ReadinessReport } from './health.js';
 import type { Logger } from './logger.js';
 
 /** Options of {@link startMetricsServer}. */
@@ -12,7 +12,7 @@ export interface MetricsServerOptions {
   port?: number;
   /** The registry `/metrics` exposes. */
   registry: Registry;
-  /** The checks `/readyz` runs. */
+  /** The checks `/readyz` and `/syncz` run. */
   health: HealthChecks;
   logger: Logger;
 }
@@ -24,10 +24,25 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
+/** The paths the metrics server answers; probes and scrapers point at these. */
+export const MetricsServerPaths = Object.freeze({
+  metrics: '/metrics',
+  /** Liveness: the process answers. `/livez` is an alias. */
+  healthz: '/healthz',
+  livez: '/livez',
+  /** Readiness: this process can serve (the `readiness` checks). */
+  readyz: '/readyz',
+  /** Sync health (the `sync` checks); never part of readiness. */
+  syncz: '/syncz',
+} as const);
+
 /**
- * Serves `/metrics` (Prometheus text format), `/healthz` (the process answers) and `/readyz`
- * (every readiness check passes; 503 with the failing checks otherwise; `?verbose` lists all).
- * Plain node:http: three read-only routes need no framework.
+ * Serves `/metrics` (Prometheus text format), `/healthz` and `/livez` (the process answers),
+ * `/readyz` (every readiness check passes; 503 otherwise) and `/syncz` (every sync-health check
+ * passes; 503 otherwise). As kube-apiserver does, each health endpoint lists its failing checks as
+ * `[-]name failed: reason` and, with `?verbose`, the passing ones as `[+]name ok`; `/readyz?verbose`
+ * also lists the sync checks as `sync/<name>` lines, which do not change its status (ADR 0007).
+ * Plain node:http: a few read-only routes need no framework.
  */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const { registry, health, logger } = options;
@@ -45,23 +60,26 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       response.writeHead(405, { 'content-type': 'text/plain', allow: 'GET, HEAD' }).end('method not allowed\n');
       return;
     }
+    const verbose = url.searchParams.has('verbose');
     switch (url.pathname) {
-      case '/metrics': {
+      case MetricsServerPaths.metrics: {
         const body = await registry.metrics();
         response.writeHead(200, { 'content-type': registry.contentType }).end(body);
         return;
       }
-      case '/healthz':
-      case '/livez':
+      case MetricsServerPaths.healthz:
+      case MetricsServerPaths.livez:
         response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
         return;
-      case '/readyz': {
-        const report = health.report();
-        const lines = report.checks
-          .filter((c) => !c.ready || url.searchParams.has('verbose'))
-          .map((c) => (c.ready ? `[+]${c.name} ok` : `[-]${c.name} failed: ${c.reason ?? 'not ready'}`));
-        lines.push(report.ready ? 'readyz check passed' : 'readyz check failed');
-        response.writeHead(report.ready ? 200 : 503, { 'content-type': 'text/plain' }).end(lines.join('\n') + '\n');
+      case MetricsServerPaths.readyz: {
+        const report = health.reportGroup('readiness');
+        const informational = verbose ? checkLines(health.reportGroup('sync'), true, 'sync/') : [];
+        sendReport(response, 'readyz', report, [...checkLines(report, verbose), ...informational]);
+        return;
+      }
+      case MetricsServerPaths.syncz: {
+        const report = health.reportGroup('sync');
+        sendReport(response, 'syncz', report, checkLines(report, verbose));
         return;
       }
       default:
@@ -86,4 +104,16 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
         server.close(() => resolve());
       }),
   };
+}
+
+/** `[+]name ok` / `[-]name failed: reason` lines; passing checks only when `verbose`. */
+function checkLines(report: ReadinessReport, verbose: boolean, prefix = ''): string[] {
+  return report.checks
+    .filter((c) => !c.ready || verbose)
+    .map((c) => (c.ready ? `[+]${prefix}${c.name} ok` : `[-]${prefix}${c.name} failed: ${c.reason ?? 'not ready'}`));
+}
+
+function sendReport(response: ServerResponse, endpoint: string, report: ReadinessReport, lines: string[]): void {
+  lines.push(report.ready ? `${endpoint} check passed` : `${endpoint} check failed`);
+  response.writeHead(report.ready ? 200 : 503, { 'content-type': 'text/plain' }).end(lines.join('\n') + '\n');
 }

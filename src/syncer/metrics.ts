@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { OutcomeLabel } from './reconcile-outcome.js';
 
 const OUTCOMES: readonly OutcomeLabel[] = [
-  'created', 'updated', 'recreated', 'virtual_updated', 'unchanged', 'skipped', 'deleted', 'requeued', 'error', 'terminal_error',
+  'created', 'updated', 'recreated', 'virtual_updated', 'unchanged', 'skipped', 'deleted', 'requeued', 'deferred', 'error', 'terminal_error',
 ];
 
 /** The metrics of one syncer controller, labelled by the controller's fixed name. */
@@ -16,6 +16,8 @@ export interface ControllerMetrics {
   observeManaged(count: () => number): void;
   /** Counts a failed patch evaluation (the object is retried with backoff). */
   patchFailed(): void;
+  /** Counts `count` changes by another writer to host objects found contended. */
+  competingWrites(count: number): void;
 }
 
 /**
@@ -27,6 +29,7 @@ export class SyncerMetrics {
   readonly #duration: Histogram<'controller'>;
   readonly #managed: Gauge<'controller'>;
   readonly #patchErrors: Counter<'controller'>;
+  readonly #competingWrites: Counter<'controller'>;
   readonly #managedSources = new Map<string, () => number>();
 
   constructor(registry: Registry) {
@@ -60,6 +63,12 @@ export class SyncerMetrics {
       labelNames: ['controller'],
       registers,
     });
+    this.#competingWrites = new Counter({
+      name: 'vcsync_competing_writes_total',
+      help: 'Changes by another writer to host objects this syncer manages, counted once the object is contended (another writer changed it repeatedly within a minute); their repairs back off.',
+      labelNames: ['controller'],
+      registers,
+    });
   }
 
   /** The metrics of controller `name` (a fixed word such as `endpoints`). */
@@ -67,6 +76,7 @@ export class SyncerMetrics {
     for (const result of OUTCOMES) this.#operations.labels(name, result).inc(0);
     this.#managed.labels(name).set(0);
     this.#patchErrors.labels(name).inc(0);
+    this.#competingWrites.labels(name).inc(0);
     return {
       reconciled: (result, seconds) => {
         this.#operations.labels(name, result).inc();
@@ -74,6 +84,9 @@ export class SyncerMetrics {
       },
       observeManaged: (count) => this.#managedSources.set(name, count),
       patchFailed: () => this.#patchErrors.labels(name).inc(),
+      competingWrites: (count) => {
+        if (count > 0) this.#competingWrites.labels(name).inc(count);
+      },
     };
   }
 }

@@ -2,19 +2,36 @@
  * What one reconcile of a key did, as data. The controller turns each outcome into exactly one
  * queue action and one metric label, in one place (see `to-host-controller.ts`):
  * - `synced`, `unchanged`, `skipped`, `deleted` → forget the key's failures;
- * - `requeue` → add the key again after `afterMs` (not counted as a failure);
+ * - `requeue`, `deferred` → add the key again after `afterMs` (not counted as a failure);
+ * - a `contention` on an outcome → counted as competing writes, reported (log, event
+ *   `CompetingWriter`) when `report` is set;
  * - a thrown error → retry with the queue's backoff, event `SyncError` on the virtual object;
  * - a thrown {@link TerminalError} → no retry until the next change, event `SyncError`.
  */
 export type ReconcileOutcome =
-  | { kind: 'synced'; action: 'created' | 'updated' | 'recreated' | 'virtual-updated' }
+  | { kind: 'synced'; action: 'created' | 'updated' | 'recreated' | 'virtual-updated'; contention?: Contention }
   | { kind: 'unchanged' }
   | { kind: 'skipped'; reason: string }
   | { kind: 'deleted'; reason: string }
-  | { kind: 'requeue'; afterMs: number; reason: string };
+  | { kind: 'requeue'; afterMs: number; reason: string }
+  /** Another writer keeps changing the host object: its repair waits (see `competing-writers.ts`). */
+  | { kind: 'deferred'; afterMs: number; contention: Contention };
+
+/** Another writer keeps changing a host object this controller converges: what to count and say. */
+export interface Contention {
+  /** The host object, `namespace/name`. */
+  host: string;
+  /** Foreign changes to add to `vcsync_competing_writes_total`. */
+  competingWrites: number;
+  /** Log a warning and record a `CompetingWriter` event (once per key per window). */
+  report: boolean;
+  /** The other writers' field manager names, when the server tracks managed fields. */
+  otherManagers: readonly string[];
+}
 
 /** Bounded label values of the `result` label on sync metrics. */
-export type OutcomeLabel = 'created' | 'updated' | 'recreated' | 'virtual_updated' | 'unchanged' | 'skipped' | 'deleted' | 'requeued' | 'error' | 'terminal_error';
+export type OutcomeLabel =
+  | 'created' | 'updated' | 'recreated' | 'virtual_updated' | 'unchanged' | 'skipped' | 'deleted' | 'requeued' | 'deferred' | 'error' | 'terminal_error';
 
 /** The metric label of an outcome. */
 export function outcomeLabel(outcome: ReconcileOutcome): OutcomeLabel {
@@ -29,6 +46,8 @@ export function outcomeLabel(outcome: ReconcileOutcome): OutcomeLabel {
       return 'deleted';
     case 'requeue':
       return 'requeued';
+    case 'deferred':
+      return 'deferred';
   }
 }
 

@@ -12,13 +12,14 @@ import { PatchEvaluationError, type ReferenceImport } from '../patches/index.js'
 import { virtualLabelsAndAnnotations } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
+import { CompetingWriterDetector, otherManagers, type CompetingWriterDetectorOptions } from './competing-writers.js';
 import { desiredHostObject } from './desired-host.js';
 import { hostMatchesDesired, withHostChanges } from './host-changes.js';
 import type { PatchedObject } from './object-patcher.js';
 import type { SyncState } from './sync-state.js';
 import type { ReferenceImporter } from './reference-importer.js';
 import type { ControllerMetrics } from './metrics.js';
-import { outcomeLabel, TerminalError, type ReconcileOutcome } from './reconcile-outcome.js';
+import { outcomeLabel, TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { SecondarySource, ToHostResource } from './to-host-resource.js';
 
 /** The calls the controller makes: writes, and a read to identify a conflicting host object; {@link RestClient} satisfies it. */
@@ -62,6 +63,10 @@ export interface ToHostControllerOptions<V extends KubeObject> {
   importer?: ReferenceImporter;
   events: EventSink;
   metrics: ControllerMetrics;
+  /** When another writer counts as competing and how repairs back off. Default: 3 changes within 60 s; 1 s doubling to 5 min. */
+  contention?: Omit<CompetingWriterDetectorOptions, 'clock'>;
+  /** The field manager name the host client writes as (its user agent); other managers name a competing writer. Default `vcsync`. */
+  fieldManager?: string;
   clock?: Clock;
   logger?: Logger;
 }
@@ -77,6 +82,8 @@ const PROGRESS_INTERVAL_MS = 10_000;
 interface LastSync {
   virtualResourceVersion: string;
   hostResourceVersion: string;
+  /** The host resourceVersion converged before that: a host cache one write behind still shows ours. */
+  previousHostResourceVersion: string;
   /** The host object as last converged, kept only while reverse patches need it (memory). */
   host: KubeObject | undefined;
 }
@@ -90,6 +97,12 @@ interface LastSync {
  *
  * Host objects deleted while their virtual object exists are recreated (vcluster deletes the
  * virtual object instead; vcsync never deletes tenant data because of a host-side action).
+ *
+ * A host object changed away from the desired state by someone else (only the host moved since
+ * the last sync) is repaired at once, unless another writer keeps doing it: then the key is
+ * contended (see {@link CompetingWriterDetector}), its repairs are deferred with exponential
+ * backoff instead of fighting, and the contention is counted, logged and recorded as a Warning
+ * event `CompetingWriter` on the virtual object.
  */
 export class ToHostController<V extends KubeObject> {
   readonly #options: ToHostControllerOptions<V>;
@@ -100,6 +113,8 @@ export class ToHostController<V extends KubeObject> {
   readonly #workers: number;
   /** The resourceVersions both sides had after this process last converged a key. */
   readonly #lastSync = new Map<string, LastSync>();
+  readonly #contention: CompetingWriterDetector;
+  readonly #fieldManager: string;
   #state: SyncState;
 
   constructor(options: ToHostControllerOptions<V>) {
@@ -110,6 +125,8 @@ export class ToHostController<V extends KubeObject> {
     this.#workers = options.workers ?? 10;
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? silentLogger()).child({ controller: options.resource.name });
+    this.#contention = new CompetingWriterDetector({ ...options.contention, clock: this.#clock });
+    this.#fieldManager = options.fieldManager ?? 'vcsync';
     options.metrics.observeManaged(() => options.hostInformer.list().length);
   }
 
@@ -176,7 +193,7 @@ export class ToHostController<V extends KubeObject> {
     const ours = host !== undefined && this.#isOurs(host, state.translator, key);
 
     if (virtual === undefined || virtual.metadata?.deletionTimestamp !== undefined) {
-      this.#lastSync.delete(key);
+      this.#forget(key);
       if (host !== undefined && ours) {
         const reason = virtual === undefined ? 'virtual object deleted' : 'virtual object is being deleted';
         await this.#deleteHost(host, key, reason);
@@ -187,7 +204,7 @@ export class ToHostController<V extends KubeObject> {
 
     const decision = this.#resource.decide(virtual);
     if (!decision.sync) {
-      this.#lastSync.delete(key);
+      this.#forget(key);
       if (host !== undefined && ours) {
         await this.#deleteHost(host, key, decision.reason);
         return { kind: 'deleted', reason: decision.reason };
@@ -234,7 +251,16 @@ export class ToHostController<V extends KubeObject> {
     if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
       this.#remember(key, current, host);
+      this.#contention.settled(key);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
+    }
+    let contention: Contention | undefined;
+    if (this.#changedByOthers(last, virtual, host)) {
+      const verdict = this.#contention.observe(key, host.metadata?.resourceVersion ?? '');
+      if (verdict.contended) {
+        contention = { host: `${hostRef.namespace}/${hostRef.name}`, competingWrites: verdict.competingWrites, report: verdict.report, otherManagers: otherManagers(host, this.#fieldManager) };
+      }
+      if (verdict.action === 'defer' && contention !== undefined) return { kind: 'deferred', afterMs: verdict.afterMs, contention };
     }
     const body: KubeObject = {
       ...desired,
@@ -244,7 +270,22 @@ export class ToHostController<V extends KubeObject> {
     await this.#import(imports, updated, state);
     this.#remember(key, current, updated);
     this.#logger.info({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
-    return { kind: 'synced', action: 'updated' };
+    return contention !== undefined ? { kind: 'synced', action: 'updated', contention } : { kind: 'synced', action: 'updated' };
+  }
+
+  /**
+   * Only the host object moved since this process last converged the key, to a version it did not
+   * write itself: someone else changed it.
+   */
+  #changedByOthers(last: LastSync | undefined, virtual: V, host: V): boolean {
+    if (last === undefined || last.virtualResourceVersion !== virtual.metadata?.resourceVersion) return false;
+    const version = host.metadata?.resourceVersion;
+    return version !== last.hostResourceVersion && version !== last.previousHostResourceVersion;
+  }
+
+  #forget(key: string): void {
+    this.#lastSync.delete(key);
+    this.#contention.forget(key);
   }
 
   #isOurs(host: V, translator: Translator, key: string): boolean {
@@ -345,9 +386,12 @@ export class ToHostController<V extends KubeObject> {
   }
 
   #remember(key: string, virtual: KubeObject, host: KubeObject): void {
+    const hostResourceVersion = host.metadata?.resourceVersion ?? '';
+    const last = this.#lastSync.get(key);
     this.#lastSync.set(key, {
       virtualResourceVersion: virtual.metadata?.resourceVersion ?? '',
-      hostResourceVersion: host.metadata?.resourceVersion ?? '',
+      hostResourceVersion,
+      previousHostResourceVersion: last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? ''),
       host: this.#state.patcher.reverses ? host : undefined,
     });
   }
@@ -405,13 +449,34 @@ export class ToHostController<V extends KubeObject> {
   #finish(key: string, outcome: ReconcileOutcome, started: number): void {
     const seconds = (this.#clock.now() - started) / 1000;
     this.#options.metrics.reconciled(outcomeLabel(outcome), seconds);
-    if (outcome.kind === 'requeue') {
+    if ((outcome.kind === 'synced' || outcome.kind === 'deferred') && outcome.contention !== undefined) this.#reportContention(key, outcome.contention);
+    if (outcome.kind === 'requeue' || outcome.kind === 'deferred') {
       this.#queue.addAfter(key, outcome.afterMs);
       return;
     }
     this.#queue.forget(key);
     if (outcome.kind === 'skipped') this.#logger.debug({ key, reason: outcome.reason }, 'skipped');
     if (outcome.kind === 'deleted') this.#logger.debug({ key, reason: outcome.reason }, 'host object removed');
+  }
+
+  /** Counts competing writes; once per key per window, says so in the log and on the virtual object. */
+  #reportContention(key: string, contention: Contention): void {
+    this.#options.metrics.competingWrites(contention.competingWrites);
+    if (!contention.report) return;
+    const managers = contention.otherManagers.length > 0 ? contention.otherManagers.join(', ') : 'not reported by the server';
+    this.#logger.warn(
+      { key, host: contention.host, otherManagers: contention.otherManagers },
+      'another writer keeps changing the host object; repairing it with backoff instead of fighting',
+    );
+    const virtual = this.#options.virtualInformer.get(key);
+    if (virtual === undefined) return;
+    this.#options.events.warning(
+      { ...virtual, apiVersion: this.#resource.apiVersion, kind: this.#resource.kind },
+      'CompetingWriter',
+      `another writer (field managers: ${managers}) keeps changing host ${this.#resource.kind} ${contention.host}; ` +
+        'vcsync repairs it with growing delays instead of fighting. If it is the virtual cluster\'s own syncer, ' +
+        `turn off sync.toHost.${this.#resource.name}.enabled in the virtual cluster's configuration (vcsync syncs ${this.#resource.name} instead)`,
+    );
   }
 
   #fail(key: string, error: unknown, started: number): void {

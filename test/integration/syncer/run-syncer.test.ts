@@ -2,6 +2,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSyncer, StartupError, type RunSyncerOptions } from '../../../src/cli/run-syncer.js';
+import { startDevCluster } from '../../../src/devcluster/index.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { createEndpoints, createService, endpointsPath, getHostEndpoints, simpleSubset, tempDir } from '../../support/endpoints-fixtures.js';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
@@ -10,7 +11,22 @@ import { waitFor } from '../../support/wait-for.js';
 
 const ENABLED = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
 const DISABLED = 'sync:\n  toHost:\n    endpoints:\n      enabled: false\n';
+/** The one line logged while the host namespace is missing (a fixed sentence; the namespace is a field). */
+const NAMESPACE_MISSING =
+  'The host namespace does not exist, so vcsync cannot take its Lease and syncs nothing: create the namespace, or pass --host-namespace (VCSYNC_HOST_NAMESPACE) naming the namespace the virtual cluster runs in. Retrying with backoff';
+/** Fast leader-election timing so that retries happen within a test. */
+const FAST_LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100, maxRetryBackoffMs: 400 };
 
+/** One sample of a Prometheus text exposition (labels in any order); NaN when absent. */
+function sample(text: string, name: string, labels: Record<string, string>): number {
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)\{([^}]*)\} (\S+)$/.exec(line);
+    if (match?.[1] !== name) continue;
+    const have = new Map([...(match[2] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) return Number(match[3]);
+  }
+  return Number.NaN;
+}
 describe('runSyncer: the daemon with a real config file, metrics and health', () => {
   let clusters: TwoClusters;
   let log: CapturedLog;
@@ -80,6 +96,11 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     metricsUrl = await Promise.race([url, running.then(() => Promise.reject(new Error('runSyncer returned before listening')))]);
   };
 
+  const get = async (path: string): Promise<{ status: number; text: string }> => {
+    const response = await fetch(`${metricsUrl}${path}`);
+    return { status: response.status, text: await response.text() };
+  };
+  const scrape = async (name: string, labels: Record<string, string>): Promise<number> => sample((await get('/metrics')).text, name, labels);
   const hostCopy = (name: string) => getHostEndpoints(clusters.hostClient, clusters.hostNamespace, name);
   const createPair = async (name: string, options: Parameters<typeof createEndpoints>[2] = {}): Promise<void> => {
     await createService(clusters.virtualClient, name);
@@ -90,9 +111,9 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
   const skippedWhileDisabled = (key: string) =>
     log.matching('skipped', { key }).filter((l) => String(l['reason']).includes('enabled is false')).length;
 
-  it('serves /readyz once synced and /metrics with the sync operation counters', async () => {
+  it('serves /syncz once synced and /metrics with the sync operation counters', async () => {
     await start(ENABLED);
-    await waitFor('/readyz 200', async () => (await fetch(`${metricsUrl}/readyz`)).status === 200);
+    await waitFor('/syncz 200', async () => (await fetch(`${metricsUrl}/syncz`)).status === 200);
     await createPair('web');
     await waitFor('host copy', () => hostCopy('web'));
     const text = await waitFor('created counted on /metrics', async () => {
@@ -200,9 +221,70 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     expect(lease.spec?.holderIdentity).toContain(String(process.pid));
     await createPair('web');
     await waitFor('host copy written by the leader', () => hostCopy('web'));
-    await waitFor('/readyz 200', async () => (await fetch(`${metricsUrl}/readyz`)).status === 200);
+    await waitFor('/syncz 200', async () => (await fetch(`${metricsUrl}/syncz`)).status === 200);
     const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/vcsync_leader_election_is_leader\{lease="vcsync-vc1"\} 1/);
+  });
+
+  it('stays ready while the virtual API is down, and shows the failing sync check in /readyz?verbose, /syncz and /metrics', async () => {
+    await start(ENABLED);
+    await waitFor('/syncz 200', async () => (await get('/syncz')).status === 200);
+    const port = Number(new URL(clusters.virtual.url).port);
+    await clusters.virtual.close();
+
+    const syncz = await waitFor('/syncz failing for both virtual informers', async () => {
+      const answer = await get('/syncz');
+      return answer.status === 503 && answer.text.includes('virtual-endpoints, virtual-services') ? answer.text : undefined;
+    });
+    expect(syncz).toMatch(/^\[-\]informers failed: lost the API server of informer\(s\) virtual-endpoints, virtual-services; retrying with backoff$/m);
+    expect(syncz.trimEnd().endsWith('syncz check failed')).toBe(true);
+    const readyz = await get('/readyz');
+    expect(readyz).toEqual({ status: 200, text: 'readyz check passed\n' });
+    const verbose = await get('/readyz?verbose');
+    expect(verbose.status).toBe(200);
+    expect(verbose.text.split('\n')).toEqual([
+      '[+]config ok',
+      '[+]shutdown ok',
+      expect.stringMatching(/^\[-\]sync\/informers failed: lost the API server of informer\(s\) virtual-endpoints, virtual-services/),
+      'readyz check passed',
+      '',
+    ]);
+    expect(await scrape('vcsync_health_check', { check: 'informers', group: 'sync' })).toBe(0);
+    expect(await scrape('vcsync_health_check', { check: 'shutdown', group: 'readiness' })).toBe(1);
+    expect((await get('/healthz')).status).toBe(200);
+
+    clusters.virtual = await startDevCluster({ port });
+    await waitFor('/syncz 200 after the virtual API is back', async () => (await get('/syncz')).status === 200, { timeoutMs: 60_000 });
+    expect(await scrape('vcsync_health_check', { check: 'informers', group: 'sync' })).toBe(1);
+  });
+
+  it('with a host namespace that does not exist, says so once, fails the leader-election sync check, and recovers once it is created', async () => {
+    const hostNamespace = 'vcluster-late';
+    await start(ENABLED, { hostNamespace, leaderElect: true, leaderElection: FAST_LEASE });
+    const syncz = await waitFor('the leader-election check failing', async () => {
+      const answer = await get('/syncz');
+      return answer.status === 503 && answer.text.includes('[-]leader-election failed:') ? answer.text : undefined;
+    });
+    expect(syncz).toContain(
+      '[-]leader-election failed: host namespace vcluster-late does not exist, so the Lease vcsync-vc1 cannot be taken and nothing is synced: ' +
+        "create the namespace, or pass --host-namespace (VCSYNC_HOST_NAMESPACE) naming the virtual cluster's namespace",
+    );
+    expect((await get('/readyz')).status).toBe(200);
+    expect((await get('/readyz?verbose')).text).toContain('[-]sync/leader-election failed: host namespace vcluster-late does not exist');
+    expect(await scrape('vcsync_health_check', { check: 'leader-election', group: 'sync' })).toBe(0);
+
+    // Several attempts go by (each a create answered 404 for the namespace); the log says it once.
+    await waitFor('three failed Lease creates', async () => (await scrape('vcsync_rest_client_requests_total', { cluster: 'host', verb: 'POST', code: '404' })) >= 3);
+    expect(log.matching(NAMESPACE_MISSING, { hostNamespace, level: 50 })).toHaveLength(1);
+    expect(log.matching('Lease request failed')).toHaveLength(0);
+
+    await clusters.hostClient.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: hostNamespace } });
+    await waitFor('/syncz 200 once the namespace exists', async () => (await get('/syncz')).status === 200);
+    const lease = await clusters.hostClient.get<{ spec?: { holderIdentity?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/${hostNamespace}/leases/vcsync-vc1`);
+    expect(lease.spec?.holderIdentity).toContain(String(process.pid));
+    expect(await scrape('vcsync_health_check', { check: 'leader-election', group: 'sync' })).toBe(1);
+    expect(log.matching(NAMESPACE_MISSING)).toHaveLength(1);
+    expect(log.matching('The Lease can be written again', { hostNamespace })).toHaveLength(1);
   });
 
   it('exposes vcsync_build_info with the package version and the Node.js version', async () => {

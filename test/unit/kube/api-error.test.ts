@@ -7,6 +7,7 @@ import {
   isExpired,
   isGone,
   isInvalid,
+  isNamespaceNotFound,
   isNotFound,
   isResourceExpired,
   isRetryable,
@@ -30,6 +31,16 @@ describe('API error classification', () => {
     expect(isConflict(apiError(409, { kind: 'Status', reason: 'AlreadyExists', code: 409 }))).toBe(false);
     expect(isConflict(apiError(409, { kind: 'Status', reason: 'Conflict', code: 409 }))).toBe(true);
     expect(isInvalid(apiError(422, { kind: 'Status', reason: 'Invalid', code: 422 }))).toBe(true);
+  });
+
+  it('tells a missing namespace from a missing object by the Status details, not the message', () => {
+    const namespaceMissing = apiError(404, { kind: 'Status', reason: 'NotFound', code: 404, message: 'x', details: { name: 'vcluster-x', kind: 'namespaces' } });
+    const leaseMissing = apiError(404, {
+      kind: 'Status', reason: 'NotFound', code: 404, message: 'namespaces "vcluster-x" not found', details: { name: 'vcsync', group: 'coordination.k8s.io', kind: 'leases' },
+    });
+    expect(isNamespaceNotFound(namespaceMissing)).toBe(true);
+    expect(isNamespaceNotFound(leaseMissing)).toBe(false);
+    expect(isNamespaceNotFound(apiError(403, { kind: 'Status', reason: 'Forbidden', code: 403, details: { kind: 'namespaces' } }))).toBe(false);
   });
 
   it('falls back to the code only when the reason is missing or unknown', () => {

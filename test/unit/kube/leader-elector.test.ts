@@ -1,14 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, TransportError, statusFromHttpCode } from '../../../src/kube/api-error.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
-import { LeaderElector, type Lease, type LeaseClient } from '../../../src/kube/leader-elector.js';
+import { LeaderElector, type Lease, type LeaseClient, type LeaderElectorOptions, type LeaseProblem } from '../../../src/kube/leader-elector.js';
 import { waitFor } from './poll.js';
 
-/** One Lease in memory with resourceVersion checks; `down` makes every call fail like a lost connection. */
+/**
+ * One Lease in memory with resourceVersion checks; `down` makes every call fail like a lost
+ * connection; `namespaceMissing` makes create answer as a real server does for a missing namespace.
+ */
 class MemoryLeaseClient implements LeaseClient {
   lease: Lease | undefined;
   calls: string[] = [];
   down = false;
+  namespaceMissing = false;
   #rv = 0;
 
   async get<T>(path: string): Promise<T> {
@@ -19,6 +23,10 @@ class MemoryLeaseClient implements LeaseClient {
 
   async create<T>(path: string, body: T): Promise<T> {
     this.#enter('create');
+    if (this.namespaceMissing) {
+      const status = { kind: 'Status' as const, reason: 'NotFound', code: 404, message: 'namespaces "ns" not found', details: { name: 'ns', kind: 'namespaces' } };
+      throw new ApiError({ httpStatus: 404, status, verb: 'POST', path });
+    }
     if (this.lease !== undefined) throw new ApiError({ httpStatus: 409, status: { kind: 'Status', reason: 'AlreadyExists', code: 409 }, verb: 'POST', path });
     return this.#store(body as Lease) as T;
   }
@@ -49,9 +57,15 @@ afterEach(async () => {
   for (const stop of stops.splice(0)) await stop();
 });
 
-function start(client: MemoryLeaseClient, clock: FakeClock, identity = 'me'): { elector: LeaderElector; history: string[]; stop: () => Promise<void> } {
+function start(
+  client: MemoryLeaseClient,
+  clock: FakeClock,
+  identity = 'me',
+  overrides: Partial<LeaderElectorOptions> = {},
+): { elector: LeaderElector; history: string[]; stop: () => Promise<void> } {
   const history: string[] = [];
   const elector = new LeaderElector({
+    ...overrides,
     client,
     clock,
     leaseName: 'vcsync',
@@ -146,5 +160,29 @@ describe('LeaderElector', () => {
     }
     await waitFor(() => me.elector.isLeader(), 'taking over');
     expect(client.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseTransitions: 3 });
+  });
+
+  it('reports a missing namespace once, backs off exponentially while it is missing, and recovers when it appears', async () => {
+    const client = new MemoryLeaseClient();
+    client.namespaceMissing = true;
+    const clock = new FakeClock();
+    const problems: Array<LeaseProblem | undefined> = [];
+    const { elector } = start(client, clock, 'me', { random: () => 0, onProblemChanged: (problem) => problems.push(problem) });
+    const creates = (): number => client.calls.filter((c) => c === 'create').length;
+    await waitFor(() => creates() === 1 && clock.pendingTimers() === 1, 'the first attempt');
+    expect(elector.status()).toEqual({ leading: false, holder: '', problem: { kind: 'namespaceMissing', namespace: 'ns' } });
+    for (const [attempt, delayMs] of [2000, 4000, 8000, 16_000, 30_000, 30_000].entries()) {
+      clock.advance(delayMs - 1);
+      expect(clock.pendingTimers()).toBe(1); // the backoff timer has not fired yet
+      clock.advance(1);
+      await waitFor(() => creates() === attempt + 2 && clock.pendingTimers() === 1, `retry ${attempt + 1} after ${delayMs} ms`);
+    }
+    expect(problems).toEqual([{ kind: 'namespaceMissing', namespace: 'ns' }]);
+
+    client.namespaceMissing = false;
+    clock.advance(30_000);
+    await waitFor(() => elector.isLeader(), 'leading once the namespace exists');
+    expect(problems).toEqual([{ kind: 'namespaceMissing', namespace: 'ns' }, undefined]);
+    expect(elector.status()).toMatchObject({ leading: true, holder: 'me', problem: undefined });
   });
 });
