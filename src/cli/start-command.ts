@@ -42,7 +42,7 @@ export function registerStartCommand(program: Command): void {
     .addOption(new Option('--host-namespace <namespace>', "host namespace of the virtual cluster (default: the pod's namespace)").env('VCSYNC_HOST_NAMESPACE').argParser(dnsLabel))
     .addOption(new RequiredOption('--virtual-kubeconfig <file>', 'kubeconfig of the virtual cluster').env('VCSYNC_VIRTUAL_KUBECONFIG'))
     .addOption(new Option('--host-kubeconfig <file>', "kubeconfig of the host cluster (default: the pod's service account)").env('VCSYNC_HOST_KUBECONFIG'))
-    .addOption(new Option('--listen-metrics <host:port>', 'address of /metrics, /healthz and /readyz (HOST:PORT, :PORT or PORT)').env('VCSYNC_LISTEN_METRICS').default(parseListenAddress('0.0.0.0:8080'), '0.0.0.0:8080').argParser(parseListenAddress))
+    .addOption(new Option('--listen-metrics <host:port>', 'address of /metrics, /healthz, /livez, /readyz and /syncz (HOST:PORT, :PORT or PORT)').env('VCSYNC_LISTEN_METRICS').default(parseListenAddress('0.0.0.0:8080'), '0.0.0.0:8080').argParser(parseListenAddress))
     .addOption(new Option('--host-qps <n>', 'host API requests per second').env('VCSYNC_HOST_QPS').default(40).argParser(positiveNumber))
     .addOption(new Option('--host-burst <n>', 'host API request burst').env('VCSYNC_HOST_BURST').default(80).argParser(positiveInteger))
     .addOption(new Option('--workers <n>', 'concurrent reconciles').env('VCSYNC_WORKERS').default(10).argParser(positiveInteger))

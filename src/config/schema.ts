@@ -80,7 +80,7 @@ export const patchSchema = Type.Object(
       Type.String({
         minLength: 1,
         description:
-          'A single sandboxed ES6 expression that computes the host value (virtual → host). Variables: `value`, `valueExists`, `context`.',
+          'A single sandboxed ES6 expression that computes the host value (virtual → host). Runs only where the path exists. Variables: `value`, `valueExists` (always true), `context`.',
       }),
     ),
     reverseExpression: Type.Optional(
