@@ -2,8 +2,6 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { parseListenAddress, parseLogLevel, positiveInteger, type LogLevel } from './option-parsers.js';
 import { stopOnSignals } from './stop-on-signals.js';
-import { startDevCluster } from '../devcluster/index.js';
-import { createLogger } from '../observe/logger.js';
 
 /** Parsed flags of `vcsync devcluster`. */
 interface DevClusterFlags {
@@ -41,6 +39,8 @@ export function registerDevClusterCommand(program: Command): void {
     .option('--kubeconfig <file>', 'write a kubeconfig for this server to FILE')
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default: info)').env('VCSYNC_LOG_LEVEL').argParser(parseLogLevel))
     .action(async (flags: DevClusterFlags) => {
+      // Loaded when the command runs, so usage errors and --help stay fast.
+      const [{ startDevCluster }, { createLogger }] = await Promise.all([import('../devcluster/index.js'), import('../observe/logger.js')]);
       const logger = createLogger(flags.logLevel !== undefined ? { level: flags.logLevel } : {});
       const cluster = await startDevCluster({
         host: flags.listen.host,

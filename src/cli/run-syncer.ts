@@ -20,7 +20,7 @@ import { SyncerMetrics } from '../syncer/metrics.js';
 import { ReferenceImporter } from '../syncer/reference-importer.js';
 import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
 import { stopOnSignals } from './stop-on-signals.js';
-import { checkConfig, loadCheckedConfig, locatePatchErrors } from './validate-command.js';
+import { checkConfig, loadCheckedConfig, locatePatchErrors } from './config-checks.js';
 
 /** Everything `vcsync start` (and `vcsync dev`) needs to run the syncer. */
 export interface RunSyncerOptions {

@@ -3,8 +3,6 @@ import { Command, Option } from 'commander';
 import { BooleanEnvOption, RequiredOption } from './cli-options.js';
 import { dnsLabel, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, type LogLevel } from './option-parsers.js';
 import type { KubeConfigSource } from '../kube/kube-config.js';
-import { createLogger } from '../observe/logger.js';
-import { runSyncerUntilStopped } from './run-syncer.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -51,6 +49,8 @@ export function registerStartCommand(program: Command): void {
     .addOption(new Option('--sandbox-timeout-ms <n>', 'time limit of the patches of one object, ms').env('VCSYNC_SANDBOX_TIMEOUT_MS').default(50).argParser(positiveInteger))
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('VCSYNC_LOG_LEVEL').default('info').argParser(parseLogLevel))
     .action(async (flags: StartFlags) => {
+      // Loaded when the command runs, so usage errors and --help stay fast.
+      const [{ createLogger }, { runSyncerUntilStopped }] = await Promise.all([import('../observe/logger.js'), import('./run-syncer.js')]);
       const logger = createLogger({ level: flags.logLevel });
       const hostNamespace = flags.hostNamespace ?? podNamespace();
       if (hostNamespace === undefined) {

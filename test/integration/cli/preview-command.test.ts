@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runPreview } from '../../../src/cli/preview-command.js';
+import { runPreview } from '../../../src/cli/run-preview.js';
 
 function sink() {
   let text = '';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { runValidate } from '../../../src/cli/validate-command.js';
+import { runValidate } from '../../../src/cli/run-validate.js';
 
 let dir = '';
 beforeAll(async () => {

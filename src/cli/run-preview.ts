@@ -1,0 +1,174 @@
+import { readFile } from 'node:fs/promises';
+import { isMap, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from 'yaml';
+import { formatConfigError } from '../config/config-error.js';
+import { PatchSandbox } from '../patches/index.js';
+import { desiredHostObject } from '../syncer/desired-host.js';
+import { endpointsResource } from '../syncer/endpoints/endpoints-resource.js';
+import type { Endpoints } from '../syncer/endpoints/endpoints-types.js';
+import { buildEndpointsSyncState } from '../syncer/sync-state.js';
+import { compileJsonPathTemplate } from './jsonpath-template.js';
+import { loadCheckedConfig } from './config-checks.js';
+
+/** Where {@link runPreview} reads objects from when the path is `-`. */
+export const STDIN_PATH = '-';
+
+/** Options of {@link runPreview}. */
+export interface PreviewOptions {
+  configPath: string;
+  /** YAML (or JSON) with virtual Endpoints: documents, or `List`s of them; `-` reads `stdin`. */
+  objectPath: string;
+  vclusterName: string;
+  hostNamespace: string;
+  /** `yaml` (default), `json`, or `jsonpath=TEMPLATE` as kubectl writes it. */
+  output?: string;
+  out: { write(text: string): unknown };
+  err: { write(text: string): unknown };
+  /** Read when `objectPath` is `-`. Default process.stdin. */
+  stdin?: AsyncIterable<string | Buffer> | Iterable<string | Buffer>;
+}
+
+/** One object found in the input, with where it starts (for errors). */
+interface InputObject {
+  value: unknown;
+  line: number;
+  column: number;
+  /** `document 2` or `document 1 items[3]`. */
+  label: string;
+}
+
+async function readAll(stream: AsyncIterable<string | Buffer> | Iterable<string | Buffer>): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+  return text;
+}
+
+/**
+ * Prints the host object the syncer would write for each virtual Endpoints in the input:
+ * translation and patches exactly as the controller runs them (it assumes the Endpoints' Service
+ * exists without a selector, and that no host copy exists yet). The input may hold several YAML
+ * documents and `List`s (what `kubectl get -o yaml` prints). Output is YAML documents, JSON, or a
+ * kubectl-style JSONPath template; a `List` (or several documents) in gives a `List` out for
+ * `json` and `jsonpath`. Every problem is printed as `FILE:LINE:COLUMN where: message`. Returns
+ * the exit code: 0, or 1 when anything failed.
+ */
+export async function runPreview(options: PreviewOptions): Promise<number> {
+  const { err } = options;
+  const output = options.output ?? 'yaml';
+  let renderTemplate: ((value: unknown) => string) | undefined;
+  if (output.startsWith('jsonpath=')) {
+    try {
+      renderTemplate = compileJsonPathTemplate(output.slice('jsonpath='.length));
+    } catch (error) {
+      err.write(`-o ${output}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+  } else if (output !== 'yaml' && output !== 'json') {
+    err.write(`-o ${output}: expected yaml, json or jsonpath=TEMPLATE\n`);
+    return 1;
+  }
+  const loaded = await loadCheckedConfig(options.configPath);
+  if (!loaded.ok) {
+    for (const error of loaded.errors) err.write(`${formatConfigError(error)}\n`);
+    return 1;
+  }
+  const fileLabel = options.objectPath === STDIN_PATH ? '<stdin>' : options.objectPath;
+  let text: string;
+  try {
+    text = options.objectPath === STDIN_PATH ? await readAll(options.stdin ?? process.stdin) : await readFile(options.objectPath, 'utf8');
+  } catch (error) {
+    err.write(`${fileLabel}: cannot read: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  // Problems are printed together, sorted by position, so they read top-down like validate's.
+  const problems: { line: number; column: number; text: string }[] = [];
+  const report = (at: { line: number; column: number }, label: string, message: string): void => {
+    problems.push({ line: at.line, column: at.column, text: `${fileLabel}:${at.line}:${at.column} ${label}: ${message}` });
+  };
+
+  const lineCounter = new LineCounter();
+  const documents = parseAllDocuments(text, { lineCounter });
+  const position = (node: Node | null | undefined): { line: number; column: number } => {
+    const { line, col } = lineCounter.linePos(node?.range?.[0] ?? 0);
+    return { line, column: col };
+  };
+  let failed = false;
+  let isList = false;
+  const inputs: InputObject[] = [];
+  for (const [index, document] of (Array.isArray(documents) ? documents : [documents]).entries()) {
+    const label = `document ${index + 1}`;
+    const syntax = document.errors[0];
+    if (syntax !== undefined) {
+      const [line, column] = syntax.linePos?.[0] !== undefined ? [syntax.linePos[0].line, syntax.linePos[0].col] : [0, 0];
+      const message = (syntax.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
+      report({ line, column }, label, message);
+      failed = true;
+      continue;
+    }
+    const contents = document.contents;
+    const value: unknown = document.toJS();
+    if (value === null || value === undefined) continue;
+    const kind = (value as { kind?: unknown }).kind;
+    const items = isMap(contents) ? contents.get('items', true) : undefined;
+    if (typeof kind === 'string' && kind.endsWith('List') && isSeq(items)) {
+      isList = true;
+      items.items.forEach((item, itemIndex) => {
+        inputs.push({ value: (value as { items: unknown[] }).items[itemIndex], ...position(item as Node), label: `${label} items[${itemIndex}]` });
+      });
+      continue;
+    }
+    inputs.push({ value, ...position(contents as Node), label });
+  }
+  if (inputs.length > 1) isList = true;
+
+  const sandbox = new PatchSandbox();
+  try {
+    const built = buildEndpointsSyncState({ vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config: loaded.config, sandbox });
+    if (!built.ok) {
+      for (const error of built.errors) err.write(`${options.configPath}: ${error.message}\n`);
+      return 1;
+    }
+    const resource = endpointsResource({ get: () => ({ spec: {} }) });
+    const hostObjects: unknown[] = [];
+    for (const input of inputs) {
+      const object = input.value as Partial<Endpoints> | null;
+      if (typeof object !== 'object' || object === null || Array.isArray(object)) {
+        report(input, input.label, 'expected a Kubernetes object (a map with kind and metadata)');
+        failed = true;
+        continue;
+      }
+      if (object.kind !== 'Endpoints') {
+        report(input, input.label, `skipped ${String(object.kind)} (vcsync syncs Endpoints)`);
+        continue;
+      }
+      if (typeof object.metadata?.name !== 'string') {
+        report(input, input.label, 'an Endpoints needs metadata.name');
+        failed = true;
+        continue;
+      }
+      const virtual = { ...object, metadata: { namespace: 'default', ...object.metadata } } as Endpoints;
+      try {
+        const { object: host, imports } = await desiredHostObject(resource, built.state, virtual, undefined);
+        if (output === 'yaml') {
+          for (const item of imports) {
+            options.out.write(`# imports ${item.kind} ${item.namespace}/${item.name} as ${item.hostNamespace}/${item.hostName}\n`);
+          }
+        }
+        hostObjects.push(host);
+      } catch (error) {
+        report(input, input.label, error instanceof Error ? error.message : String(error));
+        failed = true;
+      }
+    }
+    for (const problem of problems.sort((a, b) => a.line - b.line || a.column - b.column)) err.write(`${problem.text}\n`);
+    if (output === 'yaml') {
+      for (const host of hostObjects) options.out.write(`---\n${stringify(host)}`);
+    } else if (hostObjects.length > 0) {
+      const result = isList ? { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: hostObjects } : hostObjects[0];
+      options.out.write(renderTemplate !== undefined ? renderTemplate(result) : `${JSON.stringify(result, null, 4)}\n`);
+    }
+    return failed ? 1 : 0;
+  } finally {
+    sandbox.dispose();
+  }
+}
+

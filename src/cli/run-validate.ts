@@ -1,0 +1,35 @@
+import { formatConfigError } from '../config/config-error.js';
+import { loadConfigFile } from '../config/load-config-file.js';
+import { CONFIG_VALIDATORS, type ConfigValidator } from './config-checks.js';
+
+/** Options of {@link runValidate}. */
+export interface ValidateOptions {
+  /** Path of the config file to check. */
+  readonly configPath: string;
+  /** Extra checks; default {@link CONFIG_VALIDATORS}. */
+  readonly validators?: readonly ConfigValidator[];
+  /** Where `FILE is valid` goes; default process.stdout. */
+  readonly out?: { write(text: string): unknown };
+  /** Where errors go, one per line as `file:line:column path: message`; default process.stderr. */
+  readonly err?: { write(text: string): unknown };
+}
+
+/**
+ * Checks a config file: YAML, schema and rules, and every validator, in one run. Prints every
+ * error once, sorted by position, as `file:line:column path: message`, and returns exit code 1;
+ * or prints `<file> is valid` and returns 0.
+ */
+export async function runValidate(options: ValidateOptions): Promise<number> {
+  const out = options.out ?? process.stdout;
+  const err = options.err ?? process.stderr;
+  const result = await loadConfigFile(options.configPath, options.validators ?? CONFIG_VALIDATORS);
+  if (result.ok) {
+    out.write(`${options.configPath} is valid\n`);
+    return 0;
+  }
+  const { errors } = result;
+  for (const error of errors) err.write(`${formatConfigError(error)}\n`);
+  err.write(`${options.configPath}: ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}\n`);
+  return 1;
+}
+
