@@ -25,6 +25,9 @@ RUN ln -s /app/dist/cli/main.js /usr/local/bin/vcsync && chmod +x /app/dist/cli/
 # verify user is non-root"). 1000:1000 is the node image's `node` user; config/deploy/sidecar.yaml
 # sets the same runAsUser/runAsGroup.
 USER 1000:1000
-EXPOSE 8080 8443
-ENTRYPOINT ["vcsync"]
+# Metrics and health (config/deploy/sidecar.yaml sets --listen-metrics 0.0.0.0:9180).
+EXPOSE 9180
+# isolated-vm requires --no-node-snapshot on Node 20+; said here rather than through the bin's
+# shebang, so the flag does not depend on env -S.
+ENTRYPOINT ["node", "--no-node-snapshot", "/app/dist/cli/main.js"]
 CMD ["start"]

@@ -75,6 +75,15 @@ describe('deployment manifests (config/deploy, Dockerfile)', () => {
     expect(security).toMatchObject({ runAsNonRoot: true, runAsUser: uid, runAsGroup: gid, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
   });
 
+  it('start Node with --no-node-snapshot in the image (isolated-vm requires it on Node 20+)', () => {
+    const entrypoints = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
+      .split('\n')
+      .filter((line) => /^ENTRYPOINT\s/.test(line));
+    const entrypoint = JSON.parse((entrypoints.at(-1) ?? '').replace(/^ENTRYPOINT\s+/, '')) as string[];
+    expect(entrypoint.slice(0, 2)).toEqual(['node', '--no-node-snapshot']);
+    expect(entrypoint[2]).toBe('/app/dist/cli/main.js');
+  });
+
   it("mount the key config.yaml of vcsync's config Secret at the path vcsync reads, without subPath", () => {
     const configPath = env('VCSYNC_CONFIG')?.['value'] ?? startDefault('--config');
     expect(configPath).toBe(startDefault('--config'));
