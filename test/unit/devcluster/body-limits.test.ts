@@ -118,7 +118,7 @@ describe('readYamlSyntax', () => {
     expect(yamlViolation(atLimit)).toBeUndefined();
     expect(yamlViolation(`${atLimit}\n`)).toEqual({
       reason: 'BadRequest',
-      message: 'the YAML request body has more than 10000 tokens; the limit is 10000 (about 1,500 lines): send a large object as JSON',
+      message: 'the YAML request body has more than 10000 tokens; the limit is 10000 (about 1,200 lines): send a large object as JSON',
     });
     const blockScalar = (lines: number) => `a: |\n${'  x\n'.repeat(lines - 1)}`;
     expect(yamlViolation(blockScalar(100_000))).toBeUndefined();
