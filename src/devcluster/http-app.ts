@@ -1,7 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../observe/logger.js';
 import { ApiError, badRequest, failureStatus, methodNotAllowed } from './api-error.js';
+import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
 import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview, type ReviewUser } from './self-reviews.js';
 import { negotiate } from './content-negotiation.js';
 import {
@@ -19,9 +19,7 @@ import { PROTOBUF_MEDIA_TYPE } from './protobuf-object-decoder.js';
 import { parseProtobufBody } from './protobuf-body-parser.js';
 import { parseResourceRequest } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
-
-/** The real API server's request body limit: 3 MiB. */
-export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+import { bodyLimitError, parseJsonBody, parseYamlBody } from './text-body-parsers.js';
 
 /** TLS material for serving HTTPS with client-certificate authentication. */
 export interface HttpsMaterial {
@@ -48,7 +46,7 @@ const YAML_TYPES = ['application/yaml', 'application/apply-patch+yaml'];
 function statusOfFastifyError(error: FastifyError): ApiError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('RequestEntityTooLarge', `the request body is too large: limit is ${MAX_REQUEST_BODY_BYTES} bytes`);
+      return bodyLimitError(bodyTooLarge());
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('UnsupportedMediaType', `unsupported media type: ${error.message}`);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -79,24 +77,20 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
   }) as unknown as FastifyInstance;
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_TYPES, { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch (error: unknown) {
-      done(badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`), undefined);
-    }
-  });
-  app.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, parseYaml(text, { maxAliasCount: 100 }) as unknown);
-    } catch (error: unknown) {
-      done(badRequest(`the request body is not valid YAML: ${error instanceof Error ? error.message : String(error)}`), undefined);
-    }
-  });
+  // JSON and YAML bodies are checked against the body limits before they become values.
+  const textParsers = [
+    [JSON_TYPES, parseJsonBody],
+    [YAML_TYPES, parseYamlBody],
+  ] as const;
+  for (const [mediaTypes, parse] of textParsers) {
+    app.addContentTypeParser(mediaTypes, { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, parse(String(body)));
+      } catch (error: unknown) {
+        done(error as Error, undefined);
+      }
+    });
+  }
   // kubectl's generators (`kubectl create namespace|configmap|secret|...`) send protobuf: decoded
   // to JSON for create and update; for other verbs the bytes reach the route, which answers 415.
   app.addContentTypeParser(PROTOBUF_MEDIA_TYPE, { parseAs: 'buffer' }, (request, body, done) => {

@@ -1,55 +1,22 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertBuilt, VCSYNC_NODE_ARGS } from '../support/vcsync-cli.js';
+import { exited, startDevclusterProcess, stopProcess, type DevclusterProcess } from '../support/devcluster-process.js';
+import { assertBuilt } from '../support/vcsync-cli.js';
 
-interface Running {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-}
-
-function start(dataDir: string, children: ChildProcessWithoutNullStreams[]): Promise<Running> {
-  const child = spawn(process.execPath, [...VCSYNC_NODE_ARGS, 'devcluster', '--data-dir', dataDir, '--listen', '127.0.0.1:0'], { env: { ...process.env, VCSYNC_LOG_LEVEL: 'warn' } });
-  children.push(child);
-  return new Promise((resolvePromise, reject) => {
-    let output = '';
-    let errors = '';
-    const timer = setTimeout(() => reject(new Error(`devcluster did not start: ${output} ${errors}`)), 30_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      errors += chunk.toString();
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /devcluster listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolvePromise({ child, url: match[1] });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`devcluster exited with ${code}: ${output} ${errors}`));
-    });
-  });
-}
-
-function exited(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolvePromise) => child.once('exit', (code, signal) => resolvePromise({ code, signal })));
+async function start(dataDir: string, children: ChildProcessWithoutNullStreams[]): Promise<DevclusterProcess> {
+  const running = await startDevclusterProcess(['--data-dir', dataDir, '--listen', '127.0.0.1:0']);
+  children.push(running.child);
+  return running;
 }
 
 describe('vcsync devcluster --data-dir', () => {
   const children: ChildProcessWithoutNullStreams[] = [];
   const dirs: string[] = [];
   afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await exited(child);
-      }
-    }
+    for (const child of children.splice(0)) await stopProcess(child);
     for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
   });
 

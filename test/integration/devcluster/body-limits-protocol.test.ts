@@ -1,0 +1,140 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { startDevclusterProcess, stopProcess, type DevclusterProcess } from '../../support/devcluster-process.js';
+import { assertBuilt } from '../../support/vcsync-cli.js';
+
+// Bad bodies go to a devcluster in its own process: a body that aborts the server (as 100,000 `[`
+// sent as YAML did) then fails these tests instead of killing the test worker.
+
+const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
+const MiB = 1024 * 1024;
+
+let server: DevclusterProcess | undefined;
+
+async function running(): Promise<DevclusterProcess> {
+  if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) return server;
+  assertBuilt(['src/devcluster', 'src/devcluster/storage', 'src/cli']);
+  server = await startDevclusterProcess(['--listen', '127.0.0.1:0']);
+  return server;
+}
+
+beforeEach(async () => {
+  await running();
+});
+afterAll(async () => {
+  if (server !== undefined) await stopProcess(server.child);
+});
+
+interface Answer {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test assertions read arbitrary JSON
+}
+
+async function post(contentType: string, body: string, path = CONFIGMAPS): Promise<Answer> {
+  const { url } = await running();
+  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const text = await response.text();
+  return { status: response.status, body: JSON.parse(text) };
+}
+
+/** The server still answers, and its process has not died (a V8 abort would show on stderr). */
+async function expectStillServing(): Promise<void> {
+  const current = server;
+  if (current === undefined) throw new Error('no devcluster started');
+  const health = await fetch(`${current.url}/healthz`).catch((error: unknown) => error);
+  expect(current.child.exitCode, current.stderr()).toBeNull();
+  expect(current.child.signalCode, current.stderr()).toBeNull();
+  expect(health instanceof Response ? health.status : String(health)).toBe(200);
+}
+
+function expectStatus(answer: Answer, code: 400 | 413, message: string): void {
+  const reason = code === 400 ? 'BadRequest' : 'RequestEntityTooLarge';
+  expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(code);
+  expect(answer.body).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code });
+  expect(answer.body.message).toContain(message);
+}
+
+function configMapYaml(name: string, rest = ''): string {
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${rest}`;
+}
+
+/** Nine anchors, each a list of nine aliases of the one before: 9^9 "lol"s when expanded. */
+function billionLaughs(): string {
+  const lines = [`a: &a [${Array(9).fill('lol').join(', ')}]`];
+  for (const [index, name] of [...'bcdefghi'].entries()) lines.push(`${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[index]}`).join(', ')}]`);
+  return configMapYaml('laughs', `${lines.join('\n')}\n`);
+}
+
+describe('bodies past the limits are refused with a Status before they are parsed, and the server stays up', () => {
+  it('answers 400 to 100,000 `[` sent as YAML, every time (the second used to abort the process)', async () => {
+    const answers: (Answer | unknown)[] = [];
+    for (let attempt = 0; attempt < 3; attempt += 1) answers.push(await post('application/yaml', '['.repeat(100_000)).catch((error: unknown) => error));
+    await expectStillServing();
+    for (const answer of answers) expectStatus(answer as Answer, 400, 'more than 100 levels deep (at line 1, column 101); the limit is 100 levels');
+  });
+
+  it('answers 400 to the same body sent as JSON, naming the nesting limit', async () => {
+    expectStatus(await post('application/json', '['.repeat(100_000)), 400, 'more than 100 levels deep (at line 1, column 101); the limit is 100 levels');
+    await expectStillServing();
+  });
+
+  it('answers 400, not 500, to valid JSON nested 100,000 deep', async () => {
+    const deep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    expectStatus(await post('application/json', deep), 400, 'more than 100 levels deep');
+    const deepObjects = `{"metadata":{"name":"deep","annotations":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}}`;
+    expectStatus(await post('application/json', deepObjects), 400, 'more than 100 levels deep');
+    await expectStillServing();
+  });
+
+  it('answers 400 to YAML nested deeper than 100 levels in block style', async () => {
+    const keys = Array.from({ length: 150 }, (_, level) => `${' '.repeat(level + 1)}k${level}:`).join('\n');
+    expectStatus(await post('application/yaml', configMapYaml('block', `extra:\n${keys} deepest\n`)), 400, 'more than 100 levels deep');
+    await expectStillServing();
+  });
+
+  it('answers 400 to a YAML alias bomb, naming the alias limit', async () => {
+    expectStatus(await post('application/yaml', billionLaughs()), 400, 'may be expanded at most 100 times');
+    const manyAliases = configMapYaml('aliases', `anchor: &x 1\nextra: [${Array(101).fill('*x').join(', ')}]\n`);
+    expectStatus(await post('application/yaml', manyAliases), 400, 'more than 100 aliases');
+    await expectStillServing();
+  });
+
+  it('answers 400, not 500, to YAML whose aliases make it contain itself', async () => {
+    const cycle = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cycle, annotations: &a {x: *a}}\n`;
+    expectStatus(await post('application/yaml', cycle), 400, 'or make it contain itself');
+    await expectStillServing();
+  });
+
+  it('answers 413 to a YAML scalar past 3 MiB', async () => {
+    expectStatus(await post('application/yaml', configMapYaml('huge', `data:\n  a: ${'x'.repeat(3 * MiB)}\n`)), 413, `limit is ${3 * MiB} bytes`);
+    await expectStillServing();
+  });
+
+  it('answers 400 to YAML of more than 10,000 tokens or 100,000 lines, asking for JSON', async () => {
+    const manyKeys = Array.from({ length: 3000 }, (_, index) => `  k${index}: v`).join('\n');
+    expectStatus(await post('application/yaml', configMapYaml('tokens', `data:\n${manyKeys}\n`)), 400, 'more than 10000 tokens; the limit is 10000');
+    const manyLines = configMapYaml('lines', `data:\n  a: |\n    x\n${'\n'.repeat(150_000)}    y\n`);
+    expectStatus(await post('application/yaml', manyLines), 400, 'more than 100000 lines; the limit is 100000: send a large object as JSON');
+    await expectStillServing();
+  });
+});
+
+describe('bodies just under the limits still work', () => {
+  it('creates a ConfigMap with a value of nearly 3 MiB, as YAML and as JSON', async () => {
+    const value = 'x'.repeat(3 * MiB - 1024);
+    const yaml = await post('application/yaml', configMapYaml('big-yaml', `data:\n  a: ${value}\n`));
+    expect(yaml.status, JSON.stringify(yaml.body).slice(0, 300)).toBe(201);
+    expect(yaml.body.data.a).toHaveLength(value.length);
+    const json = await post('application/json', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big-json' }, data: { a: value } }));
+    expect(json.status, JSON.stringify(json.body).slice(0, 300)).toBe(201);
+    expect(json.body.data.a).toHaveLength(value.length);
+  });
+
+  it('accepts bodies nested exactly 100 levels deep, with aliases, as YAML and as JSON', async () => {
+    // The object is level 1 and `extra` level 2: 98 more arrays make 100.
+    const nested = `${'['.repeat(98)}${']'.repeat(98)}`;
+    const json = await post('application/json', `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"nested-json"},"extra":[${nested}]}`);
+    expect(json.status, JSON.stringify(json.body)).toBe(201);
+    const yaml = await post('application/yaml', configMapYaml('nested-yaml', `data: &d {a: b}\nextra: [${nested}]\nalso: *d\n`));
+    expect(yaml.status, JSON.stringify(yaml.body)).toBe(201);
+  });
+});
