@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubectlMissing } from '../support/kubectl.js';
 import { assertBuilt, REPO_ROOT as REPO, VCSYNC_NODE_ARGS } from '../support/vcsync-cli.js';
+import { stopProcess } from '../support/devcluster-process.js';
 import { waitFor } from '../support/wait-for.js';
 
 
@@ -35,11 +36,7 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
   const dirs: string[] = [];
 
   afterEach(async () => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((done) => child?.once('exit', done));
-      child.kill('SIGKILL');
-      await exited;
-    }
+    if (child !== undefined) await stopProcess(child);
     child = undefined;
     for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
   });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { VCSYNC_NODE_ARGS } from './vcsync-cli.js';
 
 /** A `vcsync devcluster` running from dist/ in its own process. */
@@ -43,13 +43,13 @@ export function startDevclusterProcess(args: readonly string[]): Promise<Devclus
 }
 
 /** Resolves with how `child` exited, at once if it already has. */
-export function exited(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((resolvePromise) => child.once('exit', (code, signal) => resolvePromise({ code, signal })));
 }
 
-/** Kills `child` with SIGKILL unless it has exited, and waits until it has. */
-export async function stopProcess(child: ChildProcessWithoutNullStreams): Promise<void> {
+/** Kills `child` with SIGKILL unless it has exited, and waits until it has (any child process). */
+export async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await exited(child);
 }

@@ -5,6 +5,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEndpoints, createService, getHostEndpoints, tempDir } from '../../support/endpoints-fixtures.js';
 import { getOrUndefined, startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
 import { assertBuilt, REPO_ROOT, runVcsync, VCSYNC_MAIN } from '../../support/vcsync-cli.js';
+import { stopProcess } from '../../support/devcluster-process.js';
 import { waitFor } from '../../support/wait-for.js';
 
 /** The one line a usage error prints (commander may add a "Did you mean" hint line). */
@@ -72,11 +73,7 @@ describe('vcsync start: VCSYNC_NO_LEADER_ELECT is parsed, not just noticed', () 
     await writeFile(join(dir.dir, 'host.kubeconfig'), clusters.host.kubeConfigYaml());
   });
   afterEach(async () => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((done) => child?.once('exit', done));
-      child.kill('SIGKILL');
-      await exited;
-    }
+    if (child !== undefined) await stopProcess(child);
     child = undefined;
     await clusters.close();
     await dir.remove();
