@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 
-/** Every process still running, killed when the test worker exits however it exits. */
+/**
+ * Every process still running, killed when the test worker exits, so a worker that dies or a test
+ * that never reaches close() leaves no etcd or kube-apiserver behind. Module-level on purpose: the
+ * exit hook is per process, and so is this list.
+ */
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 

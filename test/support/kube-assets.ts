@@ -28,7 +28,7 @@ export interface KubeAssets {
 export function realClusterMissing(what: string): boolean {
   const dir = process.env[KUBE_ASSETS_ENV];
   if (dir !== undefined && dir.trim() !== '') return false;
-  console.warn(`skipping ${what}: ${KUBE_ASSETS_ENV} is not set; to run it against a real kube-apiserver, ${BUILD_HINT}`);
+  console.warn(`skipping ${what}: ${KUBE_ASSETS_ENV} is not set (it names the real control plane's binaries); ${BUILD_HINT}`);
   return true;
 }
 
