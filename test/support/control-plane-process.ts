@@ -12,9 +12,19 @@ let exitHookInstalled = false;
 function killAllOnExit(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', () => {
+  const killAll = (): void => {
     for (const child of running) child.kill('SIGKILL');
-  });
+  };
+  process.on('exit', killAll);
+  // Vitest ends its fork workers with a signal, which skips 'exit' handlers. Kill the children,
+  // then let the signal do what it would have done: the runner's own handler if it has one, else
+  // the default (terminate), re-raised now that this one-shot listener is gone.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      killAll();
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    });
+  }
 }
 
 /**

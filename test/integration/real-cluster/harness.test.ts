@@ -1,34 +1,26 @@
-import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readKubeAssets } from '../../support/kube-assets.js';
 import { startRealControlPlane } from '../../support/real-control-plane.js';
+import { writeStandInKubeAssets } from '../../support/stand-in-kube-assets.js';
+import { REPO_ROOT } from '../../support/vcsync-cli.js';
+import { waitFor } from '../../support/wait-for.js';
 
 // The harness's failure paths, with stand-in binaries (Node scripts), so they run everywhere:
 // the real binaries are exercised by control-plane.test.ts when VCSYNC_KUBE_ASSETS is set.
 
-/** A stand-in etcd: serves 200 on its client URL and records SIGTERM in `events`. */
-const fakeEtcd = (events: string): string => `#!${process.execPath}
-const fs = require('node:fs');
-const url = new URL(process.argv.find((a) => a.startsWith('--listen-client-urls=')).split('=')[1]);
-require('node:http').createServer((req, res) => res.end('{"health":"true"}')).listen(Number(url.port), url.hostname);
-process.on('SIGTERM', () => { fs.appendFileSync(${JSON.stringify(events)}, 'etcd SIGTERM\\n'); process.exit(0); });
-`;
-
-/** A kube-apiserver that prints why it cannot start and exits 1. */
-const crashingApiserver = `#!${process.execPath}
-console.error('E0101 fake: failed to listen: address already in use');
-process.exit(1);
-`;
-
-/** A kube-apiserver that never gets ready and ignores SIGTERM (only SIGKILL ends it). */
-const stuckApiserver = (events: string): string => `#!${process.execPath}
-const fs = require('node:fs');
-process.on('SIGTERM', () => fs.appendFileSync(${JSON.stringify(events)}, 'apiserver ignored SIGTERM\\n'));
-setInterval(() => {}, 1000);
-`;
+/** Whether `pid` runs: false once it is gone or a zombie (this machine's init may never reap). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 describe('startRealControlPlane failure paths (stand-in binaries)', () => {
   let dir: string;
@@ -41,16 +33,6 @@ describe('startRealControlPlane failure paths (stand-in binaries)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function assets(apiserver: string): Promise<ReturnType<typeof readKubeAssets>> {
-    const scripts = { etcd: fakeEtcd(events), 'kube-apiserver': apiserver, 'kube-controller-manager': crashingApiserver, kubectl: crashingApiserver };
-    for (const [name, text] of Object.entries(scripts)) {
-      await writeFile(join(dir, name), text);
-      await chmod(join(dir, name), 0o755);
-    }
-    await writeFile(join(dir, 'versions.json'), JSON.stringify({ kubernetes: 'v1.36.3', etcd: 'v3.6.16' }));
-    return readKubeAssets(dir);
-  }
-
   /** The control plane's temp dir, read from the log paths the error names. */
   function controlPlaneDir(error: Error | undefined): string {
     const match = /, (\S*vcsync-real-cluster-[^/\s]+)\/kube-apiserver\.log:\n/.exec(error?.message ?? '');
@@ -60,7 +42,7 @@ describe('startRealControlPlane failure paths (stand-in binaries)', () => {
 
   it('fails as soon as kube-apiserver exits, with its log, and stops etcd and removes its temp dir', async () => {
     const started = Date.now();
-    const error = await startRealControlPlane({ assets: await assets(crashingApiserver), startTimeoutMs: 60_000 }).then(
+    const error = await startRealControlPlane({ assets: await writeStandInKubeAssets(dir, { apiserver: 'crash', events }), startTimeoutMs: 60_000 }).then(
       () => undefined,
       (err: unknown) => err as Error,
     );
@@ -73,7 +55,7 @@ describe('startRealControlPlane failure paths (stand-in binaries)', () => {
   });
 
   it('fails at the deadline when kube-apiserver never gets ready, and kills what ignores SIGTERM', async () => {
-    const error = await startRealControlPlane({ assets: await assets(stuckApiserver(events)), startTimeoutMs: 5_000, stopGraceMs: 500 }).then(
+    const error = await startRealControlPlane({ assets: await writeStandInKubeAssets(dir, { apiserver: 'stuck', events }), startTimeoutMs: 5_000, stopGraceMs: 500 }).then(
       () => undefined,
       (err: unknown) => err as Error,
     );
@@ -85,11 +67,29 @@ describe('startRealControlPlane failure paths (stand-in binaries)', () => {
   });
 
   it('names the missing binary and how to build it when the assets directory is incomplete', async () => {
-    await assets(crashingApiserver);
+    await writeStandInKubeAssets(dir, { apiserver: 'crash', events });
     await rm(join(dir, 'kube-controller-manager'));
     expect(() => readKubeAssets(dir)).toThrow(
       new RegExp(`^${join(dir, 'kube-controller-manager')} is missing or not executable \\(VCSYNC_KUBE_ASSETS=${dir}\\): run \`export VCSYNC_KUBE_ASSETS=.*npm run --silent kube-assets`),
     );
     expect(existsSync(join(dir, 'kube-apiserver'))).toBe(true);
+  });
+
+  it('kills the processes of a control plane that a test file never closed, when vitest ends its worker', async () => {
+    const vitest = join(REPO_ROOT, 'node_modules/vitest/vitest.mjs');
+    const config = join(REPO_ROOT, 'test/integration/real-cluster/fixtures/vitest.config.ts');
+    const run = await new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(process.execPath, [vitest, 'run', '--config', config], { cwd: REPO_ROOT, env: { ...process.env, STAND_IN_DIR: dir }, timeout: 60_000 }, (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, output: stdout + stderr });
+      });
+    });
+    const pids = ['etcd', 'kube-apiserver'].map((name) => Number(readFileSync(join(dir, `${name}.pid`), 'utf8')));
+    try {
+      expect(run.code, run.output).toBe(0);
+      await waitFor('the abandoned etcd and kube-apiserver to be killed', () => pids.every((pid) => !running(pid)), { timeoutMs: 10_000 });
+    } finally {
+      for (const pid of pids.filter(running)) process.kill(pid, 'SIGKILL');
+      await rm(await readFile(join(dir, 'plane-dir'), 'utf8').catch(() => join(dir, 'none')), { recursive: true, force: true });
+    }
   });
 });
