@@ -30,14 +30,21 @@ export class KubectlEnv {
   constructor(
     readonly dir: string,
     readonly kubeconfig: string,
+    /** The kubectl to run: a path, or a name looked up on PATH. */
+    readonly binary = 'kubectl',
   ) {}
 
   /** A fresh environment holding `cluster`'s kubeconfig. */
   static async create(cluster: DevCluster, prefix = 'kubectl-env-'): Promise<KubectlEnv> {
-    const dir = await mkdtemp(join(tmpdir(), prefix));
+    return KubectlEnv.forKubeconfig(cluster.kubeConfigYaml(), { prefix });
+  }
+
+  /** A fresh environment holding the kubeconfig `yaml`, running `options.binary` (default `kubectl` on PATH). */
+  static async forKubeconfig(yaml: string, options: { prefix?: string; binary?: string } = {}): Promise<KubectlEnv> {
+    const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'kubectl-env-'));
     const kubeconfig = join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, cluster.kubeConfigYaml());
-    return new KubectlEnv(dir, kubeconfig);
+    await writeFile(kubeconfig, yaml);
+    return new KubectlEnv(dir, kubeconfig, options.binary);
   }
 
   /** `args` with this environment's kubeconfig and cache dir in front. */
@@ -48,7 +55,7 @@ export class KubectlEnv {
   /** Runs kubectl (30 s limit); never rejects: the exit code is in the result. */
   run(args: string[], stdin?: string): Promise<KubectlResult> {
     return new Promise((resolve) => {
-      const child = execFile('kubectl', this.args(args), { env: { ...process.env, HOME: this.dir, KUBECONFIG: this.kubeconfig }, timeout: 30_000 }, (error, stdout, stderr) => {
+      const child = execFile(this.binary, this.args(args), { env: { ...process.env, HOME: this.dir, KUBECONFIG: this.kubeconfig }, timeout: 30_000 }, (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
       });
       if (stdin !== undefined) child.stdin?.end(stdin);
