@@ -1,0 +1,348 @@
+/**
+ * The one table of the differential conformance suite: every case runs, unchanged, against the
+ * devcluster and the real kube-apiserver, and their normalised answers are compared (see
+ * `normalize.ts`). Paths and bodies may name `{ns}` (the case's own namespace) and values saved
+ * by earlier steps: `{x}` (resourceVersion), `{xName}`, `{xUid}`, `{xContinue}` for `save: 'x'`.
+ */
+
+/** The issue's categories, in the order the suite reports them. */
+export type Category = 'lists' | 'watches' | 'writes' | 'deletion' | 'metadata' | 'endpoints-service' | 'apply' | 'discovery' | 'errors';
+
+/** One request of a case. */
+export interface Step {
+  /** Default GET. */
+  method?: string;
+  path: string;
+  /** JSON-encoded unless a string. */
+  body?: unknown;
+  /** Default `application/json` when there is a body. */
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Prepares state: sent on both backends, not compared. */
+  setup?: boolean;
+  /** Saves the answer's resourceVersion, name, uid and continue token under this name. */
+  save?: string;
+  /** Resend (100 ms apart, 15 s deadline) until the status is this one; records the last answer. */
+  until?: number;
+  /** Compare only this projection of the normalised body (or of each watch event's object); not applied to non-JSON answers. */
+  pick?: (body: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any -- projections read arbitrary JSON
+  /** Also compare Status message text. Default false. */
+  keepMessage?: boolean;
+  /** A watch: read this many events or until `timeoutSeconds` (default 2). */
+  watch?: { events: number; timeoutSeconds?: number };
+}
+
+/** One case of the table. */
+export interface ConformanceCase {
+  /** Unique; the key of `known-divergences.ts`. */
+  name: string;
+  category: Category;
+  /** Compare the cross-cutting differences too (`CROSS_CUTTING` in normalize.ts). Default false. */
+  strict?: boolean;
+  /** Create the case's namespace `{ns}` first. Default true. */
+  namespace?: boolean;
+  steps: Step[];
+}
+
+const NS = '/api/v1/namespaces/{ns}';
+const CM = `${NS}/configmaps`;
+const SVC = `${NS}/services`;
+const EP = `${NS}/endpoints`;
+const MERGE = 'application/merge-patch+json';
+const JSON_PATCH = 'application/json-patch+json';
+const STRATEGIC = 'application/strategic-merge-patch+json';
+const APPLY = 'application/apply-patch+yaml';
+
+function cm(name: string, extra: Record<string, unknown> = {}, data: Record<string, string> = { a: '1' }): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
+}
+
+function svc(name: string, spec: Record<string, unknown> = { ports: [{ name: 'http', port: 80 }] }, metadata: Record<string, unknown> = {}): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name, ...metadata }, spec };
+}
+
+function ep(name: string, subsets: unknown[]): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'Endpoints', metadata: { name }, subsets };
+}
+
+const labelled = (name: string, extra: Record<string, unknown> = {}): Step => ({ method: 'POST', path: CM, body: cm(name, { labels: { conf: 'yes' }, ...extra }), setup: true });
+const owner = (uidVar: string): Record<string, unknown> => ({ ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: `{${uidVar}}` }] });
+const names = (list: { items?: { metadata: { name: string } }[] }): unknown => list.items?.map((item) => item.metadata.name);
+const meta = (object: { metadata?: unknown }): unknown => object.metadata;
+const statusOnly = (): unknown => null;
+
+/** The table. */
+export const CASES: readonly ConformanceCase[] = [
+  // ---- lists
+  { name: 'list: an empty selection has the list shape', category: 'lists', steps: [{ path: `${CM}?labelSelector=conf%3Dnone` }] },
+  { name: 'list: items by label selector, in name order', category: 'lists', steps: [labelled('b'), labelled('a'), { path: `${CM}?labelSelector=conf%3Dyes` }] },
+  {
+    name: 'list: limit pages with continue and remainingItemCount',
+    category: 'lists',
+    steps: [labelled('a'), labelled('b'), labelled('c'), { path: `${CM}?labelSelector=conf%3Dyes&limit=2`, save: 'page' }, { path: `${CM}?labelSelector=conf%3Dyes&limit=2&continue={pageContinue}` }],
+  },
+  { name: 'list: resourceVersion=0 is served', category: 'lists', steps: [labelled('a'), { path: `${CM}?labelSelector=conf%3Dyes&resourceVersion=0` }] },
+  { name: 'list: resourceVersionMatch without resourceVersion is invalid', category: 'lists', steps: [{ path: `${CM}?resourceVersionMatch=NotOlderThan` }] },
+  {
+    name: 'list: resourceVersionMatch=Exact lists the past',
+    category: 'lists',
+    steps: [{ ...labelled('a'), save: 'first' }, labelled('b'), { path: `${CM}?labelSelector=conf%3Dyes&resourceVersion={first}&resourceVersionMatch=Exact`, pick: names }],
+  },
+  { name: 'list: resourceVersionMatch=Exact with resourceVersion=0 is invalid', category: 'lists', steps: [{ path: `${CM}?resourceVersion=0&resourceVersionMatch=Exact` }] },
+  { name: 'list: a malformed continue token is refused', category: 'lists', steps: [{ path: `${CM}?limit=1&continue=not-a-token` }] },
+  { name: 'list: field selector on metadata.name', category: 'lists', steps: [labelled('a'), labelled('b'), { path: `${CM}?fieldSelector=metadata.name%3Db`, pick: names }] },
+  { name: 'list: an unsupported field selector is refused', category: 'lists', steps: [{ path: `${CM}?fieldSelector=spec.nothing%3Dx` }] },
+  { name: 'list: a malformed label selector is refused', category: 'lists', steps: [{ path: `${CM}?labelSelector=a%3D%3D%3Db%21` }] },
+  { name: 'list: sendInitialEvents is forbidden on a list', category: 'lists', steps: [{ path: `${CM}?sendInitialEvents=true` }] },
+
+  // ---- watches
+  {
+    name: 'watch: from a resourceVersion replays later changes',
+    category: 'watches',
+    steps: [
+      { method: 'POST', path: CM, body: cm('w'), setup: true, save: 'created' },
+      { method: 'PATCH', path: `${CM}/w`, contentType: MERGE, body: { data: { a: '2' } }, setup: true },
+      { method: 'DELETE', path: `${CM}/w`, setup: true },
+      { path: `${CM}?resourceVersion={created}`, watch: { events: 2 } },
+    ],
+  },
+  { name: 'watch: resourceVersion=0 starts with ADDED for what exists', category: 'watches', steps: [labelled('a'), labelled('b'), { path: `${CM}?labelSelector=conf%3Dyes&resourceVersion=0`, watch: { events: 2 }, pick: meta }] },
+  { name: 'watch: from resourceVersion=1 on a young server', category: 'watches', steps: [{ path: `${CM}?labelSelector=conf%3Dyes&resourceVersion=1`, watch: { events: 1, timeoutSeconds: 1 } }] },
+  {
+    name: 'watch: sendInitialEvents ends the initial events with a bookmark',
+    category: 'watches',
+    steps: [labelled('a'), labelled('b'), { path: `${CM}?labelSelector=conf%3Dyes&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`, watch: { events: 3 }, pick: meta }],
+  },
+  { name: 'watch: sendInitialEvents without allowWatchBookmarks is invalid', category: 'watches', steps: [{ path: `${CM}?labelSelector=conf%3Dyes&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, watch: { events: 1 } }] },
+  { name: 'watch: sendInitialEvents without resourceVersionMatch is invalid', category: 'watches', steps: [{ path: `${CM}?labelSelector=conf%3Dyes&sendInitialEvents=true&allowWatchBookmarks=true`, watch: { events: 1 } }] },
+  {
+    name: 'watch: leaving and entering a label selector are DELETED and ADDED',
+    category: 'watches',
+    steps: [
+      { method: 'POST', path: CM, body: cm('s', { labels: { conf: 'yes' } }), setup: true, save: 'created' },
+      { method: 'PATCH', path: `${CM}/s`, contentType: MERGE, body: { metadata: { labels: { conf: null } } }, setup: true },
+      { method: 'PATCH', path: `${CM}/s`, contentType: MERGE, body: { metadata: { labels: { conf: 'yes' } } }, setup: true },
+      { path: `${CM}?labelSelector=conf%3Dyes&resourceVersion={created}`, watch: { events: 2 }, pick: meta },
+    ],
+  },
+  {
+    name: 'watch: a field selector on metadata.name sees only that object',
+    category: 'watches',
+    steps: [{ method: 'POST', path: CM, body: cm('x'), setup: true, save: 'created' }, { method: 'POST', path: CM, body: cm('y'), setup: true }, { method: 'DELETE', path: `${CM}/y`, setup: true }, { method: 'DELETE', path: `${CM}/x`, setup: true }, { path: `${CM}?fieldSelector=metadata.name%3Dx&resourceVersion={created}`, watch: { events: 1 }, pick: meta }],
+  },
+  { name: 'watch: a malformed resourceVersion is refused', category: 'watches', steps: [{ path: `${CM}?resourceVersion=abc`, watch: { events: 1 } }] },
+
+  // ---- writes
+  { name: 'write: create a ConfigMap', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c') }] },
+  { name: 'write: create twice is AlreadyExists', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'POST', path: CM, body: cm('c') }] },
+  {
+    name: 'write: update with a stale resourceVersion is a Conflict',
+    category: 'writes',
+    steps: [
+      { method: 'POST', path: CM, body: cm('c'), setup: true, save: 'old' },
+      { method: 'PATCH', path: `${CM}/c`, contentType: MERGE, body: { data: { a: '2' } }, setup: true },
+      { method: 'PUT', path: `${CM}/c`, body: cm('c', { resourceVersion: '{old}' }, { a: '3' }) },
+    ],
+  },
+  { name: 'write: update without resourceVersion is unconditional', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PUT', path: `${CM}/c`, body: cm('c', {}, { b: '2' }) }] },
+  { name: 'write: merge patch', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PATCH', path: `${CM}/c`, contentType: MERGE, body: { data: { a: null, b: '2' }, metadata: { labels: { x: 'y' } } } }] },
+  { name: 'write: JSON patch with a failing test op', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PATCH', path: `${CM}/c`, contentType: JSON_PATCH, body: [{ op: 'test', path: '/data/a', value: 'nope' }] }] },
+  { name: 'write: JSON patch add and remove', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PATCH', path: `${CM}/c`, contentType: JSON_PATCH, body: [{ op: 'add', path: '/data/b', value: '2' }, { op: 'remove', path: '/data/a' }] }] },
+  {
+    name: 'write: strategic merge patch merges Service ports by port',
+    category: 'writes',
+    steps: [{ method: 'POST', path: SVC, body: svc('s'), setup: true }, { method: 'PATCH', path: `${SVC}/s`, contentType: STRATEGIC, body: { spec: { ports: [{ name: 'https', port: 443 }] } }, pick: (s: { spec: unknown }) => s.spec }],
+  },
+  { name: 'write: patch of a missing object is NotFound', category: 'writes', steps: [{ method: 'PATCH', path: `${CM}/missing`, contentType: MERGE, body: { data: { a: '1' } } }] },
+  { name: 'write: dryRun create stores nothing', category: 'writes', steps: [{ method: 'POST', path: `${CM}?dryRun=All`, body: cm('d') }, { path: `${CM}/d` }] },
+  { name: 'write: fieldValidation=Strict refuses an unknown top-level field', category: 'writes', steps: [{ method: 'POST', path: `${CM}?fieldValidation=Strict`, body: { ...cm('f'), bogus: 1 } }] },
+  { name: 'write: fieldValidation=Strict refuses an unknown metadata field', category: 'writes', steps: [{ method: 'POST', path: `${CM}?fieldValidation=Strict`, body: cm('f', { bogus: 1 }) }] },
+  { name: 'write: fieldValidation=Strict refuses an unknown field in a list item', category: 'writes', steps: [{ method: 'POST', path: `${SVC}?fieldValidation=Strict`, body: svc('f', { ports: [{ port: 80, bogus: 1 }] }) }] },
+  { name: 'write: fieldValidation=Strict refuses a duplicate field', category: 'writes', steps: [{ method: 'POST', path: `${CM}?fieldValidation=Strict`, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f","name":"g"}}' }] },
+  { name: 'write: fieldValidation=Ignore drops unknown fields', category: 'writes', steps: [{ method: 'POST', path: `${SVC}?fieldValidation=Ignore`, body: svc('f', { ports: [{ port: 80, bogus: 1 }] }), pick: (s: { spec: { ports: unknown } }) => s.spec.ports }] },
+  { name: 'write: an invalid fieldValidation value is refused', category: 'writes', steps: [{ method: 'POST', path: `${CM}?fieldValidation=Loud`, body: cm('f') }] },
+  { name: 'write: an immutable ConfigMap refuses data changes', category: 'writes', steps: [{ method: 'POST', path: CM, body: { ...cm('i'), immutable: true }, setup: true }, { method: 'PATCH', path: `${CM}/i`, contentType: MERGE, body: { data: { a: '2' } } }] },
+  { name: 'write: a Service clusterIP cannot change', category: 'writes', steps: [{ method: 'POST', path: SVC, body: svc('s'), setup: true }, { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { clusterIP: '10.0.0.200' } } }] },
+  { name: 'write: a body naming another namespace is refused', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c', { namespace: 'default' }) }] },
+  { name: 'write: PUT with another name is refused', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PUT', path: `${CM}/c`, body: cm('d') }] },
+  { name: 'write: generateName gets a suffix', category: 'writes', steps: [{ method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } } }] },
+  { name: 'write: an invalid name is Invalid', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('Not_Valid') }] },
+  { name: 'write: Secret stringData becomes data', category: 'writes', steps: [{ method: 'POST', path: `${NS}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { k: 'v' } } }] },
+  { name: 'write: create a Lease', category: 'writes', steps: [{ method: 'POST', path: '/apis/coordination.k8s.io/v1/namespaces/{ns}/leases', body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } } }] },
+  {
+    name: 'write: create an EndpointSlice',
+    category: 'writes',
+    steps: [{ method: 'POST', path: '/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices', body: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'e' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'] }], ports: [{ name: 'http', port: 80 }] } }],
+  },
+  { name: 'write: create a ServiceAccount', category: 'writes', steps: [{ method: 'POST', path: `${NS}/serviceaccounts`, body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } } }] },
+
+  // ---- deletion
+  { name: 'delete: a ConfigMap answers the deleted object', category: 'deletion', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'DELETE', path: `${CM}/c` }, { path: `${CM}/c` }] },
+  { name: 'delete: a missing object is NotFound', category: 'deletion', steps: [{ method: 'DELETE', path: `${CM}/missing` }] },
+  { name: 'delete: a uid precondition that does not match is a Conflict', category: 'deletion', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'DELETE', path: `${CM}/c`, body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } } }] },
+  { name: 'delete: dryRun keeps the object', category: 'deletion', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'DELETE', path: `${CM}/c?dryRun=All` }, { path: `${CM}/c`, pick: statusOnly }] },
+  {
+    name: 'delete: a finalizer keeps the object until it is removed',
+    category: 'deletion',
+    steps: [
+      { method: 'POST', path: CM, body: cm('f', { finalizers: ['example.com/hold'] }), setup: true },
+      { method: 'DELETE', path: `${CM}/f` },
+      { path: `${CM}/f`, pick: meta },
+      { method: 'PATCH', path: `${CM}/f`, contentType: MERGE, body: { metadata: { finalizers: null } }, setup: true },
+      { path: `${CM}/f`, until: 404 },
+    ],
+  },
+  {
+    name: 'delete: a namespace goes Terminating and then away',
+    category: 'deletion',
+    steps: [{ method: 'DELETE', path: NS, pick: (ns: { status?: unknown; spec?: unknown }) => ({ status: ns.status, spec: ns.spec }) }, { path: NS, until: 404 }],
+  },
+  {
+    name: 'delete: creating in a terminating namespace is Forbidden',
+    category: 'deletion',
+    steps: [
+      { method: 'POST', path: CM, body: cm('hold', { finalizers: ['example.com/hold'] }), setup: true },
+      { method: 'DELETE', path: NS, setup: true },
+      // The real server's admission reads the namespace from an informer: retry until it knows.
+      { method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'late-' } }, until: 403 },
+      { method: 'PATCH', path: `${CM}/hold`, contentType: MERGE, body: { metadata: { finalizers: null } }, setup: true },
+    ],
+  },
+  {
+    name: 'delete: background propagation collects dependents',
+    category: 'deletion',
+    steps: [
+      { method: 'POST', path: CM, body: cm('owner'), setup: true, save: 'o' },
+      { method: 'POST', path: CM, body: cm('dep', owner('oUid')), setup: true },
+      { method: 'DELETE', path: `${CM}/owner?propagationPolicy=Background`, pick: statusOnly },
+      { path: `${CM}/dep`, until: 404 },
+    ],
+  },
+  {
+    name: 'delete: orphan propagation keeps dependents without the owner reference',
+    category: 'deletion',
+    steps: [
+      { method: 'POST', path: CM, body: cm('owner'), setup: true, save: 'o' },
+      { method: 'POST', path: CM, body: cm('dep', owner('oUid')), setup: true },
+      { method: 'DELETE', path: `${CM}/owner?propagationPolicy=Orphan`, pick: (c: { metadata: { finalizers?: unknown } }) => c.metadata.finalizers ?? null },
+      { path: `${CM}/owner`, until: 404 },
+      { path: `${CM}/dep`, pick: (c: { metadata: { ownerReferences?: unknown } }) => c.metadata.ownerReferences ?? null },
+    ],
+  },
+  {
+    name: 'delete: foreground propagation deletes dependents first',
+    category: 'deletion',
+    steps: [
+      { method: 'POST', path: CM, body: cm('owner'), setup: true, save: 'o' },
+      { method: 'POST', path: CM, body: cm('dep', owner('oUid')), setup: true },
+      { method: 'DELETE', path: `${CM}/owner?propagationPolicy=Foreground`, pick: (c: { metadata: { finalizers?: unknown } }) => c.metadata.finalizers ?? null },
+      { path: `${CM}/owner`, until: 404 },
+      { path: `${CM}/dep` },
+    ],
+  },
+  {
+    name: 'delete: deletecollection by label selector',
+    category: 'deletion',
+    steps: [labelled('a'), labelled('b'), { method: 'POST', path: CM, body: cm('keep'), setup: true }, { method: 'DELETE', path: `${CM}?labelSelector=conf%3Dyes`, pick: names }, { path: CM, pick: (l: { items: { metadata: { name: string } }[] }) => l.items.map((i) => i.metadata.name).filter((n) => n !== 'kube-root-ca.crt') }],
+  },
+
+  // ---- metadata
+  { name: 'metadata: a ConfigMap has no generation', strict: true, category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('g'), pick: (c: { metadata: { generation?: number } }) => c.metadata.generation ?? null }] },
+  {
+    name: 'metadata: a Service generation moves with spec, not labels', strict: true,
+    category: 'metadata',
+    steps: [
+      { method: 'POST', path: SVC, body: svc('s'), pick: (s: { metadata: { generation?: number } }) => s.metadata.generation ?? null },
+      { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { metadata: { labels: { a: 'b' } } }, pick: (s: { metadata: { generation?: number } }) => s.metadata.generation ?? null },
+      { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { ports: [{ name: 'http', port: 81 }] } }, pick: (s: { metadata: { generation?: number } }) => s.metadata.generation ?? null },
+    ],
+  },
+  { name: 'metadata: managedFields record the field manager', strict: true, category: 'metadata', steps: [{ method: 'POST', path: `${CM}?fieldManager=conf-test`, body: cm('m'), pick: (c: { metadata: { managedFields?: unknown } }) => c.metadata.managedFields }] },
+  { name: 'metadata: managedFields default manager of a JSON create', strict: true, category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('m'), pick: (c: { metadata: { managedFields?: { manager: string }[] } }) => c.metadata.managedFields?.map((f) => f.manager) }] },
+  { name: 'metadata: empty labels and annotations are normalised', category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('e', { labels: {}, annotations: {} }, {}), pick: (c: Record<string, unknown>) => ({ ...c, metadata: { ...(c['metadata'] as object), managedFields: undefined } }) }] },
+  { name: 'metadata: Service defaulting', category: 'metadata', steps: [{ method: 'POST', path: SVC, body: svc('s'), pick: (s: { spec: unknown }) => s.spec }] },
+  { name: 'metadata: Namespace defaulting', category: 'metadata', steps: [{ path: NS, pick: (n: { metadata: { labels?: unknown }; spec?: unknown; status?: unknown }) => ({ labels: n.metadata.labels, spec: n.spec, status: n.status }) }] },
+  {
+    name: 'metadata: Pod defaulting',
+    category: 'metadata',
+    steps: [{ method: 'POST', path: `${NS}/pods`, body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, pick: (p: { spec: unknown; status: unknown; metadata: { generation?: number } }) => ({ spec: p.spec, status: p.status, generation: p.metadata.generation }) }],
+  },
+
+  // ---- Endpoints and Service validation
+  { name: 'endpoints: a valid Endpoints defaults protocol', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ name: 'http', port: 80 }] }]) }] },
+  { name: 'endpoints: a loopback address is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: 80 }] }]) }] },
+  { name: 'endpoints: a non-IP address is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: 'not-an-ip' }], ports: [{ port: 80 }] }]) }] },
+  { name: 'endpoints: port 0 is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ port: 0 }] }]) }] },
+  { name: 'endpoints: an invalid hostname is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '10.1.2.3', hostname: 'Bad_Host' }], ports: [{ port: 80 }] }]) }] },
+  { name: 'endpoints: PUT creates a missing Endpoints', category: 'endpoints-service', steps: [{ method: 'PUT', path: `${EP}/e`, body: ep('e', [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ port: 80 }] }]) }] },
+  { name: 'endpoints: two ports without names are Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ port: 80 }, { port: 81 }] }]) }] },
+  { name: 'service: ports are required unless headless', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', {}) }] },
+  { name: 'service: headless without ports is allowed', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { clusterIP: 'None' }), pick: (s: { spec: unknown }) => s.spec }] },
+  { name: 'service: ExternalName needs an externalName', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { type: 'ExternalName' }) }] },
+  { name: 'service: an ExternalName Service', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { type: 'ExternalName', externalName: 'example.com' }), pick: (s: { spec: unknown }) => s.spec }] },
+  { name: 'service: duplicate port names are Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { ports: [{ name: 'a', port: 80 }, { name: 'a', port: 81 }] }) }] },
+  { name: 'service: a clusterIP outside the range is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { clusterIP: '192.168.99.1', ports: [{ port: 80 }] }) }] },
+
+  // ---- server-side apply
+  { name: 'apply: creates an object', category: 'apply', steps: [{ method: 'PATCH', path: `${CM}/a?fieldManager=one`, contentType: APPLY, body: cm('a') }] },
+  { name: 'apply: without fieldManager is refused', category: 'apply', steps: [{ method: 'PATCH', path: `${CM}/a`, contentType: APPLY, body: cm('a') }] },
+  {
+    name: 'apply: a second manager changing a field is a Conflict',
+    category: 'apply',
+    steps: [{ method: 'PATCH', path: `${CM}/a?fieldManager=one`, contentType: APPLY, body: cm('a'), setup: true }, { method: 'PATCH', path: `${CM}/a?fieldManager=two`, contentType: APPLY, body: cm('a', {}, { a: '2' }) }],
+  },
+  {
+    name: 'apply: force takes the field over',
+    category: 'apply',
+    steps: [{ method: 'PATCH', path: `${CM}/a?fieldManager=one`, contentType: APPLY, body: cm('a'), setup: true }, { method: 'PATCH', path: `${CM}/a?fieldManager=two&force=true`, contentType: APPLY, body: cm('a', {}, { a: '2' }) }],
+  },
+  {
+    name: 'apply: dropping a field removes it',
+    category: 'apply',
+    steps: [{ method: 'PATCH', path: `${CM}/a?fieldManager=one`, contentType: APPLY, body: cm('a', {}, { a: '1', b: '2' }), setup: true }, { method: 'PATCH', path: `${CM}/a?fieldManager=one`, contentType: APPLY, body: cm('a'), pick: (c: { data: unknown }) => c.data }],
+  },
+  { name: 'apply: YAML body', category: 'apply', steps: [{ method: 'PATCH', path: `${CM}/y?fieldManager=one`, contentType: APPLY, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: v\n', pick: (c: { data: unknown }) => c.data }] },
+  { name: 'apply: a Service', category: 'apply', steps: [{ method: 'PATCH', path: `${SVC}/s?fieldManager=one`, contentType: APPLY, body: svc('s'), pick: (s: { spec: unknown }) => s.spec }] },
+  { name: 'apply: a body with another name is refused', category: 'apply', steps: [{ method: 'PATCH', path: `${CM}/a?fieldManager=one`, contentType: APPLY, body: cm('b') }] },
+
+  // ---- discovery and OpenAPI
+  { name: 'discovery: /api', category: 'discovery', namespace: false, steps: [{ path: '/api', pick: (d: { kind: string; versions: unknown }) => ({ kind: d.kind, versions: d.versions }) }] },
+  {
+    name: 'discovery: /apis lists the served groups',
+    category: 'discovery',
+    namespace: false,
+    steps: [{ path: '/apis', pick: (d: { kind: string; groups: { name: string; preferredVersion: unknown }[] }) => ({ kind: d.kind, groups: d.groups.filter((g) => ['coordination.k8s.io', 'discovery.k8s.io'].includes(g.name)) }) }],
+  },
+  ...['configmaps', 'endpoints', 'services', 'namespaces', 'pods', 'secrets'].map((plural): ConformanceCase => ({
+    name: `discovery: /api/v1 ${plural}`,
+    category: 'discovery',
+    namespace: false,
+    steps: [{ path: '/api/v1', pick: (d: { resources: { name: string; verbs: string[] }[] }) => d.resources.filter((r) => r.name === plural).map((r) => ({ ...r, verbs: [...r.verbs].sort(), storageVersionHash: undefined })) }],
+  })),
+  {
+    name: 'discovery: /apis/discovery.k8s.io/v1',
+    category: 'discovery',
+    namespace: false,
+    steps: [{ path: '/apis/discovery.k8s.io/v1', pick: (d: { resources: { name: string; verbs: string[] }[] }) => d.resources.map((r) => ({ ...r, verbs: [...r.verbs].sort(), storageVersionHash: undefined })) }],
+  },
+  { name: 'discovery: /version fields', category: 'discovery', namespace: false, steps: [{ path: '/version', pick: (v: Record<string, unknown>) => Object.keys(v).sort() }] },
+  {
+    name: 'openapi: v2 ConfigMap definition',
+    category: 'discovery',
+    namespace: false,
+    steps: [{ path: '/openapi/v2', pick: (o: { definitions: Record<string, { properties?: Record<string, unknown>; required?: unknown }> }) => { const d = o.definitions['io.k8s.api.core.v1.ConfigMap']; return { properties: Object.keys(d?.properties ?? {}).sort(), required: d?.required }; } }],
+  },
+  { name: 'openapi: v3 index names api/v1', category: 'discovery', namespace: false, steps: [{ path: '/openapi/v3', pick: (o: { paths: Record<string, unknown> }) => ['api/v1', 'apis/discovery.k8s.io/v1'].map((p) => p in o.paths) }] },
+
+  // ---- errors
+  { name: 'error: unknown resource is NotFound', category: 'errors', steps: [{ path: `${NS}/widgets` }] },
+  { name: 'error: unknown group is NotFound', category: 'errors', namespace: false, steps: [{ path: '/apis/nothing.example.com/v1/things' }] },
+  { name: 'error: a missing object is NotFound', category: 'errors', steps: [{ path: `${CM}/missing` }] },
+  { name: 'error: malformed JSON is BadRequest', category: 'errors', steps: [{ method: 'POST', path: CM, body: '{"apiVersion":' }] },
+  { name: 'error: a body of another kind is BadRequest', category: 'errors', steps: [{ method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } } }] },
+  { name: 'error: an unsupported patch content type', category: 'errors', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PATCH', path: `${CM}/c`, contentType: 'text/plain', body: 'x' }] },
+  { name: 'error: PATCH on a collection is MethodNotAllowed', strict: true, category: 'errors', steps: [{ method: 'PATCH', path: CM, contentType: MERGE, body: {} }] },
+  { name: 'error: create in a missing namespace is NotFound', category: 'errors', namespace: false, steps: [{ method: 'POST', path: '/api/v1/namespaces/conf-missing/configmaps', body: cm('c') }] },
+  { name: 'error: a namespaced resource without a namespace name in a body', category: 'errors', steps: [{ method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} } }] },
+  { name: 'error: Status shape of NotFound with message', strict: true, category: 'errors', steps: [{ path: `${CM}/missing`, keepMessage: true }] },
+];
