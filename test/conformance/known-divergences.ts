@@ -31,7 +31,7 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'write: Secret stringData becomes data': 'to converge (issue 8 §5): devcluster stores stringData as is instead of merging it base64-encoded into data',
   'write: create an EndpointSlice': 'to converge (issue 8 §5): devcluster does not default endpoints[].conditions and ports[].protocol',
   // deletion
-  'delete: a uid precondition that does not match is a Conflict': 'to converge (issue 8 §5): devcluster answers a DELETE with a JSON body with a non-Status 400 (a Fastify error), breaking the "errors are Status" rule',
+  'delete: a uid precondition that does not match is a Conflict': 'to converge (issue 8 §5): the Conflict Status names details.kind "configmaps" (the resource); the real server names the kind "ConfigMap"',
   'delete: a namespace goes Terminating and then away': 'to converge (issue 8 §5): devcluster deletes a namespace at once (no spec.finalizers kubernetes, no Terminating phase)',
   'delete: creating in a terminating namespace is Forbidden': 'to converge (issue 8 §5): devcluster has no Terminating namespaces, so the create meets a missing namespace (404) instead of 403 NamespaceTerminating',
   'delete: background propagation collects dependents': 'to converge (issue 8 §5): devcluster has no garbage collector; dependents stay',

@@ -121,7 +121,10 @@ function transport(backend: Backend): typeof https.request {
 export function send(backend: Backend, step: Pick<Step, 'method' | 'path' | 'body' | 'contentType' | 'headers'>): Promise<{ status: number; text: string }> {
   const body = step.body === undefined ? undefined : typeof step.body === 'string' ? step.body : JSON.stringify(step.body);
   const headers: Record<string, string> = { accept: 'application/json', ...step.headers };
-  if (body !== undefined) headers['content-type'] = step.contentType ?? 'application/json';
+  if (body !== undefined) {
+    headers['content-type'] = step.contentType ?? 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(body));
+  }
   return new Promise((resolve, reject) => {
     const request = transport(backend)(requestOptions(backend, step.method ?? 'GET', step.path, headers), (response) => {
       const chunks: Buffer[] = [];
