@@ -67,6 +67,11 @@ function ep(name: string, subsets: unknown[]): Record<string, unknown> {
 
 const labelled = (name: string, extra: Record<string, unknown> = {}): Step => ({ method: 'POST', path: CM, body: cm(name, { labels: { conf: 'yes' }, ...extra }), setup: true });
 const owner = (uidVar: string): Record<string, unknown> => ({ ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: `{${uidVar}}` }] });
+/** A ConfigMap `owner` and a ConfigMap `dep` that it owns (setup steps). */
+const OWNER_AND_DEPENDENT: readonly Step[] = [
+  { method: 'POST', path: CM, body: cm('owner'), setup: true, save: 'o' },
+  { method: 'POST', path: CM, body: cm('dep', owner('oUid')), setup: true },
+];
 const names = (list: { items?: { metadata: { name: string } }[] }): unknown => list.items?.map((item) => item.metadata.name);
 const meta = (object: { metadata?: unknown }): unknown => object.metadata;
 const statusOnly = (): unknown => null;
@@ -213,8 +218,7 @@ export const CASES: readonly ConformanceCase[] = [
     name: 'delete: background propagation collects dependents',
     category: 'deletion',
     steps: [
-      { method: 'POST', path: CM, body: cm('owner'), setup: true, save: 'o' },
-      { method: 'POST', path: CM, body: cm('dep', owner('oUid')), setup: true },
+      ...OWNER_AND_DEPENDENT,
       { method: 'DELETE', path: `${CM}/owner?propagationPolicy=Background`, pick: statusOnly },
       { path: `${CM}/dep`, until: 404 },
     ],
@@ -223,8 +227,7 @@ export const CASES: readonly ConformanceCase[] = [
     name: 'delete: orphan propagation keeps dependents without the owner reference',
     category: 'deletion',
     steps: [
-      { method: 'POST', path: CM, body: cm('owner'), setup: true, save: 'o' },
-      { method: 'POST', path: CM, body: cm('dep', owner('oUid')), setup: true },
+      ...OWNER_AND_DEPENDENT,
       { method: 'DELETE', path: `${CM}/owner?propagationPolicy=Orphan`, pick: (c: { metadata: { finalizers?: unknown } }) => c.metadata.finalizers ?? null },
       { path: `${CM}/owner`, until: 404 },
       { path: `${CM}/dep`, pick: (c: { metadata: { ownerReferences?: unknown } }) => c.metadata.ownerReferences ?? null },
@@ -234,8 +237,7 @@ export const CASES: readonly ConformanceCase[] = [
     name: 'delete: foreground propagation deletes dependents first',
     category: 'deletion',
     steps: [
-      { method: 'POST', path: CM, body: cm('owner'), setup: true, save: 'o' },
-      { method: 'POST', path: CM, body: cm('dep', owner('oUid')), setup: true },
+      ...OWNER_AND_DEPENDENT,
       { method: 'DELETE', path: `${CM}/owner?propagationPolicy=Foreground`, pick: (c: { metadata: { finalizers?: unknown } }) => c.metadata.finalizers ?? null },
       { path: `${CM}/owner`, until: 404 },
       { path: `${CM}/dep` },
