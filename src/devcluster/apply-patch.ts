@@ -1,5 +1,5 @@
 import fastJsonPatch from 'fast-json-patch';
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest } from '../apiserver/api-error.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 
 /** The patch media types the devcluster accepts on PATCH. */

@@ -3,12 +3,12 @@ import { ensureBootstrapObjects } from './bootstrap-objects.js';
 import { withDefaults, type DevClusterOptions } from './dev-cluster-options.js';
 import { buildHttpApp } from './http-app.js';
 import { buildKubeConfig, kubeConfigYaml, type KubeConfigDocument } from './kube-config.js';
-import { ListPager } from './list-pager.js';
+import { ListPager } from '../apiserver/list-pager.js';
 import { ObjectWriter } from './object-writer.js';
-import type { RequestAuthenticator } from './request-authentication.js';
+import type { RequestAuthenticator } from '../apiserver/request-authentication.js';
 import { ResourceHandler } from './resource-handler.js';
-import { createAuthenticator } from './security/authenticator.js';
-import type { TlsAssets } from './security/tls-assets.js';
+import { createAuthenticator } from '../apiserver/security/authenticator.js';
+import type { TlsAssets } from '../apiserver/security/tls-assets.js';
 import { openStore } from './storage/open-store.js';
 import type { WatchStream } from './watch-stream.js';
 
@@ -29,8 +29,8 @@ export interface DevCluster {
 
 /** Loaded on demand: the certificate tooling is heavy and only TLS servers need it. */
 async function loadTlsAssets(dir: string): Promise<TlsAssets> {
-  const { ensureTlsAssets } = await import('./security/tls-assets.js');
-  return ensureTlsAssets(dir);
+  const { ensureTlsAssets } = await import('../apiserver/security/tls-assets.js');
+  return ensureTlsAssets(dir, { serverName: 'vcsync-devcluster' });
 }
 
 function formatHost(host: string): string {

@@ -1,4 +1,4 @@
-import { badRequest } from './api-error.js';
+import { badRequest } from '../apiserver/api-error.js';
 import type { StoredObject } from './storage/types.js';
 
 /** The fields every resource supports in field selectors. */

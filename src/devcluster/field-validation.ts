@@ -1,4 +1,4 @@
-import { badRequest } from './api-error.js';
+import { badRequest } from '../apiserver/api-error.js';
 import { knownFields } from './openapi.js';
 import type { ResourceType } from './resource-registry.js';
 

@@ -1,9 +1,9 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, failureStatus, methodNotAllowed } from './api-error.js';
-import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
-import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview, type ReviewUser } from './self-reviews.js';
-import { negotiate } from './content-negotiation.js';
+import { ApiError, badRequest, failureStatus, methodNotAllowed } from '../apiserver/api-error.js';
+import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from '../apiserver/body-limits.js';
+import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview, type ReviewUser } from '../apiserver/self-reviews.js';
+import { negotiate } from '../apiserver/content-negotiation.js';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryContentType,
@@ -14,12 +14,12 @@ import {
   versionInfo,
 } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
-import { authenticateRequest, UNAUTHENTICATED_PATHS, type RequestAuthenticator } from './request-authentication.js';
+import { authenticateRequest, UNAUTHENTICATED_PATHS, type RequestAuthenticator } from '../apiserver/request-authentication.js';
 import { PROTOBUF_MEDIA_TYPE } from './protobuf-object-decoder.js';
 import { parseProtobufBody } from './protobuf-body-parser.js';
 import { parseResourceRequest } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
-import { bodyLimitError, parseJsonBody, parseYamlBody } from './text-body-parsers.js';
+import { bodyLimitError, parseJsonBody, parseYamlBody } from '../apiserver/text-body-parsers.js';
 
 /** TLS material for serving HTTPS with client-certificate authentication. */
 export interface HttpsMaterial {
@@ -159,7 +159,7 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
   if (path === '/version') return get(() => sendJson(reply, versionInfo()));
   if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS) {
     if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
-    const body = path === SELF_SUBJECT_REVIEWS ? selfSubjectReview(user) : selfSubjectAccessReview();
+    const body = path === SELF_SUBJECT_REVIEWS ? selfSubjectReview(user) : selfSubjectAccessReview('the devcluster allows every authenticated request (it has no authorization)');
     return reply.code(201).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
   }
   if (path === '/api' || path === '/apis') {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
-import type { StatusCause } from './api-error.js';
+import type { StatusCause } from '../apiserver/api-error.js';
 import { allocateClusterIp, inServiceRange } from './cluster-ip-allocator.js';
-import { invalidValue, requiredValue } from './metadata-validation.js';
+import { invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
 import type { ResourceType } from './resource-registry.js';
 
 type JsonObject = Record<string, unknown>;

@@ -11,12 +11,12 @@ import {
   notFound,
   type ErrorSubject,
   type StatusCause,
-} from './api-error.js';
+} from '../apiserver/api-error.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { ClusterIpIndex } from './cluster-ip-allocator.js';
 import { dropUnknownFields, type FieldValidation } from './field-validation.js';
 import { applyKindDefaults, validateKindFields } from './kind-rules.js';
-import { validateObjectMeta } from './metadata-validation.js';
+import { validateObjectMeta } from '../apiserver/metadata-validation.js';
 import { NAMESPACE_TYPE, RESOURCE_TYPES, type ResourceType } from './resource-registry.js';
 import { StoreError, type Preconditions, type Store, type StoredObject } from './storage/types.js';
 import { deepEqual } from './strategic-merge-patch.js';

@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js';
+import { ApiError } from '../apiserver/api-error.js';
 import { decodeKubernetesProtobuf } from './protobuf-object-decoder.js';
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest } from '../apiserver/api-error.js';
 import { rfc3339 } from './object-writer.js';
 import { PROTOBUF_KINDS, type FieldSchema, type FieldType, type MessageSchema } from './protobuf-message-schemas.js';
 import { MalformedProtobufError, readWireFields, WIRE_TYPE, type WireField } from './protobuf-wire-reader.js';

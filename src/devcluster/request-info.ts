@@ -1,4 +1,4 @@
-import { ApiError, methodNotAllowed } from './api-error.js';
+import { ApiError, methodNotAllowed } from '../apiserver/api-error.js';
 import { findResource, type ResourceType } from './resource-registry.js';
 
 /** The Kubernetes verb a resource request maps to. */

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, unsupportedMediaType } from './api-error.js';
+import { ApiError, badRequest, unsupportedMediaType } from '../apiserver/api-error.js';
 import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
-import { negotiate, type Representation } from './content-negotiation.js';
+import { negotiate, type Representation } from '../apiserver/content-negotiation.js';
 import { parseFieldSelector, type FieldSelector } from './field-selector.js';
-import { parseLabelSelector, type LabelSelector } from './label-selector.js';
-import type { ListPager } from './list-pager.js';
+import { parseLabelSelector, type LabelSelector } from '../apiserver/label-selector.js';
+import type { ListPager } from '../apiserver/list-pager.js';
 import { fieldValidationOf } from './field-validation.js';
 import type { ObjectWriter, WriteOptions } from './object-writer.js';
 import { UndecodableProtobufBody } from './protobuf-body-parser.js';

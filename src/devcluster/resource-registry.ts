@@ -1,8 +1,9 @@
 import type { ResourceId } from './storage/types.js';
 import { columnsFor, type TableColumn } from './table-columns.js';
 
-/** How an object's name is validated, as Kubernetes does per kind. */
-export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label';
+import type { NameRule } from '../apiserver/metadata-validation.js';
+
+export type { NameRule } from '../apiserver/metadata-validation.js';
 
 /** The verbs of one resource as discovery advertises them. */
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';

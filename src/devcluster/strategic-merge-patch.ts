@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest } from '../apiserver/api-error.js';
 import { listStrategy } from './patch-strategies.js';
 
 type JsonObject = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, expired, type StatusObject } from './api-error.js';
+import { ApiError, badRequest, expired, type StatusObject } from '../apiserver/api-error.js';
 import type { FieldSelector } from './field-selector.js';
-import type { LabelSelector } from './label-selector.js';
+import type { LabelSelector } from '../apiserver/label-selector.js';
 import type { ResourceType } from './resource-registry.js';
 import type { ClosableWatchListener } from './storage/open-store.js';
 import { StoreError, type Store, type StoreEvent, type StoredObject, type WatchHandle } from './storage/types.js';

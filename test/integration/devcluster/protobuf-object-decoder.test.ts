@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/devcluster/api-error.js';
+import { ApiError } from '../../../src/apiserver/api-error.js';
 import { UndecodableProtobufBody, parseProtobufBody } from '../../../src/devcluster/protobuf-body-parser.js';
 import { decodeKubernetesProtobuf } from '../../../src/devcluster/protobuf-object-decoder.js';
 import { bytes, entry, envelope, fixed32, msg, newObjectMeta, str, varint } from './protobuf-test-encoder.js';

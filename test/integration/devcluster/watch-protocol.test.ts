@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { parseFieldSelector } from '../../../src/devcluster/field-selector.js';
-import { parseLabelSelector } from '../../../src/devcluster/label-selector.js';
+import { parseLabelSelector } from '../../../src/apiserver/label-selector.js';
 import { RESOURCE_TYPES } from '../../../src/devcluster/resource-registry.js';
 import { openStore } from '../../../src/devcluster/storage/open-store.js';
 import type { Store } from '../../../src/devcluster/storage/types.js';

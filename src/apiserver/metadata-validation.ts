@@ -1,5 +1,7 @@
 import type { StatusCause } from './api-error.js';
-import type { NameRule } from './resource-registry.js';
+
+/** How an object's name is validated, as Kubernetes does per kind. */
+export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label';
 
 /** Kubernetes' limit on the total size of an object's annotations (keys plus values), in bytes. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;

@@ -1,7 +1,7 @@
 /**
  * The two "who am I / may I" reviews kubectl asks for (`kubectl auth whoami`, `kubectl auth
- * can-i`). The devcluster authenticates but does not authorize: every authenticated request is
- * allowed, and the answers say so instead of the 404 a client would otherwise get.
+ * can-i`). A server on the core authenticates but does not authorize: every authenticated request
+ * is allowed, and the answers say so instead of the 404 a client would otherwise get.
  */
 
 /** The path of SelfSubjectAccessReview creation. */
@@ -15,20 +15,21 @@ export interface ReviewUser {
   groups: string[];
 }
 
-/** The anonymous user of a devcluster that runs without authentication. */
+/** The user of a request to a server that runs without authentication. */
 export const ANONYMOUS: ReviewUser = Object.freeze({ username: 'system:anonymous', groups: ['system:unauthenticated'] });
 
 /**
  * A SelfSubjectAccessReview answer: allowed, whatever was asked. The request's spec is not echoed:
- * kubectl may send it as protobuf, and the answer only needs the decision.
+ * kubectl may send it as protobuf, and the answer only needs the decision. `reason` says why
+ * everything is allowed (the server names itself there).
  */
-export function selfSubjectAccessReview(): Record<string, unknown> {
+export function selfSubjectAccessReview(reason: string): Record<string, unknown> {
   return {
     apiVersion: 'authorization.k8s.io/v1',
     kind: 'SelfSubjectAccessReview',
     metadata: {},
     spec: {},
-    status: { allowed: true, reason: 'the devcluster allows every authenticated request (it has no authorization)' },
+    status: { allowed: true, reason },
   };
 }
 

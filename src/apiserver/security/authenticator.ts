@@ -58,7 +58,7 @@ export interface Authenticator {
   authenticate(input: AuthenticationInput): Promise<AuthenticationResult>;
 }
 
-/** The user a static bearer token authenticates as: the devcluster's superuser. */
+/** The user a static bearer token authenticates as: the server's superuser. */
 export const STATIC_TOKEN_USER: Readonly<AuthenticatedUser> = Object.freeze({
   username: 'admin',
   groups: ['system:masters'],

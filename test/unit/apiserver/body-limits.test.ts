@@ -11,7 +11,7 @@ import {
   positionOf,
   readYamlSyntax,
   resolvedNestingViolation,
-} from '../../../src/devcluster/body-limits.js';
+} from '../../../src/apiserver/body-limits.js';
 
 const tooDeep = (where: string) => ({
   reason: 'BadRequest',

@@ -10,7 +10,7 @@ import {
 
 export { issueClientCertificate, type CertificateAndKey, type ClientSubject } from './certificate-issuer.js';
 
-/** The devcluster's TLS material, as PEM text and as the files it was written to. */
+/** A server's TLS material, as PEM text and as the files it was written to. */
 export interface TlsAssets {
   caCertPem: string;
   caKeyPem: string;
@@ -32,6 +32,11 @@ export interface TlsAssetsOptions {
    * 127.0.0.1, ::1 and localhost. Default: none.
    */
   hosts?: string[];
+  /**
+   * Common name of the serving certificate; the CA is named `<serverName>-ca`. Only used when a
+   * certificate is (re)generated. Default `vcsync-apiserver`.
+   */
+  serverName?: string;
 }
 
 /** Lifetime of a generated CA: ten years. */
@@ -69,11 +74,12 @@ export async function ensureTlsAssets(dir: string, options: TlsAssetsOptions = {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = (name: string): string => join(dir, name);
   const hosts = [...new Set([...DEFAULT_HOSTS, ...(options.hosts ?? [])])];
+  const serverName = options.serverName ?? 'vcsync-apiserver';
 
   let ca = await readUsablePair(path(FILES.caCert), path(FILES.caKey));
   const caIsNew = ca === undefined;
   if (ca === undefined) {
-    ca = await createCertificateAuthority('vcsync-devcluster-ca', CA_VALIDITY_MS);
+    ca = await createCertificateAuthority(`${serverName}-ca`, CA_VALIDITY_MS);
     await writePair(ca, path(FILES.caCert), path(FILES.caKey));
   }
 
@@ -83,7 +89,7 @@ export async function ensureTlsAssets(dir: string, options: TlsAssetsOptions = {
   }
   if (server === undefined) {
     server = await issueCertificate(ca, {
-      commonName: 'vcsync-devcluster',
+      commonName: serverName,
       hosts,
       usage: 'server',
       validityMs: LEAF_VALIDITY_MS,

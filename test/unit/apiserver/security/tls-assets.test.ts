@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensureTlsAssets, issueClientCertificate } from '../../../../src/devcluster/security/tls-assets.js';
+import { ensureTlsAssets, issueClientCertificate } from '../../../../src/apiserver/security/tls-assets.js';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';

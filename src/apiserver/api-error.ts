@@ -1,11 +1,11 @@
 /**
- * The devcluster's error catalogue. Every failure the API server answers is a Kubernetes `Status`
+ * The API-server core's error catalogue. Every failure a server built on the core answers is a Kubernetes `Status`
  * built from an {@link ApiError}; clients classify them by `reason` and `code`, never by message,
  * so each reason below maps to exactly one HTTP code (Conflict and AlreadyExists share 409, as in
  * Kubernetes).
  */
 
-/** The Status reasons the devcluster answers, with their HTTP codes. */
+/** The Status reasons the core answers, with their HTTP codes. */
 export const STATUS_REASON_CODES = {
   BadRequest: 400,
   Unauthorized: 401,
@@ -24,7 +24,7 @@ export const STATUS_REASON_CODES = {
   ServiceUnavailable: 503,
 } as const;
 
-/** A Status reason the devcluster may answer. */
+/** A Status reason the core may answer. */
 export type StatusReason = keyof typeof STATUS_REASON_CODES;
 
 /** One field-level cause of an `Invalid` (or other) failure. */

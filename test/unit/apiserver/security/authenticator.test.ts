@@ -5,7 +5,7 @@ import {
   createAuthenticator,
   STATIC_TOKEN_USER,
   type AuthenticatorOptions,
-} from '../../../../src/devcluster/security/authenticator.js';
+} from '../../../../src/apiserver/security/authenticator.js';
 
 interface ReviewRequest {
   contentType: string | undefined;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, badRequest } from './api-error.js';
-import type { StoredObject } from './storage/types.js';
+import type { StoredObject } from './storage.js';
 
 /** Options of {@link ListPager}. */
 export interface ListPagerOptions {

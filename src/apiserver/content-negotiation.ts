@@ -1,7 +1,7 @@
 import { ApiError } from './api-error.js';
 
 /**
- * The representations the devcluster can answer: plain JSON, YAML, a meta.k8s.io/v1 Table,
+ * The representations the core can answer: plain JSON, YAML, a meta.k8s.io/v1 Table,
  * PartialObjectMetadata(List), and aggregated discovery (apidiscovery.k8s.io v2 / v2beta1).
  */
 export type Representation = 'json' | 'yaml' | 'table' | 'partial' | 'discovery-v2' | 'discovery-v2beta1';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ApiError } from '../../../src/devcluster/api-error.js';
-import { parseJsonBody, parseYamlBody } from '../../../src/devcluster/text-body-parsers.js';
+import { ApiError } from '../../../src/apiserver/api-error.js';
+import { parseJsonBody, parseYamlBody } from '../../../src/apiserver/text-body-parsers.js';
 
 /** The ApiError `parse` throws for `text`. */
 function refusal(parseBody: (text: string) => unknown, text: string): ApiError {
