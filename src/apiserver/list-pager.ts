@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, badRequest } from './api-error.js';
-import type { StoredObject } from './storage.js';
+import type { StorageList, StoredObject } from './storage.js';
 
 /** Options of {@link ListPager}. */
 export interface ListPagerOptions {
@@ -30,8 +30,8 @@ export function withDefaults(options: ListPagerOptions = {}): ResolvedListPagerO
 /** One page of a list. */
 export interface ListPage {
   items: StoredObject[];
-  /** The revision every page of this list reflects. */
-  revision: number;
+  /** The resourceVersion every page of this list reflects. */
+  resourceVersion: string;
   /** Token for the next page; undefined on the last page. */
   continueToken: string | undefined;
   /** Matching items after this page, when known. */
@@ -41,7 +41,7 @@ export interface ListPage {
 /** What to page through. */
 export interface ListPageRequest {
   /** Reads the current snapshot of the collection (only for a first page). */
-  snapshot: () => { items: StoredObject[]; revision: number };
+  snapshot: () => Promise<StorageList>;
   /** Selectors; the client repeats them on every page. */
   matches: (object: StoredObject) => boolean;
   /** `limit`; 0 or undefined means all. */
@@ -50,15 +50,13 @@ export interface ListPageRequest {
   continueToken: string | undefined;
 }
 
-interface Snapshot {
-  items: StoredObject[];
-  revision: number;
+interface Snapshot extends StorageList {
   expiresAt: number;
 }
 
 interface TokenBody {
   id: string;
-  rv: number;
+  rv: string;
   start: number;
 }
 
@@ -67,7 +65,10 @@ function decodeToken(token: string): TokenBody {
     const body: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
     if (typeof body === 'object' && body !== null) {
       const { id, rv, start } = body as Record<string, unknown>;
-      if (typeof id === 'string' && typeof rv === 'number' && typeof start === 'number' && Number.isInteger(start) && start >= 0) return { id, rv, start };
+      // A numeric rv is how tokens carried the resourceVersion before it was opaque: still well formed.
+      if (typeof id === 'string' && (typeof rv === 'string' || typeof rv === 'number') && typeof start === 'number' && Number.isInteger(start) && start >= 0) {
+        return { id, rv: String(rv), start };
+      }
     }
   } catch {
     // Falls through to the 400 below: the token is not ours.
@@ -77,8 +78,8 @@ function decodeToken(token: string): TokenBody {
 
 /**
  * Serves `limit`/`continue` pages as consistent snapshots: the first page pins the collection
- * as it is at that revision, and every later page is cut from the same snapshot, so a paged list
- * never mixes revisions. Snapshots live {@link ListPagerOptions.snapshotTtlMs} after their last
+ * as it is at that resourceVersion, and every later page is cut from the same snapshot, so a paged
+ * list never mixes versions. Snapshots live {@link ListPagerOptions.snapshotTtlMs} after their last
  * use, at most {@link ListPagerOptions.maxSnapshots} at once; a token whose snapshot is gone
  * answers 410 Expired (the client starts a new list), a malformed one 400.
  */
@@ -97,15 +98,15 @@ export class ListPager {
   }
 
   /** Serves one page (or the whole list when no limit and no token). */
-  page(request: ListPageRequest): ListPage {
+  async page(request: ListPageRequest): Promise<ListPage> {
     this.#expire();
-    let snapshot: { items: StoredObject[]; revision: number };
+    let snapshot: StorageList;
     let start = 0;
     let id: string | undefined;
     if (request.continueToken !== undefined && request.continueToken !== '') {
       const token = decodeToken(request.continueToken);
       const held = this.#snapshots.get(token.id);
-      if (held === undefined || held.revision !== token.rv) {
+      if (held === undefined || held.resourceVersion !== token.rv) {
         throw new ApiError(
           'Expired',
           'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
@@ -115,7 +116,7 @@ export class ListPager {
       start = token.start;
       id = token.id;
     } else {
-      snapshot = request.snapshot();
+      snapshot = await request.snapshot();
     }
     const limit = request.limit !== undefined && request.limit > 0 ? request.limit : Number.POSITIVE_INFINITY;
     const items: StoredObject[] = [];
@@ -131,18 +132,18 @@ export class ListPager {
     }
     if (remaining === 0) {
       // The snapshot stays until it expires: a client may retry the last page, as with etcd.
-      return { items, revision: snapshot.revision, continueToken: undefined, remainingItemCount: undefined };
+      return { items, resourceVersion: snapshot.resourceVersion, continueToken: undefined, remainingItemCount: undefined };
     }
     id ??= randomUUID();
     this.#snapshots.delete(id);
-    this.#snapshots.set(id, { items: snapshot.items, revision: snapshot.revision, expiresAt: this.#options.now() + this.#options.snapshotTtlMs });
+    this.#snapshots.set(id, { items: snapshot.items, resourceVersion: snapshot.resourceVersion, expiresAt: this.#options.now() + this.#options.snapshotTtlMs });
     while (this.#snapshots.size > this.#options.maxSnapshots) {
       const oldest = this.#snapshots.keys().next().value;
       if (oldest === undefined) break;
       this.#snapshots.delete(oldest);
     }
-    const continueToken = Buffer.from(JSON.stringify({ id, rv: snapshot.revision, start: index } satisfies TokenBody)).toString('base64url');
-    return { items, revision: snapshot.revision, continueToken, remainingItemCount: remaining };
+    const continueToken = Buffer.from(JSON.stringify({ id, rv: snapshot.resourceVersion, start: index } satisfies TokenBody)).toString('base64url');
+    return { items, resourceVersion: snapshot.resourceVersion, continueToken, remainingItemCount: remaining };
   }
 
   #expire(): void {

@@ -2,12 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/observe/logger.js';
-import { parseFieldSelector } from '../../../src/devcluster/field-selector.js';
+import { parseFieldSelector } from '../../../src/apiserver/field-selector.js';
 import { parseLabelSelector } from '../../../src/apiserver/label-selector.js';
-import { RESOURCE_TYPES } from '../../../src/devcluster/resource-registry.js';
+import { ResourceRegistry } from '../../../src/apiserver/resource-type.js';
+import { WatchStream } from '../../../src/apiserver/watch-stream.js';
+import { coreKindDefinitions } from '../../../src/devcluster/core-kinds.js';
+import { ApiStorage } from '../../../src/devcluster/storage/api-storage.js';
 import { openStore } from '../../../src/devcluster/storage/open-store.js';
 import type { Store } from '../../../src/devcluster/storage/types.js';
-import { WatchStream } from '../../../src/devcluster/watch-stream.js';
 import { endpoints, startFixture, waitFor, WatchReader, type Fixture } from './devcluster-fixture.js';
 
 let fx: Fixture;
@@ -149,11 +151,11 @@ describe('watch stream resources', () => {
 
   async function serve(sendBufferBytes: number): Promise<string> {
     store = await openStore({ watchWindow: 100 });
-    const type = RESOURCE_TYPES.find((entry) => entry.kind === 'ConfigMap');
-    if (type === undefined) throw new Error('no ConfigMap type');
+    const type = new ResourceRegistry(coreKindDefinitions()).byKind('ConfigMap');
+    const storage = new ApiStorage(store);
     server = createServer((_request, response) => {
       const stream: WatchStream = new WatchStream({
-        store,
+        storage,
         type,
         namespace: undefined,
         labelSelector: parseLabelSelector(undefined),
@@ -169,7 +171,7 @@ describe('watch stream resources', () => {
         logger: silentLogger(),
         onEnd: () => ended.push('ended'),
       });
-      stream.start();
+      stream.start().catch((error: unknown) => response.destroy(error as Error));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;

@@ -1,6 +1,6 @@
-import { badRequest } from '../apiserver/api-error.js';
+import { badRequest } from './api-error.js';
 import { knownFields } from './openapi.js';
-import type { ResourceType } from './resource-registry.js';
+import type { ResourceType } from './resource-type.js';
 
 /** The `fieldValidation` query parameter of writes. */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -30,7 +30,7 @@ export function dropUnknownFields(
   mode: FieldValidation,
   warn: (message: string) => void,
 ): void {
-  const known = knownFields(type.kind);
+  const known = knownFields(type);
   const unknown: string[] = [];
   for (const field of Object.keys(object)) {
     if (!known.topLevel.has(field)) unknown.push(field);

@@ -1,7 +1,12 @@
-import { RESOURCE_TYPES, resourcesOf, servedGroupVersions, type ResourceType } from './resource-registry.js';
+import type { ResourceRegistry, ResourceType } from './resource-type.js';
 
-/** The Kubernetes version the devcluster reports (kubectl 1.32 is its reference client). */
-export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-devcluster' } as const;
+/** The version a server reports on `GET /version` (and in its OpenAPI documents). */
+export interface ServerVersion {
+  readonly major: string;
+  readonly minor: string;
+  /** e.g. `v1.32.0-devcluster`. */
+  readonly gitVersion: string;
+}
 
 /** The Content-Type of an aggregated discovery answer of `version` (`v2` or `v2beta1`). */
 export function aggregatedDiscoveryContentType(version: 'v2' | 'v2beta1'): string {
@@ -9,9 +14,11 @@ export function aggregatedDiscoveryContentType(version: 'v2' | 'v2beta1'): strin
 }
 
 /** `GET /version`. */
-export function versionInfo(): Record<string, string> {
+export function versionInfo(version: ServerVersion): Record<string, string> {
   return {
-    ...KUBERNETES_VERSION,
+    major: version.major,
+    minor: version.minor,
+    gitVersion: version.gitVersion,
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',
     buildDate: '2025-01-01T00:00:00Z',
@@ -26,34 +33,30 @@ export function apiVersions(serverAddress: string): Record<string, unknown> {
   return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
 }
 
-function apiGroup(group: string): Record<string, unknown> {
-  const versions = servedGroupVersions()
+function apiGroup(registry: ResourceRegistry, group: string): Record<string, unknown> {
+  const versions = registry
+    .servedGroupVersions()
     .filter((entry) => entry.group === group)
     .map((entry) => ({ groupVersion: `${group}/${entry.version}`, version: entry.version }));
   return { name: group, versions, preferredVersion: versions[0] };
 }
 
-/** The named groups served (not the core group), in registry order. */
-export function namedGroups(): string[] {
-  return [...new Set(RESOURCE_TYPES.filter((type) => type.group !== '').map((type) => type.group))];
-}
-
 /** `GET /apis`: every named group. */
-export function apiGroupList(): Record<string, unknown> {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: namedGroups().map(apiGroup) };
+export function apiGroupList(registry: ResourceRegistry): Record<string, unknown> {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: registry.namedGroups().map((group) => apiGroup(registry, group)) };
 }
 
 /** `GET /apis/<group>`, or undefined when the group is not served. */
-export function apiGroupDocument(group: string): Record<string, unknown> | undefined {
-  if (!namedGroups().includes(group)) return undefined;
-  return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group) };
+export function apiGroupDocument(registry: ResourceRegistry, group: string): Record<string, unknown> | undefined {
+  if (!registry.namedGroups().includes(group)) return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(registry, group) };
 }
 
 const STATUS_VERBS = ['get', 'patch', 'update'];
 
 /** `GET /api/v1` or `/apis/<group>/<version>`, or undefined when not served. */
-export function apiResourceList(group: string, version: string): Record<string, unknown> | undefined {
-  const types = resourcesOf(group, version);
+export function apiResourceList(registry: ResourceRegistry, group: string, version: string): Record<string, unknown> | undefined {
+  const types = registry.resourcesOf(group, version);
   if (types.length === 0) return undefined;
   const resources: Record<string, unknown>[] = [];
   for (const type of types) {
@@ -85,10 +88,11 @@ function discoveryResource(type: ResourceType): Record<string, unknown> {
   return entry;
 }
 
-function discoveryGroup(group: string): Record<string, unknown> {
-  const versions = servedGroupVersions()
+function discoveryGroup(registry: ResourceRegistry, group: string): Record<string, unknown> {
+  const versions = registry
+    .servedGroupVersions()
     .filter((entry) => entry.group === group)
-    .map((entry) => ({ version: entry.version, resources: resourcesOf(group, entry.version).map(discoveryResource), freshness: 'Current' }));
+    .map((entry) => ({ version: entry.version, resources: registry.resourcesOf(group, entry.version).map(discoveryResource), freshness: 'Current' }));
   const metadata: Record<string, unknown> = { creationTimestamp: null };
   if (group !== '') metadata['name'] = group;
   return { metadata, versions };
@@ -99,7 +103,7 @@ function discoveryGroup(group: string): Record<string, unknown> {
  * or `/apis` (every named group): one document with every resource, so clients need no
  * per-group-version requests.
  */
-export function aggregatedDiscovery(legacy: boolean, version: 'v2' | 'v2beta1'): Record<string, unknown> {
-  const groups = legacy ? [''] : namedGroups();
-  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: groups.map(discoveryGroup) };
+export function aggregatedDiscovery(registry: ResourceRegistry, legacy: boolean, version: 'v2' | 'v2beta1'): Record<string, unknown> {
+  const groups = legacy ? [''] : registry.namedGroups();
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: groups.map((group) => discoveryGroup(registry, group)) };
 }

@@ -1,27 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Logger } from '../observe/logger.js';
-import {
-  alreadyExists,
-  ApiError,
-  badRequest,
-  conflict,
-  expired,
-  forbidden,
-  invalid,
-  notFound,
-  type ErrorSubject,
-  type StatusCause,
-} from '../apiserver/api-error.js';
+import { alreadyExists, ApiError, badRequest, conflict, expired, invalid, notFound, type ErrorSubject, type StatusCause } from './api-error.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
-import { ClusterIpIndex } from './cluster-ip-allocator.js';
 import { dropUnknownFields, type FieldValidation } from './field-validation.js';
-import { applyKindDefaults, validateKindFields } from './kind-rules.js';
-import { validateObjectMeta } from '../apiserver/metadata-validation.js';
-import { NAMESPACE_TYPE, RESOURCE_TYPES, type ResourceType } from './resource-registry.js';
-import { StoreError, type Preconditions, type Store, type StoredObject } from './storage/types.js';
+import type { CreateAdmission, JsonObject } from './kind-strategy.js';
+import { validateObjectMeta } from './metadata-validation.js';
+import type { ResourceType } from './resource-type.js';
+import { StorageError, type Preconditions, type Storage, type StoredObject } from './storage.js';
 import { deepEqual } from './strategic-merge-patch.js';
-
-type JsonObject = Record<string, unknown>;
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -53,10 +38,11 @@ export interface DeleteResult {
 
 /** What {@link ObjectWriter} works on. */
 export interface ObjectWriterInit {
-  store: Store;
+  storage: Storage;
+  /** Admits creates after validation (e.g. only into live namespaces). Default: every create. */
+  admission?: CreateAdmission | undefined;
   /** Wall clock in ms since the epoch (timestamps). */
   now: () => number;
-  logger: Logger;
 }
 
 /** Characters of generated name suffixes, as Kubernetes uses (no vowels, no look-alikes). */
@@ -81,9 +67,9 @@ function subjectOf(type: ResourceType, name: string): ErrorSubject {
   return { group: type.group, resource: type.plural, name };
 }
 
-/** Maps a store failure to the Status the real server answers; other errors pass through. */
+/** Maps a storage failure to the Status the real server answers; other errors pass through. */
 export function storeFailure(error: unknown, type: ResourceType, name: string): unknown {
-  if (!(error instanceof StoreError)) return error;
+  if (!(error instanceof StorageError)) return error;
   switch (error.code) {
     case 'NotFound':
       return notFound(subjectOf(type, name));
@@ -92,10 +78,22 @@ export function storeFailure(error: unknown, type: ResourceType, name: string): 
     case 'Conflict':
       return conflict(subjectOf(type, name));
     case 'Expired':
-      return expired();
+    case 'InvalidResourceVersion':
+      return resourceVersionFailure(error);
     case 'Closed':
       return new ApiError('ServiceUnavailable', `the server is shutting down: ${error.message}`, undefined, { cause: error });
   }
+}
+
+/**
+ * A storage's refusal of the resourceVersion a client sent, as the Status the real server answers
+ * (410 Expired, 400 BadRequest, with the storage's message); other errors pass through.
+ */
+export function resourceVersionFailure(error: unknown): unknown {
+  if (!(error instanceof StorageError)) return error;
+  if (error.code === 'Expired') return expired(error.message);
+  if (error.code === 'InvalidResourceVersion') return badRequest(error.message);
+  return error;
 }
 
 /** Everything outside metadata, status, kind and apiVersion: what `generation` tracks. */
@@ -114,35 +112,29 @@ function withoutVersion(object: JsonObject): JsonObject {
 }
 
 /**
- * The Kubernetes write rules on top of the {@link Store}: identity and type checks, defaulting,
- * validation, uid/generation/creationTimestamp, optimistic concurrency, finalizers and
- * deletionTimestamp, namespace existence and namespace deletion. Every failure is an
- * {@link ApiError}. Objects returned are the store's (frozen) objects.
- *
- * Namespace deletion cascades at once: everything in the namespace is removed (finalizers of
- * the contents are not waited for), then the namespace itself, which is only marked
- * (deletionTimestamp, phase Terminating) while its own metadata.finalizers are non-empty. Creates
- * into a namespace being deleted answer 403.
+ * The generic registry store: the Kubernetes write rules on top of a {@link Storage}, like
+ * k8s.io/apiserver's registry store. Identity and type checks, unknown fields, metadata
+ * validation, uid/generation/creationTimestamp/generateName, optimistic concurrency, finalizers and
+ * deletionTimestamp are the same for every kind; each kind adds defaults, validation and
+ * lifecycle hooks through its {@link ResourceType.strategy}, and creates pass the server's
+ * {@link CreateAdmission}. Every failure is an {@link ApiError}. Objects returned are the
+ * storage's objects (frozen by the devcluster's).
  */
 export class ObjectWriter {
-  readonly #store: Store;
+  readonly #storage: Storage;
+  readonly #admission: CreateAdmission | undefined;
   readonly #now: () => number;
-  readonly #logger: Logger;
-  readonly #terminating = new Set<string>();
-  readonly #pendingClusterIps = new Set<string>();
-  readonly #clusterIps: ClusterIpIndex;
 
   /** Does no I/O. */
   constructor(init: ObjectWriterInit) {
-    this.#store = init.store;
-    this.#clusterIps = new ClusterIpIndex(init.store, serviceResourceId());
+    this.#storage = init.storage;
+    this.#admission = init.admission;
     this.#now = init.now;
-    this.#logger = init.logger;
   }
 
   /** The stored object, or a 404. */
-  get(type: ResourceType, namespace: string, name: string): StoredObject {
-    const object = this.#store.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
+  async get(type: ResourceType, namespace: string, name: string): Promise<StoredObject> {
+    const object = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
     if (object === undefined) throw notFound(subjectOf(type, name));
     return object;
   }
@@ -165,13 +157,16 @@ export class ObjectWriter {
     object['metadata'] = metadata;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     this.#validate(type, object, undefined);
-    if (type.namespaced) this.#requireLiveNamespace(namespace);
-    if (options.dryRun) {
-      if (this.#store.get({ resource: type.id, namespace, name }) !== undefined) throw alreadyExists(subjectOf(type, name));
-      return object as StoredObject;
-    }
-    return this.#withClusterIp(object, () => this.#store.create(type.id, object as StoredObject)).catch((error: unknown) => {
-      throw storeFailure(error, type, name);
+    // Held from validation on: what defaulting took (a cluster IP) stays taken until the write settled.
+    return this.#reserved(type, object, async () => {
+      await this.#admission?.admitCreate(type, namespace);
+      if (options.dryRun) {
+        if ((await this.#storage.get({ resource: type.id, namespace, name })) !== undefined) throw alreadyExists(subjectOf(type, name));
+        return object as StoredObject;
+      }
+      return this.#storage.create(type.id, object as StoredObject).catch((error: unknown) => {
+        throw storeFailure(error, type, name);
+      });
     });
   }
 
@@ -189,7 +184,7 @@ export class ObjectWriter {
     const version = metadata['resourceVersion'];
     const conditional = typeof version === 'string' && version !== '';
     for (let attempt = 1; ; attempt += 1) {
-      const current = this.#store.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
+      const current = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
       if (current === undefined) {
         if (!type.allowCreateOnUpdate || options.subresource !== undefined || conditional) throw notFound(subjectOf(type, name));
         return { object: await this.create(type, namespace, object, options), created: true };
@@ -216,8 +211,8 @@ export class ObjectWriter {
     options: WriteOptions & { subresource?: 'status' },
   ): Promise<StoredObject> {
     for (let attempt = 1; ; attempt += 1) {
-      const current = this.get(type, namespace, name);
-      const patched = applyPatch(mediaType, type.kind, structuredClone(current) as JsonObject, patch);
+      const current = await this.get(type, namespace, name);
+      const patched = applyPatch(mediaType, type.mergeStrategies, structuredClone(current) as JsonObject, patch);
       const metadata = isObject(patched['metadata']) ? patched['metadata'] : {};
       patched['metadata'] = metadata;
       const version = metadata['resourceVersion'];
@@ -239,7 +234,7 @@ export class ObjectWriter {
   /** DELETE of one object; finalizers turn it into marking the object for deletion. */
   async delete(type: ResourceType, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
     const ref = { resource: type.id, namespace: type.namespaced ? namespace : '', name };
-    const current = this.get(type, namespace, name);
+    const current = await this.get(type, namespace, name);
     const subject = subjectOf(type, name);
     const wanted = options.preconditions;
     if (wanted?.uid !== undefined && wanted.uid !== current.metadata.uid) {
@@ -250,21 +245,21 @@ export class ObjectWriter {
     }
     const finalizers = current.metadata['finalizers'];
     const blocked = Array.isArray(finalizers) && finalizers.length > 0;
-    if (type === NAMESPACE_TYPE && !options.dryRun) await this.#emptyNamespace(name);
+    if (!options.dryRun) await type.strategy.beforeDelete?.(current);
     if (blocked) {
       if (current.metadata['deletionTimestamp'] !== undefined || options.dryRun) return { object: current, removed: false };
       const marked = structuredClone(current) as JsonObject;
       const metadata = marked['metadata'] as JsonObject;
       metadata['deletionTimestamp'] = rfc3339(this.#now());
       metadata['deletionGracePeriodSeconds'] = 0;
-      if (type === NAMESPACE_TYPE) marked['status'] = { ...(isObject(marked['status']) ? marked['status'] : {}), phase: 'Terminating' };
-      const stored = await this.#store.update(type.id, marked as StoredObject, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
+      type.strategy.markForDeletion?.(marked);
+      const stored = await this.#storage.update(type.id, marked as StoredObject, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
         throw storeFailure(error, type, name);
       });
       return { object: stored, removed: false };
     }
     if (options.dryRun) return { object: current, removed: true };
-    const deleted = await this.#store.delete(ref, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
+    const deleted = await this.#storage.delete(ref, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
       throw storeFailure(error, type, name);
     });
     return { object: deleted, removed: true };
@@ -284,26 +279,6 @@ export class ObjectWriter {
     return results;
   }
 
-  async #emptyNamespace(namespace: string): Promise<void> {
-    this.#terminating.add(namespace);
-    try {
-      for (const type of RESOURCE_TYPES) {
-        if (!type.namespaced) continue;
-        for (const object of this.#store.list(type.id, namespace).items) {
-          try {
-            await this.#store.delete({ resource: type.id, namespace, name: object.metadata.name });
-          } catch (error: unknown) {
-            // Already gone (deleted concurrently): nothing left to do for this object.
-            if (!(error instanceof StoreError && error.code === 'NotFound')) throw storeFailure(error, type, object.metadata.name);
-          }
-        }
-      }
-      this.#logger.debug({ namespace }, 'Namespace contents deleted');
-    } finally {
-      this.#terminating.delete(namespace);
-    }
-  }
-
   async #replace(type: ResourceType, current: StoredObject, object: JsonObject, options: WriteOptions & { subresource?: 'status' }, preconditions: Preconditions): Promise<StoredObject> {
     const name = current.metadata.name;
     const next = this.#merged(type, current, object, options.subresource);
@@ -317,11 +292,11 @@ export class ObjectWriter {
     }
     if (deepEqual(withoutVersion(next), withoutVersion(current as JsonObject))) return current;
     if (options.dryRun) return next as StoredObject;
-    const stored = await this.#withClusterIp(next, () => this.#store.update(type.id, next as StoredObject, preconditions)).catch((error: unknown) => {
+    const stored = await this.#reserved(type, next, () => this.#storage.update(type.id, next as StoredObject, preconditions)).catch((error: unknown) => {
       throw storeFailure(error, type, name);
     });
     if (deleting && nextFinalizers.length === 0) {
-      return this.#store.delete({ resource: type.id, namespace: stored.metadata.namespace ?? '', name }, { resourceVersion: stored.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
+      return this.#storage.delete({ resource: type.id, namespace: stored.metadata.namespace ?? '', name }, { resourceVersion: stored.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
         throw storeFailure(error, type, name);
       });
     }
@@ -364,24 +339,18 @@ export class ObjectWriter {
     const metadata = object['metadata'] as JsonObject;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     const causes: StatusCause[] = validateObjectMeta(type, metadata);
-    causes.push(
-      ...applyKindDefaults(type, object, current as JsonObject | undefined, {
-        isClusterIpTaken: (ip) => this.#pendingClusterIps.has(ip) || this.#clusterIps.has(ip),
-      }),
-    );
-    causes.push(...validateKindFields(type, object));
+    causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined) ?? []));
+    causes.push(...(type.strategy.validate?.(object) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
   }
 
-  /** Holds a Service's cluster IP as taken while its write is in flight (durable stores commit later). */
-  async #withClusterIp<T>(object: JsonObject, write: () => Promise<T>): Promise<T> {
-    const ip = object['kind'] === 'Service' && isObject(object['spec']) ? object['spec']['clusterIP'] : undefined;
-    if (typeof ip !== 'string' || ip === 'None') return write();
-    this.#pendingClusterIps.add(ip);
+  /** Runs `write` while the kind's strategy holds what `object` takes from a shared pool. */
+  async #reserved<T>(type: ResourceType, object: JsonObject, write: () => Promise<T>): Promise<T> {
+    const release = type.strategy.reserve?.(object);
     try {
       return await write();
     } finally {
-      this.#pendingClusterIps.delete(ip);
+      release?.();
     }
   }
 
@@ -426,24 +395,4 @@ export class ObjectWriter {
     metadata['name'] = name;
     this.#checkNamespace(type, namespace, metadata);
   }
-
-  #requireLiveNamespace(namespace: string): void {
-    const stored = this.#store.get({ resource: NAMESPACE_TYPE.id, namespace: '', name: namespace });
-    if (stored === undefined) throw notFound(subjectOf(NAMESPACE_TYPE, namespace));
-    if (this.#terminating.has(namespace) || stored.metadata['deletionTimestamp'] !== undefined) {
-      throw forbidden(`unable to create new content in namespace ${namespace} because it is being terminated`, {
-        name: namespace,
-        group: '',
-        kind: 'namespaces',
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
-      });
-    }
-  }
-}
-
-/** The store partition of Services, from the registry (the one place resource ids are made). */
-function serviceResourceId(): string {
-  const services = RESOURCE_TYPES.find((type) => type.kind === 'Service');
-  if (services === undefined) throw new Error('the resource registry has no Service type');
-  return services.id;
 }

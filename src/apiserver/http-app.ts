@@ -1,9 +1,9 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, failureStatus, methodNotAllowed } from '../apiserver/api-error.js';
-import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from '../apiserver/body-limits.js';
-import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview, type ReviewUser } from '../apiserver/self-reviews.js';
-import { negotiate } from '../apiserver/content-negotiation.js';
+import { ApiError, badRequest, failureStatus, methodNotAllowed } from './api-error.js';
+import { decodeBody, type BodyDecoder } from './body-decoder.js';
+import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
+import { negotiate } from './content-negotiation.js';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryContentType,
@@ -12,14 +12,15 @@ import {
   apiResourceList,
   apiVersions,
   versionInfo,
+  type ServerVersion,
 } from './discovery.js';
-import { openApiDocument, openApiIndex } from './openapi.js';
-import { authenticateRequest, UNAUTHENTICATED_PATHS, type RequestAuthenticator } from '../apiserver/request-authentication.js';
-import { PROTOBUF_MEDIA_TYPE } from './protobuf-object-decoder.js';
-import { parseProtobufBody } from './protobuf-body-parser.js';
+import type { OpenApiDocuments } from './openapi.js';
+import { authenticateRequest, UNAUTHENTICATED_PATHS, type RequestAuthenticator } from './request-authentication.js';
 import { parseResourceRequest } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
-import { bodyLimitError, parseJsonBody, parseYamlBody } from '../apiserver/text-body-parsers.js';
+import type { ResourceRegistry } from './resource-type.js';
+import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview, type ReviewUser } from './self-reviews.js';
+import { bodyLimitError, parseJsonBody, parseYamlBody } from './text-body-parsers.js';
 
 /** TLS material for serving HTTPS with client-certificate authentication. */
 export interface HttpsMaterial {
@@ -32,6 +33,15 @@ export interface HttpsMaterial {
 /** What {@link buildHttpApp} wires together. */
 export interface HttpAppInit {
   handler: ResourceHandler;
+  /** The resources served: routing and discovery. */
+  registry: ResourceRegistry;
+  openApi: OpenApiDocuments;
+  /** What `GET /version` answers. */
+  version: ServerVersion;
+  /** Binary media types of create and update bodies besides JSON and YAML (protobuf). */
+  bodyDecoders: readonly BodyDecoder[];
+  /** Why a SelfSubjectAccessReview is allowed: the server has no authorization. */
+  accessReviewReason: string;
   /** Enforces authentication when given; otherwise every request is anonymous-allowed. */
   authenticator: RequestAuthenticator | undefined;
   https: HttpsMaterial | undefined;
@@ -61,8 +71,8 @@ function statusOfFastifyError(error: FastifyError): ApiError | undefined {
 }
 
 /**
- * Builds the devcluster's Fastify app: body parsers for JSON, YAML, the patch types and protobuf,
- * authentication, discovery, OpenAPI, health and the resource routes. Every error answers a
+ * Builds a server's Fastify app: body parsers for JSON, YAML, the patch types and the server's
+ * binary media types, authentication, discovery, OpenAPI, health and the resource routes. Every error answers a
  * Kubernetes Status. Does no I/O; the caller listens (or injects).
  */
 export function buildHttpApp(init: HttpAppInit): FastifyInstance {
@@ -91,11 +101,13 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       }
     });
   }
-  // kubectl's generators (`kubectl create namespace|configmap|secret|...`) send protobuf: decoded
-  // to JSON for create and update; for other verbs the bytes reach the route, which answers 415.
-  app.addContentTypeParser(PROTOBUF_MEDIA_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
-    done(null, parseProtobufBody(request.method, body as Buffer));
-  });
+  // Binary bodies (kubectl's generators send protobuf) are decoded to JSON for create and update;
+  // for other verbs the bytes reach the route, which answers 415.
+  for (const decoder of init.bodyDecoders) {
+    app.addContentTypeParser(decoder.mediaType, { parseAs: 'buffer' }, (request, body, done) => {
+      done(null, decodeBody(decoder, request.method, body as Buffer));
+    });
+  }
   // Any other media type is read as bytes; the route answers 415 when the verb needs a body.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
@@ -131,11 +143,11 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     url: '/*',
     handler: async (request, reply) => {
-      const url = new URL(request.url, 'http://devcluster.invalid');
+      const url = new URL(request.url, 'http://apiserver.invalid');
       const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
       const answered = serveNonResource(init, path, request, reply, authenticatedUsers.get(request.raw) ?? ANONYMOUS);
       if (answered !== undefined) return answered;
-      const target = parseResourceRequest(request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
+      const target = parseResourceRequest(init.registry, request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
       return init.handler.handle(target, request, reply, url.searchParams);
     },
   });
@@ -156,10 +168,10 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
     return answer();
   };
   if (path === '/healthz' || path === '/readyz' || path === '/livez') return get(() => reply.code(200).type('text/plain; charset=utf-8').send('ok'));
-  if (path === '/version') return get(() => sendJson(reply, versionInfo()));
+  if (path === '/version') return get(() => sendJson(reply, versionInfo(init.version)));
   if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS) {
     if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
-    const body = path === SELF_SUBJECT_REVIEWS ? selfSubjectReview(user) : selfSubjectAccessReview('the devcluster allows every authenticated request (it has no authorization)');
+    const body = path === SELF_SUBJECT_REVIEWS ? selfSubjectReview(user) : selfSubjectAccessReview(init.accessReviewReason);
     return reply.code(201).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
   }
   if (path === '/api' || path === '/apis') {
@@ -167,29 +179,29 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
       const representation = negotiate(request.headers.accept, ['json', 'discovery-v2', 'discovery-v2beta1']);
       if (representation === 'discovery-v2' || representation === 'discovery-v2beta1') {
         const version = representation === 'discovery-v2' ? 'v2' : 'v2beta1';
-        return sendJson(reply.header('Vary', 'Accept'), aggregatedDiscovery(path === '/api', version), aggregatedDiscoveryContentType(version));
+        return sendJson(reply.header('Vary', 'Accept'), aggregatedDiscovery(init.registry, path === '/api', version), aggregatedDiscoveryContentType(version));
       }
-      return sendJson(reply.header('Vary', 'Accept'), path === '/api' ? apiVersions(init.serverAddress()) : apiGroupList());
+      return sendJson(reply.header('Vary', 'Accept'), path === '/api' ? apiVersions(init.serverAddress()) : apiGroupList(init.registry));
     });
   }
   if (parts[0] === 'apis' && parts.length === 2) {
     return get(() => {
-      const document = apiGroupDocument(parts[1] ?? '');
+      const document = apiGroupDocument(init.registry, parts[1] ?? '');
       if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
       return sendJson(reply, document);
     });
   }
   if ((parts[0] === 'api' && parts.length === 2) || (parts[0] === 'apis' && parts.length === 3)) {
     return get(() => {
-      const document = parts[0] === 'api' ? apiResourceList('', parts[1] ?? '') : apiResourceList(parts[1] ?? '', parts[2] ?? '');
+      const document = parts[0] === 'api' ? apiResourceList(init.registry, '', parts[1] ?? '') : apiResourceList(init.registry, parts[1] ?? '', parts[2] ?? '');
       if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
       return sendJson(reply, document);
     });
   }
   if (parts[0] === 'openapi') {
     return get(() => {
-      if (path === '/openapi/v3') return sendJson(reply, openApiIndex());
-      const document = parts[1] === 'v3' ? openApiDocument(parts.slice(2).join('/')) : undefined;
+      if (path === '/openapi/v3') return sendJson(reply, init.openApi.index());
+      const document = parts[1] === 'v3' ? init.openApi.document(parts.slice(2).join('/')) : undefined;
       if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
       const hashed = request.url.includes('hash=');
       return sendJson(reply.header('Cache-Control', hashed ? 'public, immutable' : 'no-cache, private'), document);

@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, expired, type StatusObject } from '../apiserver/api-error.js';
+import { ApiError, type StatusObject } from './api-error.js';
 import type { FieldSelector } from './field-selector.js';
-import type { LabelSelector } from '../apiserver/label-selector.js';
-import type { ResourceType } from './resource-registry.js';
-import type { ClosableWatchListener } from './storage/open-store.js';
-import { StoreError, type Store, type StoreEvent, type StoredObject, type WatchHandle } from './storage/types.js';
+import type { LabelSelector } from './label-selector.js';
+import { resourceVersionFailure } from './object-writer.js';
+import type { ResourceType } from './resource-type.js';
+import type { Storage, StorageEvent, StorageWatch, StorageWatchListener, StoredObject } from './storage.js';
 
 /** A watch event type on the wire. */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -15,7 +15,7 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 /** Everything one HTTP watch needs. */
 export interface WatchStreamInit {
-  store: Store;
+  storage: Storage;
   type: ResourceType;
   /** Undefined for all namespaces. */
   namespace: string | undefined;
@@ -46,14 +46,14 @@ function keyOf(object: StoredObject): string {
 }
 
 /**
- * One HTTP watch (`?watch=true`): registers a store watch, streams newline-terminated JSON events
- * on a chunked 200 response, and ends on `timeoutSeconds`, client disconnect, store close, or when
- * the client reads too slowly (its unsent bytes pass `sendBufferBytes`).
+ * One HTTP watch (`?watch=true`): registers a storage watch, streams newline-terminated JSON events
+ * on a chunked 200 response, and ends on `timeoutSeconds`, client disconnect, storage close, or
+ * when the client reads too slowly (its unsent bytes pass `sendBufferBytes`).
  *
  * Start points follow the real server: resourceVersion unset or "0" (or `sendInitialEvents=true`)
  * sends the current state as ADDED events first (ended by an annotated BOOKMARK when
  * `sendInitialEvents=true`); a resourceVersion N sends only changes after N, or answers HTTP 410
- * before streaming when N is older than the store's window. With selectors, an object that stops
+ * before streaming when N is older than what the storage retains. With selectors, an object that stops
  * matching is sent as DELETED and one that starts matching as ADDED. While replaying retained
  * events of a resumed watch the earlier state is unknown, so a non-matching change is sent as
  * DELETED (clients ignore deletes of objects they do not hold).
@@ -61,14 +61,13 @@ function keyOf(object: StoredObject): string {
 export class WatchStream {
   readonly #init: WatchStreamInit;
   readonly #matched: Matched | undefined;
-  #handle: WatchHandle | undefined;
+  #handle: StorageWatch | undefined;
   #timers: NodeJS.Timeout[] = [];
   #ended = false;
   #streaming = false;
-  #queued: StoreEvent[] = [];
-  /** Events with a revision up to this one are replays of a resumed watch. */
-  #replayUntil = 0;
-  #lastRevision = 0;
+  #queued: StorageEvent[] = [];
+  /** Whether the watch resumes from a client's resourceVersion (its replays' earlier state is unknown). */
+  #resumed = false;
 
   /** Does no I/O; {@link start} registers the watch and writes the response. */
   constructor(init: WatchStreamInit) {
@@ -77,49 +76,55 @@ export class WatchStream {
   }
 
   /**
-   * Registers the store watch and starts streaming. Throws an {@link ApiError} (410 for a
-   * resourceVersion that is too old, 400 for a malformed one) before anything is written.
+   * Registers the storage watch and starts streaming. Rejects with an {@link ApiError} (410 for a
+   * resourceVersion that is too old, 400 for a malformed one) before anything is written; the
+   * stream has then ended.
    */
-  start(): void {
-    const { store, type, namespace, resourceVersion, sendInitialEvents } = this.#init;
-    const initial = sendInitialEvents ?? (resourceVersion === '' || resourceVersion === '0');
-    let after: number;
-    let snapshot: StoredObject[] = [];
-    if (initial) {
-      const listed = store.list(type.id, namespace);
-      snapshot = listed.items;
-      after = listed.revision;
-    } else if (resourceVersion === '' || resourceVersion === '0') {
-      const listed = store.list(type.id, namespace);
-      after = listed.revision;
-      for (const object of listed.items) this.#matched?.set(keyOf(object), this.#matches(object));
-    } else {
-      after = Number(resourceVersion);
-      if (!/^\d+$/.test(resourceVersion) || !Number.isSafeInteger(after)) throw badRequest(`invalid resource version: ${resourceVersion}`);
-      this.#replayUntil = store.currentRevision();
-      if (this.#matched !== undefined) {
-        for (const object of store.list(type.id, namespace).items) this.#matched.set(keyOf(object), this.#matches(object));
-      }
-    }
-    this.#lastRevision = after;
-    const listener: ClosableWatchListener = {
-      onEvent: (event) => {
-        if (this.#streaming) this.#handleEvent(event);
-        else this.#queued.push(event);
-      },
-      onClosed: (end) => {
-        if (end.reason === 'store-closed') this.end();
-        else this.#fail(new ApiError('InternalError', 'the watch failed in the server; start a new watch'));
-      },
-    };
-    try {
-      this.#handle = store.watch({ resource: type.id, ...(namespace !== undefined ? { namespace } : {}) }, after, listener);
-    } catch (error: unknown) {
-      if (error instanceof StoreError && error.code === 'Expired') throw expired(`too old resource version: ${after} (${store.oldestWatchableRevision()})`);
-      throw error;
-    }
+  async start(): Promise<void> {
+    const { storage, type, namespace, resourceVersion, sendInitialEvents } = this.#init;
     const response = this.#init.response;
     response.on('close', () => this.end());
+    const initial = sendInitialEvents ?? (resourceVersion === '' || resourceVersion === '0');
+    const listOptions = namespace !== undefined ? { namespace } : {};
+    let from: string;
+    let snapshot: StoredObject[] = [];
+    try {
+      if (initial) {
+        const listed = await storage.list(type.id, listOptions);
+        snapshot = listed.items;
+        from = listed.resourceVersion;
+      } else if (resourceVersion === '' || resourceVersion === '0') {
+        const listed = await storage.list(type.id, listOptions);
+        from = listed.resourceVersion;
+        for (const object of listed.items) this.#matched?.set(keyOf(object), this.#matches(object));
+      } else {
+        from = resourceVersion;
+        this.#resumed = true;
+        if (this.#matched !== undefined) {
+          for (const object of (await storage.list(type.id, listOptions)).items) this.#matched.set(keyOf(object), this.#matches(object));
+        }
+      }
+      const listener: StorageWatchListener = {
+        onEvent: (event) => {
+          if (this.#streaming) this.#handleEvent(event);
+          else this.#queued.push(event);
+        },
+        onClosed: (end) => {
+          if (end === 'storage-closed') this.end();
+          else this.#fail(new ApiError('InternalError', 'the watch failed in the server; start a new watch'));
+        },
+      };
+      this.#handle = await storage.watch({ resource: type.id, ...(namespace !== undefined ? { namespace } : {}) }, from, listener);
+    } catch (error: unknown) {
+      this.#ended = true;
+      this.#init.onEnd();
+      throw resourceVersionFailure(error);
+    }
+    if (this.#ended) {
+      // The client went away while the watch was being registered.
+      this.#handle.close();
+      return;
+    }
     response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     response.flushHeaders();
     response.socket?.setNoDelay(true);
@@ -128,18 +133,18 @@ export class WatchStream {
       this.#matched?.set(keyOf(object), matches);
       if (matches) this.#send('ADDED', this.#init.encode(object));
     }
-    if (sendInitialEvents === true) this.#sendBookmark(after, true);
+    if (sendInitialEvents === true) this.#sendBookmark(from, true);
     this.#streaming = true;
     const queued = this.#queued;
     this.#queued = [];
     for (const event of queued) this.#handleEvent(event);
     if (this.#init.allowBookmarks) {
-      this.#timers.push(setInterval(() => this.#sendBookmark(Math.max(this.#lastRevision, this.#init.store.currentRevision()), false), this.#init.bookmarkIntervalMs));
+      this.#timers.push(setInterval(() => this.#sendBookmark(this.#handle?.progressResourceVersion() ?? from, false), this.#init.bookmarkIntervalMs));
     }
     if (this.#init.timeoutMs !== undefined) this.#timers.push(setTimeout(() => this.end(), this.#init.timeoutMs));
   }
 
-  /** Ends the stream cleanly (idempotent): closes the store watch, stops timers, ends the response. */
+  /** Ends the stream cleanly (idempotent): closes the storage watch, stops timers, ends the response. */
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
@@ -156,9 +161,8 @@ export class WatchStream {
     return this.#init.fieldSelector.matches(object) && this.#init.labelSelector.matches(labels as Record<string, string> | undefined);
   }
 
-  #handleEvent(event: StoreEvent): void {
+  #handleEvent(event: StorageEvent): void {
     if (this.#ended) return;
-    this.#lastRevision = event.revision;
     const matched = this.#matched;
     if (matched === undefined) {
       this.#send(event.type, this.#init.encode(event.object));
@@ -166,7 +170,7 @@ export class WatchStream {
     }
     const key = keyOf(event.object);
     const now = this.#matches(event.object);
-    const replaying = event.revision <= this.#replayUntil;
+    const replaying = this.#resumed && event.replayed;
     const before = replaying ? undefined : matched.get(key);
     if (event.type === 'DELETED') {
       matched.delete(key);
@@ -182,8 +186,8 @@ export class WatchStream {
     else if (before !== false) this.#send('DELETED', this.#init.encode(event.object));
   }
 
-  #sendBookmark(revision: number, initialEnd: boolean): void {
-    const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+  #sendBookmark(resourceVersion: string, initialEnd: boolean): void {
+    const metadata: Record<string, unknown> = { resourceVersion };
     if (initialEnd) metadata['annotations'] = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
     this.#send('BOOKMARK', { kind: this.#init.type.kind, apiVersion: this.#init.type.apiVersion, metadata });
   }

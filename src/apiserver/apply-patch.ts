@@ -1,8 +1,8 @@
 import fastJsonPatch from 'fast-json-patch';
-import { ApiError, badRequest } from '../apiserver/api-error.js';
-import { applyStrategicMergePatch } from './strategic-merge-patch.js';
+import { ApiError, badRequest } from './api-error.js';
+import { applyStrategicMergePatch, type PatchStrategyTable } from './strategic-merge-patch.js';
 
-/** The patch media types the devcluster accepts on PATCH. */
+/** The patch media types the core accepts on PATCH. */
 export const PATCH_MEDIA_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'] as const;
 
 /** One of {@link PATCH_MEDIA_TYPES}. */
@@ -41,11 +41,11 @@ function applyJsonPatch(original: JsonObject, patch: unknown): unknown {
 }
 
 /**
- * Applies `patch` of `mediaType` to `original` (an object of `kind`) and returns the patched
- * object; `original` is not mutated. Malformed patches answer 400, patches that cannot apply
+ * Applies `patch` of `mediaType` to `original` (an object of a kind whose merging lists are
+ * `strategies`) and returns the patched object; `original` is not mutated. Malformed patches answer 400, patches that cannot apply
  * (a failed `test`, a missing path) 422, as the real server does.
  */
-export function applyPatch(mediaType: PatchMediaType, kind: string, original: JsonObject, patch: unknown): JsonObject {
+export function applyPatch(mediaType: PatchMediaType, strategies: PatchStrategyTable, original: JsonObject, patch: unknown): JsonObject {
   let patched: unknown;
   switch (mediaType) {
     case 'application/json-patch+json':
@@ -56,7 +56,7 @@ export function applyPatch(mediaType: PatchMediaType, kind: string, original: Js
       patched = applyMergePatch(original, patch);
       break;
     case 'application/strategic-merge-patch+json':
-      patched = applyStrategicMergePatch(kind, original, patch);
+      patched = applyStrategicMergePatch(strategies, original, patch);
       break;
   }
   if (!isObject(patched)) throw new ApiError('Invalid', 'the patched document is not a JSON object');

@@ -1,28 +1,18 @@
-import { badRequest } from '../apiserver/api-error.js';
-import type { StoredObject } from './storage/types.js';
+import { badRequest } from './api-error.js';
+import type { StoredObject } from './storage.js';
 
 /** The fields every resource supports in field selectors. */
 export const SELECTABLE_FIELDS: readonly string[] = ['metadata.name', 'metadata.namespace'];
 
-/** Extra selectable fields per kind, as the real server offers them (events by involved object, etc.). */
-export const KIND_SELECTABLE_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Event: [
-    'involvedObject.kind',
-    'involvedObject.namespace',
-    'involvedObject.name',
-    'involvedObject.uid',
-    'involvedObject.apiVersion',
-    'involvedObject.resourceVersion',
-    'involvedObject.fieldPath',
-    'reason',
-    'reportingComponent',
-    'source',
-    'type',
-  ],
-  Secret: ['type'],
-  Namespace: ['status.phase'],
-  Pod: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
-};
+/** What a kind adds to {@link SELECTABLE_FIELDS}. */
+export interface KindSelectableFields {
+  /** Extra fields the kind's objects can be selected by (Events by involved object, etc.). */
+  readonly selectableFields: readonly string[];
+  /** Selectable fields that read another path of the object, e.g. Events' `source` → `source.component`. */
+  readonly selectableFieldPaths: Readonly<Record<string, string>>;
+}
+
+const NO_EXTRA_FIELDS: KindSelectableFields = { selectableFields: [], selectableFieldPaths: {} };
 
 /** One `field=value` or `field!=value` term. */
 export interface FieldRequirement {
@@ -39,24 +29,22 @@ export interface FieldSelector {
   readonly exactName: string | undefined;
 }
 
-function fieldValue(object: StoredObject, field: string): string {
+function fieldValue(object: StoredObject, field: string, paths: Readonly<Record<string, string>>): string {
   if (field === 'metadata.name') return object.metadata.name;
   if (field === 'metadata.namespace') return object.metadata.namespace ?? '';
-  // Events' `source` selects on source.component, as in Kubernetes.
-  const path = field === 'source' ? ['source', 'component'] : field.split('.');
+  const path = (paths[field] ?? field).split('.');
   let value: unknown = object;
   for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
 }
 
 /**
- * Parses a field selector (`metadata.name=web,metadata.namespace!=kube-system`) for objects of
- * `kind`. Only {@link SELECTABLE_FIELDS} and the kind's {@link KIND_SELECTABLE_FIELDS} are
- * supported; any other field, or bad syntax, throws a 400 {@link ApiError}, as the real server
+ * Parses a field selector (`metadata.name=web,metadata.namespace!=kube-system`) for objects of a
+ * kind. Only {@link SELECTABLE_FIELDS} and the kind's own selectable fields are supported; any other field, or bad syntax, throws a 400 {@link ApiError}, as the real server
  * does ("field label not supported").
  */
-export function parseFieldSelector(selector: string | undefined, kind = ''): FieldSelector {
-  const supported = [...SELECTABLE_FIELDS, ...(KIND_SELECTABLE_FIELDS[kind] ?? [])];
+export function parseFieldSelector(selector: string | undefined, kind: KindSelectableFields = NO_EXTRA_FIELDS): FieldSelector {
+  const supported = [...SELECTABLE_FIELDS, ...kind.selectableFields];
   const requirements: FieldRequirement[] = [];
   if (selector !== undefined && selector.trim() !== '') {
     for (const raw of selector.split(',')) {
@@ -72,7 +60,7 @@ export function parseFieldSelector(selector: string | undefined, kind = ''): Fie
     requirements,
     exactName: nameTerm?.value,
     matches(object) {
-      return requirements.every((requirement) => (fieldValue(object, requirement.field) === requirement.value) === (requirement.operator === 'equals'));
+      return requirements.every((requirement) => (fieldValue(object, requirement.field, kind.selectableFieldPaths) === requirement.value) === (requirement.operator === 'equals'));
     },
   };
 }

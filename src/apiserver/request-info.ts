@@ -1,5 +1,5 @@
-import { ApiError, methodNotAllowed } from '../apiserver/api-error.js';
-import { findResource, type ResourceType } from './resource-registry.js';
+import { ApiError, methodNotAllowed } from './api-error.js';
+import type { ResourceRegistry, ResourceType } from './resource-type.js';
 
 /** The Kubernetes verb a resource request maps to. */
 export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -46,9 +46,9 @@ function verbOf(method: string, named: boolean, watch: boolean, path: string): R
  * Parses a resource path the way the real server's RequestInfo does: `/api/v1/...` or
  * `/apis/<group>/<version>/...`, then `[watch/]` (legacy), `namespaces/<ns>/<plural>[/<name>[/<sub>]]`
  * or `<plural>[/<name>[/<sub>]]`, where `namespaces/<ns>/status|finalize` address the namespace
- * itself. Unknown resources answer 404, unsupported verbs 405.
+ * itself. Resources `registry` does not serve answer 404, unsupported verbs 405.
  */
-export function parseResourceRequest(method: string, path: string, watchParam: boolean): ResourceRequest {
+export function parseResourceRequest(registry: ResourceRegistry, method: string, path: string, watchParam: boolean): ResourceRequest {
   const parts = path.split('/').filter((part) => part !== '').map((part) => decodeURIComponent(part));
   let group: string;
   let version: string;
@@ -77,7 +77,7 @@ export function parseResourceRequest(method: string, path: string, watchParam: b
     rest = rest.slice(2);
   }
   const [plural = '', name = '', subresource, ...extra] = rest;
-  const type = findResource(group, version, plural);
+  const type = registry.find(group, version, plural);
   if (type === undefined || extra.length > 0) throw unknownPath(path);
   if (!type.namespaced && scoped) throw unknownPath(path);
   if (subresource !== undefined && !(subresource === 'status' && type.subresources.includes('status'))) throw unknownPath(path);

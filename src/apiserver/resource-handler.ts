@@ -1,32 +1,33 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, unsupportedMediaType } from '../apiserver/api-error.js';
+import { ApiError, badRequest, unsupportedMediaType } from './api-error.js';
 import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
-import { negotiate, type Representation } from '../apiserver/content-negotiation.js';
+import { UndecodableBody } from './body-decoder.js';
+import { negotiate, type Representation } from './content-negotiation.js';
 import { parseFieldSelector, type FieldSelector } from './field-selector.js';
-import { parseLabelSelector, type LabelSelector } from '../apiserver/label-selector.js';
-import type { ListPager } from '../apiserver/list-pager.js';
 import { fieldValidationOf } from './field-validation.js';
-import type { ObjectWriter, WriteOptions } from './object-writer.js';
-import { UndecodableProtobufBody } from './protobuf-body-parser.js';
-import { PROTOBUF_MEDIA_TYPE } from './protobuf-object-decoder.js';
+import { parseLabelSelector, type LabelSelector } from './label-selector.js';
+import type { ListPager } from './list-pager.js';
+import { resourceVersionFailure, type ObjectWriter, type WriteOptions } from './object-writer.js';
 import type { ResourceRequest } from './request-info.js';
-import type { ResourceType } from './resource-registry.js';
-import type { Preconditions, Store, StoredObject } from './storage/types.js';
+import type { ResourceType } from './resource-type.js';
+import type { Preconditions, Storage, StoredObject } from './storage.js';
 import { parseIncludeObject, partialObjectMetadata, toTable, type TableListMeta } from './table-view.js';
 import { WatchStream } from './watch-stream.js';
 
-/**
- * Media types accepted as bodies of create and update. Protobuf is decoded to JSON by the body
- * parser for the kinds kubectl's generator commands send.
- */
-export const OBJECT_MEDIA_TYPES: readonly string[] = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
+/** The media types of object bodies the core parses itself (DeleteOptions are only these). */
+export const TEXT_OBJECT_MEDIA_TYPES: readonly string[] = ['application/json', 'application/yaml'];
 
 /** What the resource handler works with. */
 export interface ResourceHandlerInit {
-  store: Store;
+  storage: Storage;
   writer: ObjectWriter;
+  /**
+   * Media types accepted as bodies of create and update: {@link TEXT_OBJECT_MEDIA_TYPES} and those
+   * of the server's body decoders (the devcluster's protobuf).
+   */
+  objectMediaTypes: readonly string[];
   pager: ListPager;
   /** Wall clock in ms (table ages). */
   now: () => number;
@@ -86,7 +87,7 @@ function dryRunOf(query: URLSearchParams, body: unknown): boolean {
 }
 
 function selectors(query: URLSearchParams, type: ResourceType): { labels: LabelSelector; fields: FieldSelector } {
-  return { labels: parseLabelSelector(query.get('labelSelector') ?? undefined), fields: parseFieldSelector(query.get('fieldSelector') ?? undefined, type.kind) };
+  return { labels: parseLabelSelector(query.get('labelSelector') ?? undefined), fields: parseFieldSelector(query.get('fieldSelector') ?? undefined, type) };
 }
 
 function matcher(selected: { labels: LabelSelector; fields: FieldSelector }): (object: StoredObject) => boolean {
@@ -95,7 +96,7 @@ function matcher(selected: { labels: LabelSelector; fields: FieldSelector }): (o
 
 /**
  * Serves the verbs of one resource request (get, list, watch, create, update, patch, delete,
- * deletecollection) over the {@link ObjectWriter} and the {@link Store}, in the representation the
+ * deletecollection) over the {@link ObjectWriter} and the {@link Storage}, in the representation the
  * client accepts (JSON, YAML, Table, PartialObjectMetadata). Failures are thrown as
  * {@link ApiError}s for the error handler, except on a hijacked watch response.
  */
@@ -114,7 +115,7 @@ export class ResourceHandler {
     switch (target.verb) {
       case 'get': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
-        const object = writer.get(type, namespace, name);
+        const object = await writer.get(type, namespace, name);
         return this.#sendOne(reply, 200, type, object, representation, query);
       }
       case 'list':
@@ -123,13 +124,13 @@ export class ResourceHandler {
         return this.#watch(target, request, reply, query);
       case 'create': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
-        this.#requireMediaType(request, OBJECT_MEDIA_TYPES);
+        this.#requireMediaType(request, this.#init.objectMediaTypes);
         const created = await writer.create(type, namespace, request.body, writeOptions(query, reply));
         return this.#sendOne(reply, 201, type, created, representation, query);
       }
       case 'update': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
-        this.#requireMediaType(request, OBJECT_MEDIA_TYPES);
+        this.#requireMediaType(request, this.#init.objectMediaTypes);
         const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply), ...(subresource !== undefined ? { subresource } : {}) });
         return this.#sendOne(reply, result.created ? 201 : 200, type, result.object, representation, query);
       }
@@ -145,9 +146,12 @@ export class ResourceHandler {
         const representation = negotiate(request.headers.accept, ['json', 'yaml']);
         const options = this.#deleteOptions(request, query);
         const selected = selectors(query, type);
-        const listed = this.#init.store.list(type.id, type.namespaced && namespace !== '' ? namespace : undefined);
+        const scope = type.namespaced && namespace !== '' ? { namespace } : {};
+        const listed = await this.#init.storage.list(type.id, scope);
         const deleted = await writer.deleteCollection(type, listed.items.filter(matcher(selected)), { dryRun: options.dryRun });
-        const list = { kind: type.listKind, apiVersion: type.apiVersion, metadata: { resourceVersion: String(this.#init.store.currentRevision()) }, items: deleted };
+        // The list's resourceVersion is the storage's after the deletes.
+        const { resourceVersion } = await this.#init.storage.list(type.id, scope);
+        const list = { kind: type.listKind, apiVersion: type.apiVersion, metadata: { resourceVersion }, items: deleted };
         return this.#send(reply, 200, list, representation);
       }
     }
@@ -157,15 +161,15 @@ export class ResourceHandler {
     const mediaType = mediaTypeOf(request);
     if (!accepted.includes(mediaType)) throw unsupportedMediaType(mediaType === '' ? '<none>' : mediaType, accepted);
     if (request.body === undefined || request.body === null) throw badRequest('the request body is empty; it must hold the object (or patch) to write');
-    if (request.body instanceof UndecodableProtobufBody) throw request.body.failure;
+    if (request.body instanceof UndecodableBody) throw request.body.failure;
     return mediaType;
   }
 
   #deleteOptions(request: FastifyRequest, query: URLSearchParams): { dryRun: boolean; preconditions?: Preconditions } {
     const body: unknown = request.body;
     if (body !== undefined && body !== null) {
-      // DeleteOptions are never protobuf: the protobuf body parser leaves DELETE bodies as bytes.
-      if (Buffer.isBuffer(body)) throw unsupportedMediaType(mediaTypeOf(request), OBJECT_MEDIA_TYPES.filter((type) => type !== PROTOBUF_MEDIA_TYPE));
+      // DeleteOptions are never binary: body decoders leave DELETE bodies as bytes.
+      if (Buffer.isBuffer(body)) throw unsupportedMediaType(mediaTypeOf(request), TEXT_OBJECT_MEDIA_TYPES);
       if (!isObject(body)) throw badRequest('the body of a DELETE must be a DeleteOptions object');
     }
     integerParam(query, 'gracePeriodSeconds');
@@ -193,21 +197,23 @@ export class ResourceHandler {
     return this.#send(reply, 200, result.object, representation);
   }
 
-  #list(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): FastifyReply {
+  async #list(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<FastifyReply> {
     const { type, namespace } = target;
     const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
     const selected = selectors(query, type);
-    const resourceVersion = query.get('resourceVersion');
-    if (resourceVersion !== null && resourceVersion !== '' && !/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${resourceVersion}`);
+    const resourceVersion = query.get('resourceVersion') ?? '';
     const limit = integerParam(query, 'limit');
     if (limit !== undefined && limit < 0) throw badRequest(`limit must not be negative, got ${limit}`);
-    const page = this.#init.pager.page({
-      snapshot: () => this.#init.store.list(type.id, type.namespaced && namespace !== '' ? namespace : undefined),
+    const page = await this.#init.pager.page({
+      snapshot: () =>
+        this.#init.storage.list(type.id, { ...(type.namespaced && namespace !== '' ? { namespace } : {}), resourceVersion }).catch((error: unknown) => {
+          throw resourceVersionFailure(error);
+        }),
       matches: matcher(selected),
       limit,
       continueToken: query.get('continue') ?? undefined,
     });
-    const metadata: TableListMeta = { resourceVersion: String(page.revision) };
+    const metadata: TableListMeta = { resourceVersion: page.resourceVersion };
     if (page.continueToken !== undefined) metadata.continue = page.continueToken;
     if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
     if (representation === 'table') {
@@ -219,7 +225,7 @@ export class ResourceHandler {
     return this.#send(reply, 200, { kind: type.listKind, apiVersion: type.apiVersion, metadata, items: page.items }, representation);
   }
 
-  #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): undefined {
+  async #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<undefined> {
     const { type, namespace, name } = target;
     const representation = negotiate(request.headers.accept, ['json', 'table', 'partial']);
     const selected = selectors(query, type);
@@ -227,7 +233,7 @@ export class ResourceHandler {
     if (name !== '') {
       // `GET .../<plural>/<name>?watch=true` watches one object: the same as a name field selector.
       const combined = [`metadata.name=${name}`, query.get('fieldSelector') ?? ''].filter((part) => part !== '').join(',');
-      fieldSelector = parseFieldSelector(combined, type.kind);
+      fieldSelector = parseFieldSelector(combined, type);
     }
     const timeoutSeconds = integerParam(query, 'timeoutSeconds');
     const includeObject = parseIncludeObject(query.get('includeObject'));
@@ -237,7 +243,7 @@ export class ResourceHandler {
       return object;
     };
     const stream = new WatchStream({
-      store: this.#init.store,
+      storage: this.#init.storage,
       type,
       namespace: type.namespaced && namespace !== '' ? namespace : undefined,
       labelSelector: selected.labels,
@@ -254,8 +260,10 @@ export class ResourceHandler {
       onEnd: () => this.#init.watches.delete(stream),
     });
     reply.hijack();
+    // Held from the start, so that closing the server also ends a watch still registering.
+    this.#init.watches.add(stream);
     try {
-      stream.start();
+      await stream.start();
     } catch (error: unknown) {
       // Found before streaming (410 too old, 400 malformed): answered as a plain Status response.
       const failure = error instanceof ApiError ? error : new ApiError('InternalError', 'the watch could not start', undefined, { cause: error });
@@ -264,7 +272,6 @@ export class ResourceHandler {
       reply.raw.end(JSON.stringify(failure.toStatus()));
       return undefined;
     }
-    this.#init.watches.add(stream);
     return undefined;
   }
 

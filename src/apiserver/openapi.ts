@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { KUBERNETES_VERSION } from './discovery.js';
-import { resourcesOf, servedGroupVersions, type ResourceType } from './resource-registry.js';
+import type { ResourceRegistry, ResourceType } from './resource-type.js';
 
-type Schema = Record<string, unknown>;
+/** An OpenAPI v3 schema object (or any part of an OpenAPI document), as plain JSON. */
+export type SchemaObject = Record<string, unknown>;
+type Schema = SchemaObject;
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -11,6 +12,19 @@ const integer: Schema = { type: 'integer', format: 'int32' };
 const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string', default: '' } };
 const freeObject: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 const objectList = (extensions: Schema = {}): Schema => ({ type: 'array', items: freeObject, ...extensions });
+
+/** Schema building blocks for kind definitions' `fields`, the same the core's documents use. */
+export const SCHEMA = Object.freeze({
+  string,
+  /** int32 */
+  integer,
+  /** A map of strings (labels, ConfigMap data). */
+  stringMap,
+  /** An object whose fields are kept as sent. */
+  freeObject,
+  /** A list of free objects, with extensions such as `x-kubernetes-list-type`. */
+  objectList,
+});
 
 const COMMON_SCHEMAS: Record<string, Schema> = {
   [`${META}.ObjectMeta`]: {
@@ -46,39 +60,6 @@ const COMMON_SCHEMAS: Record<string, Schema> = {
   },
   [`${META}.Patch`]: { type: 'object', description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.' },
   [`${META}.WatchEvent`]: { type: 'object', required: ['type', 'object'], properties: { type: string, object: freeObject } },
-};
-
-/** The top-level fields of each kind besides apiVersion, kind and metadata. */
-const KIND_FIELDS: Readonly<Record<string, Record<string, Schema>>> = {
-  Namespace: { spec: freeObject, status: freeObject },
-  Service: { spec: freeObject, status: freeObject },
-  Endpoints: { subsets: { type: 'array', items: { type: 'object', properties: { addresses: objectList(), notReadyAddresses: objectList(), ports: objectList() } }, 'x-kubernetes-list-type': 'atomic' } },
-  Pod: { spec: freeObject, status: freeObject },
-  Secret: { data: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } }, stringData: stringMap, type: string, immutable: { type: 'boolean' } },
-  ConfigMap: { data: stringMap, binaryData: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } }, immutable: { type: 'boolean' } },
-  Event: {
-    action: string,
-    count: integer,
-    eventTime: { type: 'string', format: 'date-time' },
-    firstTimestamp: { type: 'string', format: 'date-time' },
-    involvedObject: freeObject,
-    lastTimestamp: { type: 'string', format: 'date-time' },
-    message: string,
-    reason: string,
-    related: freeObject,
-    reportingComponent: string,
-    reportingInstance: string,
-    series: freeObject,
-    source: freeObject,
-    type: string,
-  },
-  ServiceAccount: {
-    automountServiceAccountToken: { type: 'boolean' },
-    imagePullSecrets: objectList({ 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' }),
-    secrets: objectList({ 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' }),
-  },
-  Lease: { spec: { type: 'object', properties: { holderIdentity: string, leaseDurationSeconds: integer, acquireTime: { type: 'string', format: 'date-time' }, renewTime: { type: 'string', format: 'date-time' }, leaseTransitions: integer, strategy: string, preferredHolder: string } } },
-  EndpointSlice: { addressType: string, endpoints: objectList({ 'x-kubernetes-list-type': 'atomic' }), ports: objectList({ 'x-kubernetes-list-type': 'atomic' }) },
 };
 
 function packageOf(type: ResourceType): string {
@@ -137,7 +118,7 @@ function paths(type: ResourceType): Record<string, Schema> {
   // The server accepts strategic merge patches, but the document does not advertise them: kubectl
   // would then compute apply patches from these (deliberately loose) schemas and warn about every
   // field they leave out. Without the advertisement it uses its compiled-in types, whose merge keys
-  // are the ones `patch-strategies.ts` implements.
+  // are the ones the kinds' merge strategies implement.
   const patchBody = {
     required: true,
     content: content(ref(`${META}.Patch`), ['application/json-patch+json', 'application/merge-patch+json']),
@@ -170,13 +151,13 @@ function paths(type: ResourceType): Record<string, Schema> {
   return result;
 }
 
-function schemas(type: ResourceType): Record<string, Schema> {
+function schemas(type: ResourceType, serverName: string): Record<string, Schema> {
   const name = `${packageOf(type)}.${type.kind}`;
   return {
     [name]: {
-      description: `${type.kind} as served by the devcluster.`,
+      description: `${type.kind} as served by the ${serverName}.`,
       type: 'object',
-      properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ObjectMeta`), ...(KIND_FIELDS[type.kind] ?? {}) },
+      properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ObjectMeta`), ...type.fields },
       'x-kubernetes-group-version-kind': [gvk(type)],
     },
     [`${packageOf(type)}.${type.listKind}`]: {
@@ -189,14 +170,14 @@ function schemas(type: ResourceType): Record<string, Schema> {
 }
 
 /**
- * The fields the served schema of `kind` knows: top-level ones and those of `metadata`. The same
+ * The fields the served schema of `type` knows: top-level ones and those of `metadata`. The same
  * tables the OpenAPI documents are built from, so what kubectl is told and what the server
  * accepts cannot drift apart.
  */
-export function knownFields(kind: string): { topLevel: ReadonlySet<string>; metadata: ReadonlySet<string> } {
+export function knownFields(type: ResourceType): { topLevel: ReadonlySet<string>; metadata: ReadonlySet<string> } {
   const objectMeta = COMMON_SCHEMAS[`${META}.ObjectMeta`]?.['properties'] as Record<string, unknown>;
   return {
-    topLevel: new Set(['apiVersion', 'kind', 'metadata', ...Object.keys(KIND_FIELDS[kind] ?? {})]),
+    topLevel: new Set(['apiVersion', 'kind', 'metadata', ...Object.keys(type.fields)]),
     metadata: new Set(Object.keys(objectMeta)),
   };
 }
@@ -206,41 +187,63 @@ export function openApiPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 
+/** What {@link OpenApiDocuments} describes. */
+export interface OpenApiInit {
+  registry: ResourceRegistry;
+  /** `info.version` of every document: the server's gitVersion. */
+  gitVersion: string;
+  /** How kinds' schemas name the server: `<Kind> as served by the <serverName>.` */
+  serverName: string;
+}
+
 /**
- * The OpenAPI v3 document of one group-version (`GET /openapi/v3/<path>`), or undefined when not
- * served. It carries a schema per kind with `x-kubernetes-group-version-kind`, and the
- * `fieldValidation` parameter on writes, which is how kubectl decides to validate on the server.
+ * The OpenAPI v3 documents of one server (`GET /openapi/v3` and `/openapi/v3/<path>`), built
+ * from its registry on demand; document hashes are computed once per path.
  */
-export function openApiDocument(path: string): Record<string, unknown> | undefined {
-  const served = servedGroupVersions().find((entry) => openApiPath(entry.group, entry.version) === path);
-  if (served === undefined) return undefined;
-  const types = resourcesOf(served.group, served.version);
-  return {
-    openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion },
-    paths: Object.assign({}, ...types.map(paths)) as Record<string, unknown>,
-    components: { schemas: Object.assign({ ...COMMON_SCHEMAS }, ...types.map(schemas)) as Record<string, unknown> },
-  };
-}
+export class OpenApiDocuments {
+  readonly #init: OpenApiInit;
+  readonly #hashes = new Map<string, string>();
 
-const documentHashes = new Map<string, string>();
-
-/** A stable hash of a group-version's document, used in `serverRelativeURL` like the real server. */
-export function openApiHash(path: string): string {
-  let hash = documentHashes.get(path);
-  if (hash === undefined) {
-    hash = createHash('sha512').update(JSON.stringify(openApiDocument(path) ?? {})).digest('hex').slice(0, 128).toUpperCase();
-    documentHashes.set(path, hash);
+  /** Builds nothing until asked. */
+  constructor(init: OpenApiInit) {
+    this.#init = init;
   }
-  return hash;
-}
 
-/** `GET /openapi/v3`: the index of group-version documents. */
-export function openApiIndex(): Record<string, unknown> {
-  const paths: Record<string, unknown> = {};
-  for (const { group, version } of servedGroupVersions()) {
-    const path = openApiPath(group, version);
-    paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${openApiHash(path)}` };
+  /**
+   * The document of one group-version, or undefined when not served. It carries a schema per kind
+   * with `x-kubernetes-group-version-kind`, and the `fieldValidation` parameter on writes, which
+   * is how kubectl decides to validate on the server.
+   */
+  document(path: string): Record<string, unknown> | undefined {
+    const { registry, gitVersion, serverName } = this.#init;
+    const served = registry.servedGroupVersions().find((entry) => openApiPath(entry.group, entry.version) === path);
+    if (served === undefined) return undefined;
+    const types = registry.resourcesOf(served.group, served.version);
+    return {
+      openapi: '3.0.0',
+      info: { title: 'Kubernetes', version: gitVersion },
+      paths: Object.assign({}, ...types.map(paths)) as Record<string, unknown>,
+      components: { schemas: Object.assign({ ...COMMON_SCHEMAS }, ...types.map((type) => schemas(type, serverName))) as Record<string, unknown> },
+    };
   }
-  return { paths };
+
+  /** A stable hash of a group-version's document, used in `serverRelativeURL` like the real server. */
+  hash(path: string): string {
+    let hash = this.#hashes.get(path);
+    if (hash === undefined) {
+      hash = createHash('sha512').update(JSON.stringify(this.document(path) ?? {})).digest('hex').slice(0, 128).toUpperCase();
+      this.#hashes.set(path, hash);
+    }
+    return hash;
+  }
+
+  /** `GET /openapi/v3`: the index of group-version documents. */
+  index(): Record<string, unknown> {
+    const index: Record<string, unknown> = {};
+    for (const { group, version } of this.#init.registry.servedGroupVersions()) {
+      const path = openApiPath(group, version);
+      index[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${this.hash(path)}` };
+    }
+    return { paths: index };
+  }
 }

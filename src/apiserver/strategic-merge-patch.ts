@@ -1,5 +1,28 @@
-import { ApiError, badRequest } from '../apiserver/api-error.js';
-import { listStrategy } from './patch-strategies.js';
+import { ApiError, badRequest } from './api-error.js';
+
+/** How a list field is patched. Lists not described are replaced as a whole (atomic). */
+export interface ListPatchStrategy {
+  /** Key that identifies elements of a list of objects; absent for lists of primitives (set merge). */
+  readonly mergeKey?: string;
+}
+
+/**
+ * The strategic-merge-patch metadata of one kind: its lists that merge (and by which key) instead
+ * of being replaced, by path (field names joined by `.`, list indices left out). These are the
+ * `patchStrategy`/`patchMergeKey` tags of the Kubernetes API types; kubectl computes its patches
+ * from the same tags, so both sides must agree.
+ */
+export type PatchStrategyTable = Readonly<Record<string, ListPatchStrategy>>;
+
+/** The merging lists of ObjectMeta, shared by every kind. */
+const OBJECT_META: PatchStrategyTable = {
+  'metadata.finalizers': {},
+  'metadata.ownerReferences': { mergeKey: 'uid' },
+};
+
+function listStrategy(strategies: PatchStrategyTable, path: string): ListPatchStrategy | undefined {
+  return OBJECT_META[path] ?? strategies[path];
+}
 
 type JsonObject = Record<string, unknown>;
 
@@ -11,17 +34,17 @@ const SET_ORDER_PREFIX = '$setElementOrder/';
 const DELETE_PRIMITIVES_PREFIX = '$deleteFromPrimitiveList/';
 
 /**
- * Applies a strategic merge patch (`application/strategic-merge-patch+json`) to `original` of
- * `kind` and returns a new object; neither argument is mutated. Follows Kubernetes' semantics:
- * maps merge recursively and `null` deletes a key; lists with a merge key (see
- * `patch-strategies.ts`) merge element-wise by that key, lists of primitives with the merge
- * strategy merge as sets, other lists are replaced; the directives `$patch: replace|delete|merge`,
+ * Applies a strategic merge patch (`application/strategic-merge-patch+json`) to `original`, an
+ * object of a kind with the merging lists `strategies`, and returns a new object; neither argument
+ * is mutated. Follows Kubernetes' semantics: maps merge recursively and `null` deletes a key;
+ * lists with a merge key (ObjectMeta's and the kind's) merge element-wise by that key, lists of
+ * primitives with the merge strategy merge as sets, other lists are replaced; the directives `$patch: replace|delete|merge`,
  * `$retainKeys`, `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` are honoured.
  * Throws a 400 {@link ApiError} on a malformed patch.
  */
-export function applyStrategicMergePatch(kind: string, original: JsonObject, patch: unknown): JsonObject {
+export function applyStrategicMergePatch(strategies: PatchStrategyTable, original: JsonObject, patch: unknown): JsonObject {
   if (!isObject(patch)) throw badRequest('a strategic merge patch must be a JSON object');
-  const result = mergeMap(kind, original, patch, '');
+  const result = mergeMap(strategies, original, patch, '');
   if (result === undefined) throw new ApiError('Invalid', 'a strategic merge patch may not delete the whole object');
   return result;
 }
@@ -30,12 +53,12 @@ function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-function mergeMap(kind: string, original: JsonObject, patch: JsonObject, path: string): JsonObject | undefined {
+function mergeMap(strategies: PatchStrategyTable, original: JsonObject, patch: JsonObject, path: string): JsonObject | undefined {
   const directive = patch['$patch'];
   if (directive === 'delete') return undefined;
   if (directive === 'replace') {
     const rest = Object.fromEntries(Object.entries(patch).filter(([key]) => key !== '$patch'));
-    return mergeMap(kind, {}, rest, path);
+    return mergeMap(strategies, {}, rest, path);
   }
   if (directive !== undefined && directive !== 'merge') throw badRequest(`unknown patch directive ${JSON.stringify(directive)} at ${path || '<root>'}`);
 
@@ -70,35 +93,35 @@ function mergeMap(kind: string, original: JsonObject, patch: JsonObject, path: s
     const fieldPath = join(path, key);
     if (isObject(value)) {
       const base = result[key];
-      const merged = mergeMap(kind, isObject(base) ? base : {}, value, fieldPath);
+      const merged = mergeMap(strategies, isObject(base) ? base : {}, value, fieldPath);
       if (merged === undefined) delete result[key];
       else result[key] = merged;
     } else if (Array.isArray(value)) {
-      result[key] = mergeList(kind, result[key], value, fieldPath);
+      result[key] = mergeList(strategies, result[key], value, fieldPath);
     } else {
       result[key] = value;
     }
   }
   for (const [field, order] of orders) {
     const list = result[field];
-    if (Array.isArray(list)) result[field] = applyOrder(kind, list, order, join(path, field));
+    if (Array.isArray(list)) result[field] = applyOrder(strategies, list, order, join(path, field));
   }
   return result;
 }
 
-function cleanElement(kind: string, element: unknown, path: string): unknown {
-  if (isObject(element)) return mergeMap(kind, {}, element, path);
-  if (Array.isArray(element)) return element.map((item) => cleanElement(kind, item, path));
+function cleanElement(strategies: PatchStrategyTable, element: unknown, path: string): unknown {
+  if (isObject(element)) return mergeMap(strategies, {}, element, path);
+  if (Array.isArray(element)) return element.map((item) => cleanElement(strategies, item, path));
   return element;
 }
 
-function mergeList(kind: string, original: unknown, patch: unknown[], path: string): unknown[] {
-  const strategy = listStrategy(kind, path);
+function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unknown[], path: string): unknown[] {
+  const strategy = listStrategy(strategies, path);
   const replaceMarker = patch.findIndex((element) => isObject(element) && element['$patch'] === 'replace' && Object.keys(element).length === 1);
   if (strategy === undefined || replaceMarker >= 0) {
     return patch
       .filter((_, index) => index !== replaceMarker)
-      .map((element) => cleanElement(kind, element, path))
+      .map((element) => cleanElement(strategies, element, path))
       .filter((element) => element !== undefined);
   }
   const base = Array.isArray(original) ? [...(original as unknown[])] : [];
@@ -121,19 +144,19 @@ function mergeList(kind: string, original: unknown, patch: unknown[], path: stri
     }
     if (index >= 0) {
       const existing = base[index];
-      const merged = mergeMap(kind, isObject(existing) ? existing : {}, element, path);
+      const merged = mergeMap(strategies, isObject(existing) ? existing : {}, element, path);
       if (merged === undefined) base.splice(index, 1);
       else base[index] = merged;
     } else {
-      const created = mergeMap(kind, {}, element, path);
+      const created = mergeMap(strategies, {}, element, path);
       if (created !== undefined) base.push(created);
     }
   }
   return base;
 }
 
-function applyOrder(kind: string, list: unknown[], order: unknown[], path: string): unknown[] {
-  const mergeKey = listStrategy(kind, path)?.mergeKey;
+function applyOrder(strategies: PatchStrategyTable, list: unknown[], order: unknown[], path: string): unknown[] {
+  const mergeKey = listStrategy(strategies, path)?.mergeKey;
   const identity = (item: unknown): unknown => (mergeKey !== undefined && isObject(item) ? item[mergeKey] : item);
   const orderKeys = order.map((entry) => (mergeKey !== undefined && isObject(entry) ? entry[mergeKey] : entry));
   const position = (item: unknown): number => orderKeys.findIndex((key) => deepEqual(key, identity(item)));
