@@ -68,6 +68,8 @@ export class WatchStream {
   #queued: StorageEvent[] = [];
   /** Whether the watch resumes from a client's resourceVersion (its replays' earlier state is unknown). */
   #resumed = false;
+  /** Whether the socket is corked until the current burst of events is written. */
+  #corked = false;
 
   /** Does no I/O; {@link start} registers the watch and writes the response. */
   constructor(init: WatchStreamInit) {
@@ -201,6 +203,7 @@ export class WatchStream {
   #send(type: WatchEventType, object: unknown): void {
     const response = this.#init.response;
     if (this.#ended || response.destroyed) return;
+    this.#corkUntilMicrotask(response);
     response.write(`${JSON.stringify({ type, object })}\n`);
     if (response.writableLength > this.#init.sendBufferBytes) {
       this.#init.logger.warn({ resource: this.#init.type.id, bufferedBytes: response.writableLength }, 'Watch client reads too slowly; ending its watch');
@@ -211,5 +214,21 @@ export class WatchStream {
       response.destroy();
       this.#init.onEnd();
     }
+  }
+
+  /**
+   * Events written in one synchronous burst leave in one packet, as soon as the burst is over.
+   * Node would flush a chunked write on the next tick, which comes only after every pending
+   * microtask: the writer's own answer would then reach the network before the watch event.
+   */
+  #corkUntilMicrotask(response: ServerResponse): void {
+    const socket = response.socket;
+    if (this.#corked || socket === null) return;
+    this.#corked = true;
+    socket.cork();
+    queueMicrotask(() => {
+      this.#corked = false;
+      socket.uncork();
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/observe/logger.js';
@@ -143,6 +143,8 @@ describe('watch stream resources', () => {
   let store: Store;
   let server: Server;
   const ended: string[] = [];
+  /** The server side of the latest watch. */
+  let served: ServerResponse | undefined;
   afterEach(async () => {
     server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
@@ -154,6 +156,7 @@ describe('watch stream resources', () => {
     const type = new ResourceRegistry(coreKindDefinitions()).byKind('ConfigMap');
     const storage = new ApiStorage(store);
     server = createServer((_request, response) => {
+      served = response;
       const stream: WatchStream = new WatchStream({
         storage,
         type,
@@ -176,6 +179,17 @@ describe('watch stream resources', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   }
+
+  it('hands a live event to the socket before the writer continues, not on the next tick', async () => {
+    const url = await serve(1024 * 1024);
+    const reader = await new WatchReader().open(url);
+    await store.create('core/v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'd' } });
+    // The writer's continuation (here: this line; in the server, its HTTP answer) runs before any
+    // next tick: the event must already be flushed, not corked behind that answer.
+    expect(served?.socket?.writableCorked).toBe(0);
+    await reader.waitForEvents(1);
+    reader.close();
+  });
 
   it('closes the store watch when the client disconnects', async () => {
     ended.length = 0;
