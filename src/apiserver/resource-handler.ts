@@ -268,6 +268,8 @@ export class ResourceHandler {
       // Found before streaming (410 too old, 400 malformed): answered as a plain Status response.
       const failure = error instanceof ApiError ? error : new ApiError('InternalError', 'the watch could not start', undefined, { cause: error });
       if (!(error instanceof ApiError)) this.#init.logger.error({ err: error }, 'Watch failed to start');
+      // Ended meanwhile (client gone, server closing): there is no one to answer.
+      if (reply.raw.headersSent) return undefined;
       reply.raw.writeHead(failure.code, { 'Content-Type': 'application/json' });
       reply.raw.end(JSON.stringify(failure.toStatus()));
       return undefined;

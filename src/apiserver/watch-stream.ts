@@ -53,10 +53,10 @@ function keyOf(object: StoredObject): string {
  * Start points follow the real server: resourceVersion unset or "0" (or `sendInitialEvents=true`)
  * sends the current state as ADDED events first (ended by an annotated BOOKMARK when
  * `sendInitialEvents=true`); a resourceVersion N sends only changes after N, or answers HTTP 410
- * before streaming when N is older than what the storage retains. With selectors, an object that stops
- * matching is sent as DELETED and one that starts matching as ADDED. While replaying retained
- * events of a resumed watch the earlier state is unknown, so a non-matching change is sent as
- * DELETED (clients ignore deletes of objects they do not hold).
+ * before streaming when N is older than what the storage retains. With selectors, an object that
+ * stops matching is sent as DELETED and one that starts matching as ADDED. While replaying
+ * retained events of a resumed watch the earlier state is unknown, so a non-matching change is
+ * sent as DELETED (clients ignore deletes of objects they do not hold).
  */
 export class WatchStream {
   readonly #init: WatchStreamInit;
@@ -118,8 +118,10 @@ export class WatchStream {
       };
       this.#handle = await storage.watch({ resource: type.id, ...(namespace !== undefined ? { namespace } : {}) }, from, listener);
     } catch (error: unknown) {
-      this.#ended = true;
-      this.#init.onEnd();
+      if (!this.#ended) {
+        this.#ended = true;
+        this.#init.onEnd();
+      }
       throw resourceVersionFailure(error);
     }
     if (this.#ended) {

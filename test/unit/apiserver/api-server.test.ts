@@ -4,6 +4,7 @@ import { invalidValue } from '../../../src/apiserver/metadata-validation.js';
 import { ResourceRegistry, type KindDefinition } from '../../../src/apiserver/resource-type.js';
 import { NAME_COLUMN, tableColumn } from '../../../src/apiserver/table-view.js';
 import { silentLogger } from '../../../src/observe/logger.js';
+import { waitFor } from '../../support/wait-for.js';
 import { MapStorage } from './map-storage.js';
 
 /** A kind no devcluster serves: the core needs nothing but this definition and a storage. */
@@ -34,11 +35,13 @@ const URL_BASE = '/apis/example.vcsync.io/v1alpha1/widgets';
 
 describe('a server built from the apiserver core alone', () => {
   let server: ApiServer;
+  let storage: MapStorage;
 
   beforeEach(() => {
+    storage = new MapStorage();
     server = buildApiServer({
       registry: new ResourceRegistry([WIDGETS]),
-      storage: new MapStorage(),
+      storage,
       serverName: 'widget server',
       version: { major: '1', minor: '32', gitVersion: 'v1.32.0-widgets' },
       serverAddress: () => '127.0.0.1:0',
@@ -120,5 +123,18 @@ describe('a server built from the apiserver core alone', () => {
     const watched = await server.app.inject({ method: 'GET', url: `${URL_BASE}?watch=true&resourceVersion=17` });
     expect(watched.statusCode).toBe(400);
     expect(watched.json()).toMatchObject({ reason: 'BadRequest', message: 'invalid resource version: 17' });
+  });
+
+  it('ends a watch still registering with a slow storage when the server closes, and closes its storage watch', async () => {
+    let release = (): void => undefined;
+    storage.holdWatches = new Promise((resolve) => {
+      release = resolve;
+    });
+    const answered = server.app.inject({ method: 'GET', url: `${URL_BASE}?watch=true` });
+    await waitFor('the watch to reach the storage', () => storage.watchCalls === 1);
+    server.endWatches();
+    expect((await answered).statusCode).toBe(200);
+    release();
+    await waitFor('the late storage watch to be registered and closed again', () => storage.registered.total === 1 && storage.registered.open === 0);
   });
 });

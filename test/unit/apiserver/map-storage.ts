@@ -21,6 +21,12 @@ export class MapStorage implements Storage {
   readonly #objects = new Map<string, StoredObject>();
   readonly #watches = new Set<{ filter: StorageWatchFilter; listener: StorageWatchListener }>();
   #version = 0;
+  /** When set, watch() waits for it before registering: a storage that answers slowly. */
+  holdWatches: Promise<void> | undefined;
+  /** Calls of watch() so far. */
+  watchCalls = 0;
+  /** Watches registered so far, and how many of them are still open. */
+  readonly registered = { total: 0, open: 0 };
 
   async get(ref: ObjectRef): Promise<StoredObject | undefined> {
     return this.#objects.get(key(ref.resource, ref.namespace, ref.name));
@@ -52,11 +58,18 @@ export class MapStorage implements Storage {
   }
 
   async watch(filter: StorageWatchFilter, resourceVersion: string, listener: StorageWatchListener): Promise<StorageWatch> {
+    this.watchCalls += 1;
+    await this.holdWatches;
     if (!/^v\d+$/.test(resourceVersion)) throw new StorageError('InvalidResourceVersion', `invalid resource version: ${resourceVersion}`);
     if (resourceVersion !== `v${this.#version}`) throw new StorageError('Expired', `too old resource version: ${resourceVersion}`);
     const watch = { filter, listener };
     this.#watches.add(watch);
-    return { close: () => this.#watches.delete(watch), progressResourceVersion: () => `v${this.#version}` };
+    this.registered.total += 1;
+    this.registered.open += 1;
+    const close = (): void => {
+      if (this.#watches.delete(watch)) this.registered.open -= 1;
+    };
+    return { close, progressResourceVersion: () => `v${this.#version}` };
   }
 
   #check(id: string, preconditions: Preconditions | undefined): StoredObject {
