@@ -2,6 +2,51 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Who may import whom under src/ (README, "Architecture"; the arrows of the data flow, nothing
+ * else): for each folder, the project folders its files must not import, with the reason shown to
+ * whoever tries. `cli/` wires everything and imports anything; nothing imports `cli/`.
+ * test/unit/import-layers.test.ts checks that every block fires.
+ */
+const LAYERS = {
+  config: { forbidden: ['kube', 'syncer', 'management', 'apiserver', 'devcluster', 'manager', 'cli'], why: 'config/ is logic: it reads vcluster.yaml and knows no cluster, server or runtime' },
+  translate: { forbidden: ['kube', 'syncer', 'management', 'apiserver', 'devcluster', 'manager', 'cli'], why: 'translate/ is pure: names and metadata in, new objects out, no I/O' },
+  patches: { forbidden: ['kube', 'syncer', 'management', 'apiserver', 'devcluster', 'manager', 'cli'], why: 'patches/ is logic (it may use translate/): a reference patch returns what to import and the syncer does the I/O' },
+  kube: { forbidden: ['syncer', 'management', 'apiserver', 'devcluster', 'manager', 'cli'], why: 'kube/ knows Kubernetes clients, not the syncer, the servers or the manager' },
+  apiserver: {
+    forbidden: ['cli', 'config', 'devcluster', 'kube', 'management', 'manager', 'patches', 'syncer', 'translate'],
+    why: 'apiserver/ is the core under devcluster and management and imports only observe/: hand it what it needs as a KindDefinition, a strategy, a CreateAdmission or a Storage',
+  },
+  devcluster: {
+    forbidden: ['cli', 'config', 'kube', 'management', 'manager', 'patches', 'syncer', 'translate'],
+    why: 'devcluster/ is kinds, a storage engine and controllers on the apiserver core: it imports only apiserver/ and observe/',
+  },
+  management: { forbidden: ['cli', 'devcluster', 'manager', 'patches', 'syncer', 'translate'], why: 'management/ imports only apiserver/, kube/ (its store is the host cluster), config/ and observe/' },
+  syncer: { forbidden: ['cli', 'apiserver', 'devcluster', 'management', 'manager'], why: 'syncer/ uses config/, translate/, patches/, kube/ and observe/ only' },
+  manager: { forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'management', 'patches', 'syncer', 'translate'], why: 'manager/ uses kube/ and observe/ only' },
+  observe: {
+    forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'kube', 'management', 'manager', 'patches', 'syncer', 'translate'],
+    why: 'observe/ (logs, metrics, health) is used by every folder and imports none',
+  },
+};
+
+/** Matches a relative specifier that climbs out of the file's folder into one of `folders`. */
+function climbsInto(folders) {
+  return `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+}
+
+/** One block per folder: static imports and re-exports, and dynamic import() of a literal path. */
+const layerBlocks = Object.entries(LAYERS).map(([folder, { forbidden, why }]) => ({
+  files: [`src/${folder}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [{ regex: climbsInto(forbidden), message: `${why} (README, Architecture: who may import whom).` }] }],
+    'no-restricted-syntax': [
+      'error',
+      { selector: `ImportExpression[source.value=/${climbsInto(forbidden).replaceAll('/', '\\/')}/]`, message: `${why} (README, Architecture: who may import whom).` },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.vcsync/**', 'coverage/**'] },
   js.configs.recommended,
@@ -21,5 +66,10 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
+  },
+  ...layerBlocks,
+  {
+    files: ['src/index.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./cli(/|$)', message: 'the package export is a library surface; nothing imports cli/ (README, Architecture: who may import whom).' }] }] },
   },
 );

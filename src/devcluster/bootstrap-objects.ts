@@ -1,16 +1,10 @@
 import { isIP } from 'node:net';
+import type { ObjectWriter } from '../apiserver/object-writer.js';
+import type { ResourceRegistry, ResourceType } from '../apiserver/resource-type.js';
 import { KUBERNETES_SERVICE_IP } from './cluster-ip-allocator.js';
-import type { ObjectWriter } from './object-writer.js';
-import { NAMESPACE_TYPE, RESOURCE_TYPES, type ResourceType } from './resource-registry.js';
 
 /** Namespaces that exist from the start, as in every Kubernetes cluster. */
 export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-
-function typeOf(kind: string): ResourceType {
-  const type = RESOURCE_TYPES.find((entry) => entry.kind === kind);
-  if (type === undefined) throw new Error(`the registry has no ${kind}`);
-  return type;
-}
 
 /** Where the API server is reachable, for the `default/kubernetes` Endpoints. */
 export interface ApiServerAddress {
@@ -30,14 +24,15 @@ function publishedIp(host: string): string {
  * this server. Idempotent: on a restart from a data directory only what is missing or stale (the
  * Endpoints' port) is written.
  */
-export async function ensureBootstrapObjects(writer: ObjectWriter, address: ApiServerAddress): Promise<void> {
+export async function ensureBootstrapObjects(writer: ObjectWriter, registry: ResourceRegistry, address: ApiServerAddress): Promise<void> {
+  const namespaces = registry.byKind('Namespace');
   for (const name of INITIAL_NAMESPACES) {
-    if (tryGet(writer, NAMESPACE_TYPE, '', name)) continue;
-    await writer.create(NAMESPACE_TYPE, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
+    if (await exists(writer, namespaces, '', name)) continue;
+    await writer.create(namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
   }
   const labels = { component: 'apiserver', provider: 'kubernetes' };
-  const services = typeOf('Service');
-  if (!tryGet(writer, services, 'default', 'kubernetes')) {
+  const services = registry.byKind('Service');
+  if (!(await exists(writer, services, 'default', 'kubernetes'))) {
     await writer.create(
       services,
       'default',
@@ -53,12 +48,12 @@ export async function ensureBootstrapObjects(writer: ObjectWriter, address: ApiS
     subsets: [{ addresses: [{ ip: publishedIp(address.host) }], ports: [{ name: 'https', port: address.port, protocol: 'TCP' }] }],
   };
   // A PUT without resourceVersion creates or replaces; unchanged content is not rewritten.
-  await writer.update(typeOf('Endpoints'), 'default', 'kubernetes', endpoints, { dryRun: false });
+  await writer.update(registry.byKind('Endpoints'), 'default', 'kubernetes', endpoints, { dryRun: false });
 }
 
-function tryGet(writer: ObjectWriter, type: ResourceType, namespace: string, name: string): boolean {
+async function exists(writer: ObjectWriter, type: ResourceType, namespace: string, name: string): Promise<boolean> {
   try {
-    writer.get(type, namespace, name);
+    await writer.get(type, namespace, name);
     return true;
   } catch {
     // A 404 is the expected answer for an object that still has to be created.

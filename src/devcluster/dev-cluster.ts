@@ -1,16 +1,25 @@
 import type { AddressInfo } from 'node:net';
+import { buildApiServer } from '../apiserver/api-server.js';
+import type { ServerVersion } from '../apiserver/discovery.js';
+import type { RequestAuthenticator } from '../apiserver/request-authentication.js';
+import { resourceIdOf, ResourceRegistry } from '../apiserver/resource-type.js';
+import { createAuthenticator } from '../apiserver/security/authenticator.js';
+import type { TlsAssets } from '../apiserver/security/tls-assets.js';
+import type { Logger } from '../observe/logger.js';
 import { ensureBootstrapObjects } from './bootstrap-objects.js';
+import { ClusterIpIndex } from './cluster-ip-allocator.js';
+import { coreKindDefinitions } from './core-kinds.js';
 import { withDefaults, type DevClusterOptions } from './dev-cluster-options.js';
-import { buildHttpApp } from './http-app.js';
+import { serviceStrategy } from './kind-rules.js';
 import { buildKubeConfig, kubeConfigYaml, type KubeConfigDocument } from './kube-config.js';
-import { ListPager } from './list-pager.js';
-import { ObjectWriter } from './object-writer.js';
-import type { RequestAuthenticator } from './request-authentication.js';
-import { ResourceHandler } from './resource-handler.js';
-import { createAuthenticator } from './security/authenticator.js';
-import type { TlsAssets } from './security/tls-assets.js';
+import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { PROTOBUF_BODY_DECODER } from './protobuf-object-decoder.js';
+import { ApiStorage } from './storage/api-storage.js';
 import { openStore } from './storage/open-store.js';
-import type { WatchStream } from './watch-stream.js';
+import type { Store } from './storage/types.js';
+
+/** The Kubernetes version the devcluster reports (kubectl 1.32 is its reference client). */
+export const KUBERNETES_VERSION: ServerVersion = Object.freeze({ major: '1', minor: '32', gitVersion: 'v1.32.0-devcluster' });
 
 /** A running devcluster. */
 export interface DevCluster {
@@ -29,12 +38,30 @@ export interface DevCluster {
 
 /** Loaded on demand: the certificate tooling is heavy and only TLS servers need it. */
 async function loadTlsAssets(dir: string): Promise<TlsAssets> {
-  const { ensureTlsAssets } = await import('./security/tls-assets.js');
-  return ensureTlsAssets(dir);
+  const { ensureTlsAssets } = await import('../apiserver/security/tls-assets.js');
+  return ensureTlsAssets(dir, { serverName: 'vcsync-devcluster' });
 }
 
 function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * The core kinds with their running state over `store`: the Service cluster-IP pool (its index
+ * follows the store's own events) and the namespace lifecycle, which is also the admission.
+ */
+function coreKinds(store: Store, storage: ApiStorage, logger: Logger): { registry: ResourceRegistry; admission: NamespaceLifecycle } {
+  const lifecycle: NamespaceLifecycle = new NamespaceLifecycle({
+    storage,
+    // Read on the first write, once the registry below exists.
+    resources: () => ({ namespaces: registry.byKind('Namespace'), namespaced: registry.types.filter((type) => type.namespaced) }),
+    logger,
+  });
+  const services = coreKindDefinitions().find((definition) => definition.kind === 'Service');
+  if (services === undefined) throw new Error('the core kinds have no Service');
+  const clusterIps = new ClusterIpIndex(store, resourceIdOf(services));
+  const registry: ResourceRegistry = new ResourceRegistry(coreKindDefinitions({ Namespace: lifecycle.strategy, Service: serviceStrategy(clusterIps) }));
+  return { registry, admission: lifecycle };
 }
 
 /**
@@ -53,25 +80,21 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     const authenticator: RequestAuthenticator | undefined = authenticate
       ? createAuthenticator({ tokens: resolved.tokens, ...(resolved.tokenReviewUrl !== undefined ? { tokenReviewUrl: resolved.tokenReviewUrl } : {}), logger })
       : undefined;
-    const now = (): number => Date.now();
-    const writer = new ObjectWriter({ store, now, logger });
-    const watches = new Set<WatchStream>();
+    const storage = new ApiStorage(store);
+    const { registry, admission } = coreKinds(store, storage, logger);
     let address = `${formatHost(resolved.host)}:${resolved.port}`;
-    const handler = new ResourceHandler({
-      store,
-      writer,
-      pager: new ListPager(),
-      now,
-      bookmarkIntervalMs: resolved.bookmarkIntervalMs,
-      watchSendBufferBytes: resolved.watchSendBufferBytes,
-      watches,
-      logger,
-    });
-    const app = buildHttpApp({
-      handler,
+    const { app, writer, endWatches } = buildApiServer({
+      registry,
+      storage,
+      admission,
+      serverName: 'devcluster',
+      version: KUBERNETES_VERSION,
+      bodyDecoders: [PROTOBUF_BODY_DECODER],
       authenticator,
       https: tls !== undefined ? { certPem: tls.serverCertPem, keyPem: tls.serverKeyPem, clientCaPem: tls.caCertPem } : undefined,
       serverAddress: () => address,
+      bookmarkIntervalMs: resolved.bookmarkIntervalMs,
+      watchSendBufferBytes: resolved.watchSendBufferBytes,
       logger,
     });
     await app.listen({ host: resolved.host, port: resolved.port });
@@ -81,7 +104,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= (async () => {
-        for (const watch of [...watches]) watch.end();
+        endWatches();
         try {
           await app.close();
         } finally {
@@ -92,7 +115,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
       return closing;
     };
     try {
-      await ensureBootstrapObjects(writer, { host: resolved.host, port });
+      await ensureBootstrapObjects(writer, registry, { host: resolved.host, port });
     } catch (error: unknown) {
       await close();
       throw error;

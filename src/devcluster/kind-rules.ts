@@ -1,10 +1,8 @@
 import { isIP } from 'node:net';
-import type { StatusCause } from './api-error.js';
-import { allocateClusterIp, inServiceRange } from './cluster-ip-allocator.js';
-import { invalidValue, requiredValue } from './metadata-validation.js';
-import type { ResourceType } from './resource-registry.js';
-
-type JsonObject = Record<string, unknown>;
+import type { StatusCause } from '../apiserver/api-error.js';
+import type { JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
+import { invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
+import { allocateClusterIp, inServiceRange, type ClusterIpIndex } from './cluster-ip-allocator.js';
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -14,8 +12,8 @@ function objects(value: unknown): JsonObject[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
-/** What the kind rules need from the server besides the object itself. */
-export interface KindRuleContext {
+/** What the Service rules need from the server besides the object itself. */
+interface ServiceRuleContext {
   /** Whether a stored Service (any namespace), or one being written, holds this cluster IP. */
   isClusterIpTaken(ip: string): boolean;
 }
@@ -27,7 +25,7 @@ function validPort(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
 }
 
-function defaultService(object: JsonObject, old: JsonObject | undefined, context: KindRuleContext, causes: StatusCause[]): void {
+function defaultService(object: JsonObject, old: JsonObject | undefined, context: ServiceRuleContext, causes: StatusCause[]): void {
   const spec: JsonObject = isObject(object['spec']) ? { ...object['spec'] } : {};
   const oldSpec = old !== undefined && isObject(old['spec']) ? old['spec'] : undefined;
   spec['type'] ??= 'ClusterIP';
@@ -142,58 +140,82 @@ function validateSecret(object: JsonObject, causes: StatusCause[]): void {
 }
 
 /**
- * Fills in the defaults the real API server sets for `type`'s kind (Service type, cluster IP,
- * port protocol and targetPort; Endpoints port protocol; Namespace phase; Pod phase; Secret
- * type) on `object`, which the caller owns. `old` is the stored object on update (immutable
- * fields such as the cluster IP carry over). Returns the causes of an `Invalid` failure.
+ * The Service rules: defaults (type, session affinity, port protocol and targetPort, IP family),
+ * cluster IP allocation from the service range (kept on update: it is immutable), validation of
+ * type and ports. A cluster IP is held from defaulting until its write settled, so two concurrent
+ * creates never get the same address; `clusterIps` knows the addresses stored Services hold.
  */
-export function applyKindDefaults(type: ResourceType, object: JsonObject, old: JsonObject | undefined, context: KindRuleContext): StatusCause[] {
-  const causes: StatusCause[] = [];
-  switch (type.kind) {
-    case 'Service':
+export function serviceStrategy(clusterIps: ClusterIpIndex): KindStrategy {
+  const pending = new Set<string>();
+  const context: ServiceRuleContext = { isClusterIpTaken: (ip) => pending.has(ip) || clusterIps.has(ip) };
+  return {
+    prepareForWrite(object, old) {
+      const causes: StatusCause[] = [];
       defaultService(object, old, context, causes);
-      break;
-    case 'Endpoints':
-      defaultEndpoints(object);
-      break;
-    case 'Namespace': {
-      const status = isObject(object['status']) ? object['status'] : {};
-      object['status'] = { ...status, phase: status['phase'] ?? 'Active' };
-      object['spec'] ??= {};
-      break;
-    }
-    case 'Pod': {
-      const status = isObject(object['status']) ? object['status'] : {};
-      object['status'] = { ...status, phase: status['phase'] ?? 'Pending' };
-      break;
-    }
-    case 'Secret':
-      object['type'] ??= 'Opaque';
-      break;
-    default:
-      break;
-  }
-  return causes;
+      return causes;
+    },
+    validate(object) {
+      const causes: StatusCause[] = [];
+      validateService(object, causes);
+      return causes;
+    },
+    reserve(object) {
+      // Durable stores commit later than the write starts: the address counts as taken meanwhile.
+      const ip = isObject(object['spec']) ? object['spec']['clusterIP'] : undefined;
+      if (typeof ip !== 'string' || ip === 'None') return undefined;
+      pending.add(ip);
+      return () => pending.delete(ip);
+    },
+  };
 }
 
-/** Validates the kind-specific fields vcsync relies on. Returns the causes of an `Invalid` failure. */
-export function validateKindFields(type: ResourceType, object: JsonObject): StatusCause[] {
-  const causes: StatusCause[] = [];
-  switch (type.kind) {
-    case 'Service':
-      validateService(object, causes);
-      break;
-    case 'Endpoints':
-      validateEndpoints(object, causes);
-      break;
-    case 'EndpointSlice':
-      validateEndpointSlice(object, causes);
-      break;
-    case 'Secret':
-      validateSecret(object, causes);
-      break;
-    default:
-      break;
-  }
-  return causes;
+/** Endpoints: port protocols default to TCP; addresses must be IPs, ports in range. */
+export const ENDPOINTS_STRATEGY: KindStrategy = Object.freeze({
+  prepareForWrite(object: JsonObject): StatusCause[] {
+    defaultEndpoints(object);
+    return [];
+  },
+  validate(object: JsonObject): StatusCause[] {
+    const causes: StatusCause[] = [];
+    validateEndpoints(object, causes);
+    return causes;
+  },
+});
+
+/** EndpointSlices: a known address type, at least one address per endpoint, ports in range. */
+export const ENDPOINT_SLICE_STRATEGY: KindStrategy = Object.freeze({
+  validate(object: JsonObject): StatusCause[] {
+    const causes: StatusCause[] = [];
+    validateEndpointSlice(object, causes);
+    return causes;
+  },
+});
+
+/** Secrets: type defaults to Opaque; data values must be base64 (never echoed in errors). */
+export const SECRET_STRATEGY: KindStrategy = Object.freeze({
+  prepareForWrite(object: JsonObject): StatusCause[] {
+    object['type'] ??= 'Opaque';
+    return [];
+  },
+  validate(object: JsonObject): StatusCause[] {
+    const causes: StatusCause[] = [];
+    validateSecret(object, causes);
+    return causes;
+  },
+});
+
+/** Pods: status.phase defaults to Pending. */
+export const POD_STRATEGY: KindStrategy = Object.freeze({
+  prepareForWrite(object: JsonObject): StatusCause[] {
+    const status = isObject(object['status']) ? object['status'] : {};
+    object['status'] = { ...status, phase: status['phase'] ?? 'Pending' };
+    return [];
+  },
+});
+
+/** Namespaces' defaults: status.phase Active (kept when set), an empty spec. */
+export function defaultNamespace(object: JsonObject): void {
+  const status = isObject(object['status']) ? object['status'] : {};
+  object['status'] = { ...status, phase: status['phase'] ?? 'Active' };
+  object['spec'] ??= {};
 }

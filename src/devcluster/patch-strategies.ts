@@ -1,21 +1,9 @@
 /**
- * The strategic-merge-patch metadata of the served kinds: which lists merge (and by which key)
- * instead of being replaced. These are the `patchStrategy`/`patchMergeKey` tags of the Kubernetes
- * API types; kubectl computes its patches from the same tags, so both sides must agree.
+ * The strategic-merge-patch metadata of the core kinds: which of their lists merge (and by which
+ * key) instead of being replaced, the `patchStrategy`/`patchMergeKey` tags of k8s.io/api/core/v1.
+ * ObjectMeta's lists are the core's (`apiserver/strategic-merge-patch.ts`).
  */
-
-/** How a list field is patched. Lists not described here are replaced as a whole (atomic). */
-export interface ListPatchStrategy {
-  /** Key that identifies elements of a list of objects; absent for lists of primitives (set merge). */
-  readonly mergeKey?: string;
-}
-
-type StrategyTable = Readonly<Record<string, ListPatchStrategy>>;
-
-const OBJECT_META: StrategyTable = {
-  'metadata.finalizers': {},
-  'metadata.ownerReferences': { mergeKey: 'uid' },
-};
+import type { PatchStrategyTable as StrategyTable } from '../apiserver/strategic-merge-patch.js';
 
 function containerFields(prefix: string): StrategyTable {
   return {
@@ -53,10 +41,7 @@ const BY_KIND: Readonly<Record<string, StrategyTable>> = {
   ServiceAccount: { secrets: { mergeKey: 'name' }, imagePullSecrets: { mergeKey: 'name' } },
 };
 
-/**
- * The patch strategy of the list at `path` (field names joined by `.`, list indices left out) in
- * an object of `kind`; undefined when the list is atomic.
- */
-export function listStrategy(kind: string, path: string): ListPatchStrategy | undefined {
-  return OBJECT_META[path] ?? BY_KIND[kind]?.[path];
+/** The merging lists of `kind`; none for kinds not listed (every list is atomic). */
+export function mergeStrategiesOf(kind: string): StrategyTable {
+  return BY_KIND[kind] ?? {};
 }

@@ -1,5 +1,6 @@
-import { ApiError, badRequest } from './api-error.js';
-import { rfc3339 } from './object-writer.js';
+import { ApiError, badRequest } from '../apiserver/api-error.js';
+import type { BodyDecoder } from '../apiserver/body-decoder.js';
+import { rfc3339 } from '../apiserver/object-writer.js';
 import { PROTOBUF_KINDS, type FieldSchema, type FieldType, type MessageSchema } from './protobuf-message-schemas.js';
 import { MalformedProtobufError, readWireFields, WIRE_TYPE, type WireField } from './protobuf-wire-reader.js';
 
@@ -217,3 +218,6 @@ export function decodeKubernetesProtobuf(body: Buffer): JsonObject {
     throw error;
   }
 }
+
+/** kubectl's protobuf bodies as a body decoder of the API-server core. */
+export const PROTOBUF_BODY_DECODER: BodyDecoder = Object.freeze({ mediaType: PROTOBUF_MEDIA_TYPE, decode: decodeKubernetesProtobuf });

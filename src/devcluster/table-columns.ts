@@ -1,43 +1,5 @@
-import type { StoredObject } from './storage/types.js';
-
-/** A cell value of a meta.k8s.io/v1 Table row. */
-export type TableCell = string | number;
-
-/** One column of a kind's Table view, like the printers of the real API server. */
-export interface TableColumn {
-  /** Column name as the server sends it (kubectl upper-cases it). */
-  readonly name: string;
-  readonly type: 'string' | 'integer' | 'date';
-  /** `name` for the NAME column, '' otherwise. */
-  readonly format: string;
-  readonly description: string;
-  /** 0 = always shown; 1 = only with `-o wide`. */
-  readonly priority: number;
-  /** The cell of one object; `nowMs` is the wall clock in ms (for ages). */
-  cell(object: StoredObject, nowMs: number): TableCell;
-}
-
-/**
- * Formats an age like Kubernetes' `duration.HumanDuration`: `45s`, `5m3s`, `3h20m`, `12d`, `2y30d`.
- */
-export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  if (hours < 24 * 365 * 2) return `${days}d`;
-  const years = Math.floor(days / 365);
-  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
-  return `${years}y`;
-}
+import type { StoredObject } from '../apiserver/storage.js';
+import { AGE_COLUMN as AGE, NAME_COLUMN as NAME, tableColumn as column, type TableColumn } from '../apiserver/table-view.js';
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -49,35 +11,6 @@ function array(value: unknown): unknown[] {
 
 function text(value: unknown, fallback = '<none>'): string {
   return typeof value === 'string' && value !== '' ? value : fallback;
-}
-
-function age(object: StoredObject, nowMs: number): string {
-  const created = object.metadata['creationTimestamp'];
-  if (typeof created !== 'string') return '<unknown>';
-  const at = Date.parse(created);
-  return Number.isNaN(at) ? '<unknown>' : humanDuration(nowMs - at);
-}
-
-const NAME: TableColumn = {
-  name: 'Name',
-  type: 'string',
-  format: 'name',
-  description: 'Name must be unique within a namespace.',
-  priority: 0,
-  cell: (object) => object.metadata.name,
-};
-
-const AGE: TableColumn = {
-  name: 'Age',
-  type: 'string',
-  format: '',
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
-  priority: 0,
-  cell: age,
-};
-
-function column(name: string, description: string, cell: TableColumn['cell'], options: { type?: TableColumn['type']; priority?: number } = {}): TableColumn {
-  return { name, type: options.type ?? 'string', format: '', description, priority: options.priority ?? 0, cell };
 }
 
 function servicePorts(object: StoredObject): string {
@@ -126,7 +59,7 @@ function countKeys(value: unknown): number {
   return Object.keys(record(value)).length;
 }
 
-/** The Table columns of each kind, keyed by kind. Kinds not listed show NAME and AGE. */
+/** The Table columns of the core kinds, keyed by kind, as the real server's printers show them. */
 export const TABLE_COLUMNS: Readonly<Record<string, readonly TableColumn[]>> = Object.freeze({
   Namespace: [NAME, column('Status', 'The status of the namespace', (o) => text(record(o['status'])['phase'], 'Active')), AGE],
   Service: [
@@ -186,7 +119,3 @@ export const TABLE_COLUMNS: Readonly<Record<string, readonly TableColumn[]>> = O
   ],
 });
 
-/** The columns of a kind; NAME and AGE for kinds without their own printer. */
-export function columnsFor(kind: string): readonly TableColumn[] {
-  return TABLE_COLUMNS[kind] ?? [NAME, AGE];
-}

@@ -21,7 +21,7 @@ describe('vcsync devcluster --data-dir', () => {
   });
 
   it('keeps every acknowledged object across kill -9, and later writes get larger resourceVersions', async () => {
-    assertBuilt(['src/devcluster', 'src/devcluster/storage', 'src/cli']);
+    assertBuilt(['src/apiserver', 'src/apiserver/security', 'src/devcluster', 'src/devcluster/storage', 'src/cli']);
     const dataDir = await mkdtemp(join(tmpdir(), 'devcluster-durable-'));
     dirs.push(dataDir);
     const first = await start(dataDir, children);

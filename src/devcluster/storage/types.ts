@@ -1,43 +1,13 @@
 /**
- * The contract between the devcluster's API layer (HTTP, validation, defaulting) and its storage
- * engine (versioned objects, event window, durability). The API layer owns every Kubernetes rule
- * (uid, generation, finalizers, defaults); the store owns ordering, resourceVersions and
- * persistence. Objects cross this boundary as plain JSON values that neither side mutates after
- * handing them over.
+ * The devcluster's storage engine (versioned objects, event window, durability) as the engine
+ * itself exposes it, with numeric revisions; `api-storage.ts` adapts it to the API-server core's
+ * `Storage` interface. The core owns every Kubernetes rule (uid, generation, finalizers,
+ * defaults); the store owns ordering, resourceVersions and persistence.
  */
 
-/** A Kubernetes object as stored: plain JSON with at least metadata.name. */
-export interface StoredObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: StoredObjectMeta;
-  [field: string]: unknown;
-}
+import type { ObjectRef, Preconditions, ResourceId, StoredObject } from '../../apiserver/storage.js';
 
-/** The metadata fields the store itself reads or writes. Other fields pass through untouched. */
-export interface StoredObjectMeta {
-  name: string;
-  /** '' (or absent) for cluster-scoped objects. */
-  namespace?: string;
-  /** Written by the store on every mutation; the decimal form of the mutation's revision. */
-  resourceVersion?: string;
-  uid?: string;
-  [field: string]: unknown;
-}
-
-/**
- * Which collection an object belongs to, e.g. `core/v1/endpoints` or
- * `coordination.k8s.io/v1/leases`. The store treats it as an opaque partition name.
- */
-export type ResourceId = string;
-
-/** Identity of one object inside a resource. */
-export interface ObjectRef {
-  resource: ResourceId;
-  /** '' for cluster-scoped objects. */
-  namespace: string;
-  name: string;
-}
+export type { ObjectRef, Preconditions, ResourceId, StoredObject, StoredObjectMeta } from '../../apiserver/storage.js';
 
 /** One committed change, as watchers receive it. */
 export interface StoreEvent {
@@ -49,24 +19,11 @@ export interface StoreEvent {
   revision: number;
 }
 
-/** Preconditions for update and delete. A mismatch fails with code `Conflict`. */
-export interface Preconditions {
-  resourceVersion?: string;
-  uid?: string;
-}
-
-/** Stable failure codes of the store; the API layer maps them to Status reasons. */
-export type StoreErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Expired' | 'Closed';
-
-/** A failure the API layer turns into a Kubernetes Status. */
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
-  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreError';
-    this.code = code;
-  }
-}
+/**
+ * The engine fails with the core's storage error, so failures cross the storage interface
+ * unchanged. Codes used here: `NotFound`, `AlreadyExists`, `Conflict`, `Expired`, `Closed`.
+ */
+export { StorageError as StoreError, type StorageErrorCode as StoreErrorCode } from '../../apiserver/storage.js';
 
 /** Receives committed events in revision order, synchronously, on the committing tick. */
 export interface WatchListener {

@@ -12,7 +12,7 @@ let server: DevclusterProcess | undefined;
 
 async function running(): Promise<DevclusterProcess> {
   if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) return server;
-  assertBuilt(['src/devcluster', 'src/devcluster/storage', 'src/cli']);
+  assertBuilt(['src/apiserver', 'src/apiserver/security', 'src/devcluster', 'src/devcluster/storage', 'src/cli']);
   server = await startDevclusterProcess(['--listen', '127.0.0.1:0']);
   return server;
 }

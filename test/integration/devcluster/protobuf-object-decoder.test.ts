@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/devcluster/api-error.js';
-import { UndecodableProtobufBody, parseProtobufBody } from '../../../src/devcluster/protobuf-body-parser.js';
-import { decodeKubernetesProtobuf } from '../../../src/devcluster/protobuf-object-decoder.js';
+import { ApiError } from '../../../src/apiserver/api-error.js';
+import { UndecodableBody, decodeBody } from '../../../src/apiserver/body-decoder.js';
+import { decodeKubernetesProtobuf, PROTOBUF_BODY_DECODER } from '../../../src/devcluster/protobuf-object-decoder.js';
 import { bytes, entry, envelope, fixed32, msg, newObjectMeta, str, varint } from './protobuf-test-encoder.js';
 
 /** Bodies recorded from kubectl 1.32.4 (`-v=8` shows the POST; bytes captured by a proxy). */
@@ -225,22 +225,22 @@ describe('decodeKubernetesProtobuf', () => {
   });
 });
 
-describe('parseProtobufBody', () => {
+describe('decodeBody with the protobuf decoder', () => {
   const body = Buffer.from(KUBECTL_BODIES['create serviceaccount sa1'], 'hex');
 
   it('decodes the bodies of POST and PUT', () => {
-    expect(parseProtobufBody('POST', body)).toMatchObject({ kind: 'ServiceAccount', metadata: { name: 'sa1' } });
-    expect(parseProtobufBody('PUT', body)).toMatchObject({ kind: 'ServiceAccount' });
+    expect(decodeBody(PROTOBUF_BODY_DECODER, 'POST', body)).toMatchObject({ kind: 'ServiceAccount', metadata: { name: 'sa1' } });
+    expect(decodeBody(PROTOBUF_BODY_DECODER, 'PUT', body)).toMatchObject({ kind: 'ServiceAccount' });
   });
 
   it('leaves the bytes of other methods for the route to refuse', () => {
-    expect(parseProtobufBody('PATCH', body)).toBe(body);
-    expect(parseProtobufBody('DELETE', body)).toBe(body);
+    expect(decodeBody(PROTOBUF_BODY_DECODER, 'PATCH', body)).toBe(body);
+    expect(decodeBody(PROTOBUF_BODY_DECODER, 'DELETE', body)).toBe(body);
   });
 
   it('keeps a decoding failure for the route instead of throwing', () => {
-    const parsed = parseProtobufBody('POST', Buffer.from('nope'));
-    expect(parsed).toBeInstanceOf(UndecodableProtobufBody);
-    expect((parsed as UndecodableProtobufBody).failure.code).toBe(400);
+    const parsed = decodeBody(PROTOBUF_BODY_DECODER, 'POST', Buffer.from('nope'));
+    expect(parsed).toBeInstanceOf(UndecodableBody);
+    expect((parsed as UndecodableBody).failure.code).toBe(400);
   });
 });

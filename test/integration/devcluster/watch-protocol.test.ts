@@ -1,13 +1,15 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/observe/logger.js';
-import { parseFieldSelector } from '../../../src/devcluster/field-selector.js';
-import { parseLabelSelector } from '../../../src/devcluster/label-selector.js';
-import { RESOURCE_TYPES } from '../../../src/devcluster/resource-registry.js';
+import { parseFieldSelector } from '../../../src/apiserver/field-selector.js';
+import { parseLabelSelector } from '../../../src/apiserver/label-selector.js';
+import { ResourceRegistry } from '../../../src/apiserver/resource-type.js';
+import { WatchStream } from '../../../src/apiserver/watch-stream.js';
+import { coreKindDefinitions } from '../../../src/devcluster/core-kinds.js';
+import { ApiStorage } from '../../../src/devcluster/storage/api-storage.js';
 import { openStore } from '../../../src/devcluster/storage/open-store.js';
 import type { Store } from '../../../src/devcluster/storage/types.js';
-import { WatchStream } from '../../../src/devcluster/watch-stream.js';
 import { endpoints, startFixture, waitFor, WatchReader, type Fixture } from './devcluster-fixture.js';
 
 let fx: Fixture;
@@ -141,6 +143,8 @@ describe('watch stream resources', () => {
   let store: Store;
   let server: Server;
   const ended: string[] = [];
+  /** The server side of the latest watch. */
+  let served: ServerResponse | undefined;
   afterEach(async () => {
     server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
@@ -149,11 +153,12 @@ describe('watch stream resources', () => {
 
   async function serve(sendBufferBytes: number): Promise<string> {
     store = await openStore({ watchWindow: 100 });
-    const type = RESOURCE_TYPES.find((entry) => entry.kind === 'ConfigMap');
-    if (type === undefined) throw new Error('no ConfigMap type');
+    const type = new ResourceRegistry(coreKindDefinitions()).byKind('ConfigMap');
+    const storage = new ApiStorage(store);
     server = createServer((_request, response) => {
+      served = response;
       const stream: WatchStream = new WatchStream({
-        store,
+        storage,
         type,
         namespace: undefined,
         labelSelector: parseLabelSelector(undefined),
@@ -169,11 +174,22 @@ describe('watch stream resources', () => {
         logger: silentLogger(),
         onEnd: () => ended.push('ended'),
       });
-      stream.start();
+      stream.start().catch((error: unknown) => response.destroy(error as Error));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   }
+
+  it('hands a live event to the socket before the writer continues, not on the next tick', async () => {
+    const url = await serve(1024 * 1024);
+    const reader = await new WatchReader().open(url);
+    await store.create('core/v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'd' } });
+    // The writer's continuation (here: this line; in the server, its HTTP answer) runs before any
+    // next tick: the event must already be flushed, not corked behind that answer.
+    expect(served?.socket?.writableCorked).toBe(0);
+    await reader.waitForEvents(1);
+    reader.close();
+  });
 
   it('closes the store watch when the client disconnects', async () => {
     ended.length = 0;

@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../observe/logger.js';
+import type { BodyDecoder } from './body-decoder.js';
+import type { ServerVersion } from './discovery.js';
+import { buildHttpApp, type HttpsMaterial } from './http-app.js';
+import type { CreateAdmission } from './kind-strategy.js';
+import { ListPager } from './list-pager.js';
+import { ObjectWriter } from './object-writer.js';
+import { OpenApiDocuments } from './openapi.js';
+import type { RequestAuthenticator } from './request-authentication.js';
+import { ResourceHandler, TEXT_OBJECT_MEDIA_TYPES } from './resource-handler.js';
+import type { ResourceRegistry } from './resource-type.js';
+import type { Storage } from './storage.js';
+import type { WatchStream } from './watch-stream.js';
+
+/** What a server is built from: its kinds, its storage, and how it presents itself. */
+export interface ApiServerInit {
+  /** The kinds served (each a schema plus a strategy). */
+  registry: ResourceRegistry;
+  storage: Storage;
+  /** Admits creates after validation (the devcluster's namespace lifecycle). Default: every create. */
+  admission?: CreateAdmission | undefined;
+  /** How the server names itself in OpenAPI descriptions and review answers, e.g. `devcluster`. */
+  serverName: string;
+  /** What `GET /version` and the OpenAPI documents report. */
+  version: ServerVersion;
+  /** Binary media types of create and update bodies besides JSON and YAML. Default: none. */
+  bodyDecoders?: readonly BodyDecoder[];
+  /** Enforces authentication when given; otherwise every request is anonymous-allowed. */
+  authenticator?: RequestAuthenticator | undefined;
+  /** Serve HTTPS with these; plain HTTP when undefined. */
+  https?: HttpsMaterial | undefined;
+  /** `host:port` clients reach the server on (for `/api`'s serverAddressByClientCIDRs). */
+  serverAddress: () => string;
+  /** Interval of BOOKMARK events on watches that allow them, in ms. */
+  bookmarkIntervalMs: number;
+  /** A watch whose unsent response bytes exceed this many bytes is closed (the client relists). */
+  watchSendBufferBytes: number;
+  /** Wall clock in ms since the epoch (timestamps, table ages). Default `Date.now`. */
+  now?: () => number;
+  logger: Logger;
+}
+
+/** A server built on the core, not yet listening. */
+export interface ApiServer {
+  /** The Fastify app: `listen()` it, or `inject()` requests without a socket. */
+  readonly app: FastifyInstance;
+  /** The registry store, for the server's own writes (bootstrap objects, controllers). */
+  readonly writer: ObjectWriter;
+  /** Ends every open watch; call before closing the app so that it does not wait for them. */
+  endWatches(): void;
+}
+
+/**
+ * Assembles the generic server: the registry store over `storage`, the REST handlers with
+ * paging and watches, and the HTTP pipeline (body parsing, authentication, discovery, OpenAPI,
+ * Status errors). Does no I/O and starts no timers.
+ */
+export function buildApiServer(init: ApiServerInit): ApiServer {
+  const now = init.now ?? ((): number => Date.now());
+  const writer = new ObjectWriter({ storage: init.storage, admission: init.admission, now });
+  const watches = new Set<WatchStream>();
+  const bodyDecoders = init.bodyDecoders ?? [];
+  const handler = new ResourceHandler({
+    storage: init.storage,
+    writer,
+    objectMediaTypes: [...TEXT_OBJECT_MEDIA_TYPES, ...bodyDecoders.map((decoder) => decoder.mediaType)],
+    pager: new ListPager(),
+    now,
+    bookmarkIntervalMs: init.bookmarkIntervalMs,
+    watchSendBufferBytes: init.watchSendBufferBytes,
+    watches,
+    logger: init.logger,
+  });
+  const app = buildHttpApp({
+    handler,
+    registry: init.registry,
+    openApi: new OpenApiDocuments({ registry: init.registry, gitVersion: init.version.gitVersion, serverName: init.serverName }),
+    version: init.version,
+    bodyDecoders,
+    accessReviewReason: `the ${init.serverName} allows every authenticated request (it has no authorization)`,
+    authenticator: init.authenticator,
+    https: init.https,
+    serverAddress: init.serverAddress,
+    logger: init.logger,
+  });
+  return {
+    app,
+    writer,
+    endWatches: () => {
+      for (const watch of [...watches]) watch.end();
+    },
+  };
+}

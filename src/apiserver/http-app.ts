@@ -1,0 +1,211 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from '../observe/logger.js';
+import { ApiError, badRequest, failureStatus, methodNotAllowed } from './api-error.js';
+import { decodeBody, type BodyDecoder } from './body-decoder.js';
+import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
+import { negotiate } from './content-negotiation.js';
+import {
+  aggregatedDiscovery,
+  aggregatedDiscoveryContentType,
+  apiGroupDocument,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  versionInfo,
+  type ServerVersion,
+} from './discovery.js';
+import type { OpenApiDocuments } from './openapi.js';
+import { authenticateRequest, UNAUTHENTICATED_PATHS, type RequestAuthenticator } from './request-authentication.js';
+import { parseResourceRequest } from './request-info.js';
+import type { ResourceHandler } from './resource-handler.js';
+import type { ResourceRegistry } from './resource-type.js';
+import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview, type ReviewUser } from './self-reviews.js';
+import { bodyLimitError, parseJsonBody, parseYamlBody } from './text-body-parsers.js';
+
+/** TLS material for serving HTTPS with client-certificate authentication. */
+export interface HttpsMaterial {
+  certPem: string;
+  keyPem: string;
+  /** CA that client certificates must chain to. */
+  clientCaPem: string;
+}
+
+/** What {@link buildHttpApp} wires together. */
+export interface HttpAppInit {
+  handler: ResourceHandler;
+  /** The resources served: routing and discovery. */
+  registry: ResourceRegistry;
+  openApi: OpenApiDocuments;
+  /** What `GET /version` answers. */
+  version: ServerVersion;
+  /** Binary media types of create and update bodies besides JSON and YAML (protobuf). */
+  bodyDecoders: readonly BodyDecoder[];
+  /** Why a SelfSubjectAccessReview is allowed: the server has no authorization. */
+  accessReviewReason: string;
+  /** Enforces authentication when given; otherwise every request is anonymous-allowed. */
+  authenticator: RequestAuthenticator | undefined;
+  https: HttpsMaterial | undefined;
+  /** `host:port` clients reach the server on (for `/api`'s serverAddressByClientCIDRs). */
+  serverAddress: () => string;
+  logger: Logger;
+}
+
+const JSON_TYPES = ['application/json', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const YAML_TYPES = ['application/yaml', 'application/apply-patch+yaml'];
+
+function statusOfFastifyError(error: FastifyError): ApiError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return bodyLimitError(bodyTooLarge());
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UnsupportedMediaType', `unsupported media type: ${error.message}`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return badRequest(error.message);
+    default:
+      break;
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) return badRequest(error.message);
+  return undefined;
+}
+
+/**
+ * Builds a server's Fastify app: body parsers for JSON, YAML, the patch types and the server's
+ * binary media types, authentication, discovery, OpenAPI, health and the resource routes. Every error answers a
+ * Kubernetes Status. Does no I/O; the caller listens (or injects).
+ */
+export function buildHttpApp(init: HttpAppInit): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_REQUEST_BODY_BYTES,
+    forceCloseConnections: true,
+    return503OnClosing: false,
+    ...(init.https !== undefined
+      ? { https: { cert: init.https.certPem, key: init.https.keyPem, ca: init.https.clientCaPem, requestCert: true, rejectUnauthorized: false } }
+      : {}),
+  }) as unknown as FastifyInstance;
+
+  app.removeAllContentTypeParsers();
+  // JSON and YAML bodies are checked against the body limits before they become values.
+  const textParsers = [
+    [JSON_TYPES, parseJsonBody],
+    [YAML_TYPES, parseYamlBody],
+  ] as const;
+  for (const [mediaTypes, parse] of textParsers) {
+    app.addContentTypeParser(mediaTypes, { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, parse(String(body)));
+      } catch (error: unknown) {
+        done(error as Error, undefined);
+      }
+    });
+  }
+  // Binary bodies (kubectl's generators send protobuf) are decoded to JSON for create and update;
+  // for other verbs the bytes reach the route, which answers 415.
+  for (const decoder of init.bodyDecoders) {
+    app.addContentTypeParser(decoder.mediaType, { parseAs: 'buffer' }, (request, body, done) => {
+      done(null, decodeBody(decoder, request.method, body as Buffer));
+    });
+  }
+  // Any other media type is read as bytes; the route answers 415 when the verb needs a body.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    let failure: ApiError | undefined;
+    if (error instanceof ApiError) failure = error;
+    else if (error instanceof Error && 'code' in error && typeof error.code === 'string') failure = statusOfFastifyError(error as FastifyError);
+    if (failure === undefined) {
+      init.logger.error({ err: error, method: request.method, url: request.url }, 'Request failed with an unexpected error');
+      failure = new ApiError('InternalError', `Internal error occurred: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return reply.code(failure.code).type('application/json').send(JSON.stringify(failure.toStatus()));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const status = failureStatus(404, 'NotFound', 'the server could not find the requested resource', { causes: [{ reason: 'UnexpectedServerResponse', message: `404 page not found: ${request.url}` }] });
+    return reply.code(404).type('application/json').send(JSON.stringify(status));
+  });
+
+  // The user each request authenticated as (requests without authentication have none).
+  const authenticatedUsers = new WeakMap<object, ReviewUser>();
+  if (init.authenticator !== undefined) {
+    const authenticator = init.authenticator;
+    app.addHook('onRequest', async (request) => {
+      const path = request.url.split('?')[0] ?? '';
+      if (UNAUTHENTICATED_PATHS.includes(path)) return;
+      const user = await authenticateRequest(authenticator, request.raw);
+      authenticatedUsers.set(request.raw, user);
+      request.log.debug({ user: user.username }, 'Authenticated');
+    });
+  }
+
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/*',
+    handler: async (request, reply) => {
+      const url = new URL(request.url, 'http://apiserver.invalid');
+      const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      const answered = serveNonResource(init, path, request, reply, authenticatedUsers.get(request.raw) ?? ANONYMOUS);
+      if (answered !== undefined) return answered;
+      const target = parseResourceRequest(init.registry, request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
+      return init.handler.handle(target, request, reply, url.searchParams);
+    },
+  });
+  return app;
+}
+
+function sendJson(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
+  // Sent as bytes so Fastify keeps the media type verbatim: for strings it rewrites the
+  // parameters (quotes, charset) of the aggregated discovery type.
+  return reply.code(200).header('content-type', contentType).send(Buffer.from(JSON.stringify(body)));
+}
+
+/** Discovery, OpenAPI, version and health; undefined when `path` is a resource path. */
+function serveNonResource(init: HttpAppInit, path: string, request: FastifyRequest, reply: FastifyReply, user: ReviewUser): FastifyReply | undefined {
+  const parts = path.split('/').filter((part) => part !== '');
+  const get = (answer: () => FastifyReply): FastifyReply => {
+    if (request.method !== 'GET') throw methodNotAllowed(request.method, path);
+    return answer();
+  };
+  if (path === '/healthz' || path === '/readyz' || path === '/livez') return get(() => reply.code(200).type('text/plain; charset=utf-8').send('ok'));
+  if (path === '/version') return get(() => sendJson(reply, versionInfo(init.version)));
+  if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS) {
+    if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
+    const body = path === SELF_SUBJECT_REVIEWS ? selfSubjectReview(user) : selfSubjectAccessReview(init.accessReviewReason);
+    return reply.code(201).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
+  }
+  if (path === '/api' || path === '/apis') {
+    return get(() => {
+      const representation = negotiate(request.headers.accept, ['json', 'discovery-v2', 'discovery-v2beta1']);
+      if (representation === 'discovery-v2' || representation === 'discovery-v2beta1') {
+        const version = representation === 'discovery-v2' ? 'v2' : 'v2beta1';
+        return sendJson(reply.header('Vary', 'Accept'), aggregatedDiscovery(init.registry, path === '/api', version), aggregatedDiscoveryContentType(version));
+      }
+      return sendJson(reply.header('Vary', 'Accept'), path === '/api' ? apiVersions(init.serverAddress()) : apiGroupList(init.registry));
+    });
+  }
+  if (parts[0] === 'apis' && parts.length === 2) {
+    return get(() => {
+      const document = apiGroupDocument(init.registry, parts[1] ?? '');
+      if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
+      return sendJson(reply, document);
+    });
+  }
+  if ((parts[0] === 'api' && parts.length === 2) || (parts[0] === 'apis' && parts.length === 3)) {
+    return get(() => {
+      const document = parts[0] === 'api' ? apiResourceList(init.registry, '', parts[1] ?? '') : apiResourceList(init.registry, parts[1] ?? '', parts[2] ?? '');
+      if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
+      return sendJson(reply, document);
+    });
+  }
+  if (parts[0] === 'openapi') {
+    return get(() => {
+      if (path === '/openapi/v3') return sendJson(reply, init.openApi.index());
+      const document = parts[1] === 'v3' ? init.openApi.document(parts.slice(2).join('/')) : undefined;
+      if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
+      const hashed = request.url.includes('hash=');
+      return sendJson(reply.header('Cache-Control', hashed ? 'public, immutable' : 'no-cache, private'), document);
+    });
+  }
+  return undefined;
+}

@@ -1,0 +1,41 @@
+import type { StatusCause } from './api-error.js';
+import type { ResourceType } from './resource-type.js';
+import type { StoredObject } from './storage.js';
+
+/** A Kubernetes object as JSON, freshly copied and owned by the caller. */
+export type JsonObject = Record<string, unknown>;
+
+/**
+ * What a kind adds to the generic write rules of the registry store (`ObjectWriter`), like the
+ * create/update/delete strategies of k8s.io/apiserver's registry. Every hook is optional; a kind
+ * without any is stored with the generic metadata rules only. Hooks throw an `ApiError` to refuse.
+ */
+export interface KindStrategy {
+  /**
+   * Fills in the kind's defaults on `object` (create, update and patch), which the hook may
+   * change in place; `old` is the stored object on update. Returns the causes of an `Invalid`
+   * failure (e.g. an immutable field changed), empty when none.
+   */
+  prepareForWrite?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
+  /** Validates the kind's own fields after defaulting. Returns the causes of an `Invalid` failure. */
+  validate?(object: JsonObject): StatusCause[];
+  /**
+   * Holds what `object` takes from a shared pool (a Service's cluster IP) while its write is in
+   * flight, so that a concurrent write cannot take it too. Returns the release, or undefined when
+   * nothing is held. The release runs once the write settled, whether it succeeded or not.
+   */
+  reserve?(object: JsonObject): (() => void) | undefined;
+  /** Runs before a delete that is not a dry run (a Namespace removes its contents). */
+  beforeDelete?(object: StoredObject): Promise<void>;
+  /** Changes `object`, which finalizers keep, when it is marked for deletion (a Namespace's phase). */
+  markForDeletion?(object: JsonObject): void;
+}
+
+/**
+ * Admission of creates, run after validation and before the write: the place for rules about
+ * where an object may be created, like the NamespaceLifecycle admission plugin.
+ */
+export interface CreateAdmission {
+  /** Throws an `ApiError` (403, 404) when an object of `type` may not be created in `namespace`. */
+  admitCreate(type: ResourceType, namespace: string): Promise<void>;
+}

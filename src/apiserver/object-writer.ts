@@ -1,0 +1,398 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { alreadyExists, ApiError, badRequest, conflict, expired, invalid, notFound, type ErrorSubject, type StatusCause } from './api-error.js';
+import { applyPatch, type PatchMediaType } from './apply-patch.js';
+import { dropUnknownFields, type FieldValidation } from './field-validation.js';
+import type { CreateAdmission, JsonObject } from './kind-strategy.js';
+import { validateObjectMeta } from './metadata-validation.js';
+import type { ResourceType } from './resource-type.js';
+import { StorageError, type Preconditions, type Storage, type StoredObject } from './storage.js';
+import { deepEqual } from './strategic-merge-patch.js';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Options shared by every write. */
+export interface WriteOptions {
+  /** `dryRun=All`: validate and answer the result without storing anything. */
+  dryRun: boolean;
+  /** How fields the kind's schema does not know are handled. Default `Warn` (dropped). */
+  fieldValidation?: FieldValidation;
+  /** Receives one message per dropped unknown field under `Warn`. Default: discarded. */
+  warn?: (message: string) => void;
+}
+
+/** Options of a DELETE. */
+export interface DeleteOptions extends WriteOptions {
+  /** DeleteOptions.preconditions: the delete fails with 409 unless they hold. */
+  preconditions?: Preconditions;
+}
+
+/** The result of a DELETE. */
+export interface DeleteResult {
+  /** The object as deleted, or as marked for deletion when finalizers keep it. */
+  object: StoredObject;
+  /** False when finalizers keep the object (it only got a deletionTimestamp). */
+  removed: boolean;
+}
+
+/** What {@link ObjectWriter} works on. */
+export interface ObjectWriterInit {
+  storage: Storage;
+  /** Admits creates after validation (e.g. only into live namespaces). Default: every create. */
+  admission?: CreateAdmission | undefined;
+  /** Wall clock in ms since the epoch (timestamps). */
+  now: () => number;
+}
+
+/** Characters of generated name suffixes, as Kubernetes uses (no vowels, no look-alikes). */
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATED_NAME_LENGTH = 63;
+const PATCH_RETRIES = 5;
+
+/** RFC 3339 in UTC with seconds precision, like Kubernetes' metav1.Time. */
+export function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** `prefix` + a random 5-character suffix, the prefix truncated so the name fits 63 characters. */
+export function generateName(prefix: string): string {
+  const bytes = randomBytes(5);
+  let suffix = '';
+  for (const byte of bytes) suffix += SUFFIX_ALPHABET[byte % SUFFIX_ALPHABET.length];
+  return `${prefix.slice(0, MAX_GENERATED_NAME_LENGTH - 5)}${suffix}`;
+}
+
+function subjectOf(type: ResourceType, name: string): ErrorSubject {
+  return { group: type.group, resource: type.plural, name };
+}
+
+/** Maps a storage failure to the Status the real server answers; other errors pass through. */
+export function storeFailure(error: unknown, type: ResourceType, name: string): unknown {
+  if (!(error instanceof StorageError)) return error;
+  switch (error.code) {
+    case 'NotFound':
+      return notFound(subjectOf(type, name));
+    case 'AlreadyExists':
+      return alreadyExists(subjectOf(type, name));
+    case 'Conflict':
+      return conflict(subjectOf(type, name));
+    case 'Expired':
+    case 'InvalidResourceVersion':
+      return resourceVersionFailure(error);
+    case 'Closed':
+      return new ApiError('ServiceUnavailable', `the server is shutting down: ${error.message}`, undefined, { cause: error });
+  }
+}
+
+/**
+ * A storage's refusal of the resourceVersion a client sent, as the Status the real server answers
+ * (410 Expired, 400 BadRequest, with the storage's message); other errors pass through.
+ */
+export function resourceVersionFailure(error: unknown): unknown {
+  if (!(error instanceof StorageError)) return error;
+  if (error.code === 'Expired') return expired(error.message);
+  if (error.code === 'InvalidResourceVersion') return badRequest(error.message);
+  return error;
+}
+
+/** Everything outside metadata, status, kind and apiVersion: what `generation` tracks. */
+function spec(object: JsonObject): JsonObject {
+  const rest: JsonObject = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (key !== 'metadata' && key !== 'status' && key !== 'kind' && key !== 'apiVersion') rest[key] = value;
+  }
+  return rest;
+}
+
+function withoutVersion(object: JsonObject): JsonObject {
+  const metadata = isObject(object['metadata']) ? { ...object['metadata'] } : {};
+  delete metadata['resourceVersion'];
+  return { ...object, metadata };
+}
+
+/**
+ * The generic registry store: the Kubernetes write rules on top of a {@link Storage}, like
+ * k8s.io/apiserver's registry store. Identity and type checks, unknown fields, metadata
+ * validation, uid/generation/creationTimestamp/generateName, optimistic concurrency, finalizers and
+ * deletionTimestamp are the same for every kind; each kind adds defaults, validation and
+ * lifecycle hooks through its {@link ResourceType.strategy}, and creates pass the server's
+ * {@link CreateAdmission}. Every failure is an {@link ApiError}. Objects returned are the
+ * storage's objects (frozen by the devcluster's).
+ */
+export class ObjectWriter {
+  readonly #storage: Storage;
+  readonly #admission: CreateAdmission | undefined;
+  readonly #now: () => number;
+
+  /** Does no I/O. */
+  constructor(init: ObjectWriterInit) {
+    this.#storage = init.storage;
+    this.#admission = init.admission;
+    this.#now = init.now;
+  }
+
+  /** The stored object, or a 404. */
+  async get(type: ResourceType, namespace: string, name: string): Promise<StoredObject> {
+    const object = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
+    if (object === undefined) throw notFound(subjectOf(type, name));
+    return object;
+  }
+
+  /** Creates `body` in `namespace` ('' for cluster-scoped types). */
+  async create(type: ResourceType, namespace: string, body: unknown, options: WriteOptions): Promise<StoredObject> {
+    const object = this.#checkBody(type, body, options);
+    const metadata = { ...(object['metadata'] as JsonObject) };
+    this.#checkNamespace(type, namespace, metadata);
+    if (typeof metadata['name'] !== 'string' || metadata['name'] === '') {
+      const prefix = metadata['generateName'];
+      if (typeof prefix === 'string' && prefix !== '') metadata['name'] = generateName(prefix);
+    }
+    for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink', 'managedFields']) {
+      delete metadata[field];
+    }
+    metadata['uid'] = randomUUID();
+    metadata['creationTimestamp'] = rfc3339(this.#now());
+    metadata['generation'] = 1;
+    object['metadata'] = metadata;
+    const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
+    this.#validate(type, object, undefined);
+    // Held from validation on: what defaulting took (a cluster IP) stays taken until the write settled.
+    return this.#reserved(type, object, async () => {
+      await this.#admission?.admitCreate(type, namespace);
+      if (options.dryRun) {
+        if ((await this.#storage.get({ resource: type.id, namespace, name })) !== undefined) throw alreadyExists(subjectOf(type, name));
+        return object as StoredObject;
+      }
+      return this.#storage.create(type.id, object as StoredObject).catch((error: unknown) => {
+        throw storeFailure(error, type, name);
+      });
+    });
+  }
+
+  /** PUT of the object (or of its `status` subresource). `created` tells a create-on-update. */
+  async update(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    body: unknown,
+    options: WriteOptions & { subresource?: 'status' },
+  ): Promise<{ object: StoredObject; created: boolean }> {
+    const object = this.#checkBody(type, body, options);
+    const metadata = object['metadata'] as JsonObject;
+    this.#checkIdentity(type, namespace, name, metadata);
+    const version = metadata['resourceVersion'];
+    const conditional = typeof version === 'string' && version !== '';
+    for (let attempt = 1; ; attempt += 1) {
+      const current = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
+      if (current === undefined) {
+        if (!type.allowCreateOnUpdate || options.subresource !== undefined || conditional) throw notFound(subjectOf(type, name));
+        return { object: await this.create(type, namespace, object, options), created: true };
+      }
+      if (conditional && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
+      try {
+        const stored = await this.#replace(type, current, object, options, { resourceVersion: current.metadata.resourceVersion ?? '' });
+        return { object: stored, created: false };
+      } catch (error: unknown) {
+        // Without a resourceVersion the PUT is unconditional: a concurrent write is retried, not reported.
+        const retry = !conditional && error instanceof ApiError && error.reason === 'Conflict' && attempt < PATCH_RETRIES;
+        if (!retry) throw error;
+      }
+    }
+  }
+
+  /** PATCH of the object (or of its `status` subresource); retried on concurrent writes. */
+  async patch(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    mediaType: PatchMediaType,
+    patch: unknown,
+    options: WriteOptions & { subresource?: 'status' },
+  ): Promise<StoredObject> {
+    for (let attempt = 1; ; attempt += 1) {
+      const current = await this.get(type, namespace, name);
+      const patched = applyPatch(mediaType, type.mergeStrategies, structuredClone(current) as JsonObject, patch);
+      const metadata = isObject(patched['metadata']) ? patched['metadata'] : {};
+      patched['metadata'] = metadata;
+      const version = metadata['resourceVersion'];
+      if (typeof version === 'string' && version !== '' && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
+      if (metadata['name'] !== name) throw badRequest(`metadata.name: Invalid value: ${JSON.stringify(metadata['name'])}: field is immutable`);
+      if (type.namespaced && (metadata['namespace'] ?? namespace) !== namespace) {
+        throw badRequest(`metadata.namespace: Invalid value: ${JSON.stringify(metadata['namespace'])}: field is immutable`);
+      }
+      const body = { ...patched, apiVersion: patched['apiVersion'] ?? type.apiVersion, kind: patched['kind'] ?? type.kind };
+      try {
+        return await this.#replace(type, current, this.#checkBody(type, body, options), options, { resourceVersion: current.metadata.resourceVersion ?? '' });
+      } catch (error: unknown) {
+        const retry = error instanceof ApiError && error.reason === 'Conflict' && attempt < PATCH_RETRIES && (typeof version !== 'string' || version === '');
+        if (!retry) throw error;
+      }
+    }
+  }
+
+  /** DELETE of one object; finalizers turn it into marking the object for deletion. */
+  async delete(type: ResourceType, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
+    const ref = { resource: type.id, namespace: type.namespaced ? namespace : '', name };
+    const current = await this.get(type, namespace, name);
+    const subject = subjectOf(type, name);
+    const wanted = options.preconditions;
+    if (wanted?.uid !== undefined && wanted.uid !== current.metadata.uid) {
+      throw conflict(subject, `Precondition failed: UID in precondition: ${wanted.uid}, UID in object meta: ${String(current.metadata.uid)}`);
+    }
+    if (wanted?.resourceVersion !== undefined && wanted.resourceVersion !== current.metadata.resourceVersion) {
+      throw conflict(subject, `Precondition failed: ResourceVersion in precondition: ${wanted.resourceVersion}, ResourceVersion in object meta: ${String(current.metadata.resourceVersion)}`);
+    }
+    const finalizers = current.metadata['finalizers'];
+    const blocked = Array.isArray(finalizers) && finalizers.length > 0;
+    if (!options.dryRun) await type.strategy.beforeDelete?.(current);
+    if (blocked) {
+      if (current.metadata['deletionTimestamp'] !== undefined || options.dryRun) return { object: current, removed: false };
+      const marked = structuredClone(current) as JsonObject;
+      const metadata = marked['metadata'] as JsonObject;
+      metadata['deletionTimestamp'] = rfc3339(this.#now());
+      metadata['deletionGracePeriodSeconds'] = 0;
+      type.strategy.markForDeletion?.(marked);
+      const stored = await this.#storage.update(type.id, marked as StoredObject, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
+        throw storeFailure(error, type, name);
+      });
+      return { object: stored, removed: false };
+    }
+    if (options.dryRun) return { object: current, removed: true };
+    const deleted = await this.#storage.delete(ref, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
+      throw storeFailure(error, type, name);
+    });
+    return { object: deleted, removed: true };
+  }
+
+  /** Deletes every listed object (already filtered by the caller); answers what was deleted. */
+  async deleteCollection(type: ResourceType, objects: readonly StoredObject[], options: WriteOptions): Promise<StoredObject[]> {
+    const results: StoredObject[] = [];
+    for (const object of objects) {
+      try {
+        results.push((await this.delete(type, object.metadata.namespace ?? '', object.metadata.name, options)).object);
+      } catch (error: unknown) {
+        // Deleted concurrently between the list and this delete: the collection delete still succeeds.
+        if (!(error instanceof ApiError && error.reason === 'NotFound')) throw error;
+      }
+    }
+    return results;
+  }
+
+  async #replace(type: ResourceType, current: StoredObject, object: JsonObject, options: WriteOptions & { subresource?: 'status' }, preconditions: Preconditions): Promise<StoredObject> {
+    const name = current.metadata.name;
+    const next = this.#merged(type, current, object, options.subresource);
+    this.#validate(type, next, current);
+    const currentFinalizers = Array.isArray(current.metadata['finalizers']) ? (current.metadata['finalizers'] as string[]) : [];
+    const nextMeta = next['metadata'] as JsonObject;
+    const nextFinalizers = Array.isArray(nextMeta['finalizers']) ? (nextMeta['finalizers'] as string[]) : [];
+    const deleting = current.metadata['deletionTimestamp'] !== undefined;
+    if (deleting && nextFinalizers.some((finalizer) => !currentFinalizers.includes(finalizer))) {
+      throw invalid(type.kind, type.group, name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' }]);
+    }
+    if (deepEqual(withoutVersion(next), withoutVersion(current as JsonObject))) return current;
+    if (options.dryRun) return next as StoredObject;
+    const stored = await this.#reserved(type, next, () => this.#storage.update(type.id, next as StoredObject, preconditions)).catch((error: unknown) => {
+      throw storeFailure(error, type, name);
+    });
+    if (deleting && nextFinalizers.length === 0) {
+      return this.#storage.delete({ resource: type.id, namespace: stored.metadata.namespace ?? '', name }, { resourceVersion: stored.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
+        throw storeFailure(error, type, name);
+      });
+    }
+    return stored;
+  }
+
+  /** The object a PUT (or status PUT) stores: server-owned fields kept from `current`. */
+  #merged(type: ResourceType, current: StoredObject, object: JsonObject, subresource: 'status' | undefined): JsonObject {
+    if (subresource === 'status') {
+      const next = structuredClone(current) as JsonObject;
+      if (object['status'] === undefined) delete next['status'];
+      else next['status'] = object['status'];
+      return next;
+    }
+    const next: JsonObject = { ...object };
+    const metadata: JsonObject = { ...(object['metadata'] as JsonObject) };
+    const kept = current.metadata;
+    metadata['uid'] = kept.uid;
+    metadata['creationTimestamp'] = kept['creationTimestamp'];
+    metadata['namespace'] = kept.namespace;
+    for (const field of ['deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
+      if (kept[field] === undefined) delete metadata[field];
+      else metadata[field] = kept[field];
+    }
+    delete metadata['managedFields'];
+    delete metadata['selfLink'];
+    delete metadata['resourceVersion'];
+    if (!type.namespaced) delete metadata['namespace'];
+    if (type.subresources.includes('status')) {
+      if (current['status'] === undefined) delete next['status'];
+      else next['status'] = current['status'];
+    }
+    const generation = typeof kept['generation'] === 'number' ? kept['generation'] : 1;
+    metadata['generation'] = deepEqual(spec(next), spec(current as JsonObject)) ? generation : generation + 1;
+    next['metadata'] = metadata;
+    return next;
+  }
+
+  #validate(type: ResourceType, object: JsonObject, current: StoredObject | undefined): void {
+    const metadata = object['metadata'] as JsonObject;
+    const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
+    const causes: StatusCause[] = validateObjectMeta(type, metadata);
+    causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined) ?? []));
+    causes.push(...(type.strategy.validate?.(object) ?? []));
+    if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
+  }
+
+  /** Runs `write` while the kind's strategy holds what `object` takes from a shared pool. */
+  async #reserved<T>(type: ResourceType, object: JsonObject, write: () => Promise<T>): Promise<T> {
+    const release = type.strategy.reserve?.(object);
+    try {
+      return await write();
+    } finally {
+      release?.();
+    }
+  }
+
+  /** A fresh copy of a request body after the type checks every write makes (400 on mismatch). */
+  #checkBody(type: ResourceType, body: unknown, options: WriteOptions): JsonObject {
+    if (!isObject(body)) throw badRequest(`the body of the request must be a ${type.kind} object`);
+    const object = structuredClone(body);
+    const apiVersion = object['apiVersion'];
+    const kind = object['kind'];
+    if (kind !== undefined && kind !== type.kind) {
+      throw badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${type.apiVersion}), or the kind (${String(kind)}) does not match the expected kind (${type.kind})`);
+    }
+    if (apiVersion !== undefined && apiVersion !== type.apiVersion) {
+      throw badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${type.apiVersion})`);
+    }
+    object['apiVersion'] = type.apiVersion;
+    object['kind'] = type.kind;
+    const metadata = object['metadata'];
+    if (metadata !== undefined && metadata !== null && !isObject(metadata)) throw badRequest('metadata must be an object');
+    object['metadata'] = isObject(metadata) ? metadata : {};
+    dropUnknownFields(type, object, options.fieldValidation ?? 'Warn', options.warn ?? (() => undefined));
+    return object;
+  }
+
+  /** Create: the body's namespace must match the URL's; it is filled in when absent. */
+  #checkNamespace(type: ResourceType, namespace: string, metadata: JsonObject): void {
+    const given = metadata['namespace'];
+    if (!type.namespaced) {
+      if (typeof given === 'string' && given !== '') throw badRequest(`the namespace of the object (${given}) must be empty for the cluster-scoped ${type.plural}`);
+      delete metadata['namespace'];
+      return;
+    }
+    if (given !== undefined && given !== '' && given !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    metadata['namespace'] = namespace;
+  }
+
+  #checkIdentity(type: ResourceType, namespace: string, name: string, metadata: JsonObject): void {
+    const givenName = metadata['name'];
+    if (givenName !== undefined && givenName !== name) throw badRequest(`the name of the object (${String(givenName)}) does not match the name on the URL (${name})`);
+    metadata['name'] = name;
+    this.#checkNamespace(type, namespace, metadata);
+  }
+}

@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto';
+import type { ResourceRegistry, ResourceType } from './resource-type.js';
+
+/** An OpenAPI v3 schema object (or any part of an OpenAPI document), as plain JSON. */
+export type SchemaObject = Record<string, unknown>;
+type Schema = SchemaObject;
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const string: Schema = { type: 'string' };
+const integer: Schema = { type: 'integer', format: 'int32' };
+const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string', default: '' } };
+const freeObject: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+const objectList = (extensions: Schema = {}): Schema => ({ type: 'array', items: freeObject, ...extensions });
+
+/** Schema building blocks for kind definitions' `fields`, the same the core's documents use. */
+export const SCHEMA = Object.freeze({
+  string,
+  /** int32 */
+  integer,
+  /** A map of strings (labels, ConfigMap data). */
+  stringMap,
+  /** An object whose fields are kept as sent. */
+  freeObject,
+  /** A list of free objects, with extensions such as `x-kubernetes-list-type`. */
+  objectList,
+});
+
+const COMMON_SCHEMAS: Record<string, Schema> = {
+  [`${META}.ObjectMeta`]: {
+    description: 'ObjectMeta is metadata that all persisted resources must have.',
+    type: 'object',
+    properties: {
+      name: string,
+      generateName: string,
+      namespace: string,
+      selfLink: string,
+      uid: string,
+      resourceVersion: string,
+      generation: { type: 'integer', format: 'int64' },
+      creationTimestamp: { type: 'string', format: 'date-time' },
+      deletionTimestamp: { type: 'string', format: 'date-time' },
+      deletionGracePeriodSeconds: { type: 'integer', format: 'int64' },
+      labels: stringMap,
+      annotations: stringMap,
+      finalizers: { type: 'array', items: { type: 'string', default: '' }, 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' },
+      ownerReferences: objectList({ 'x-kubernetes-list-map-keys': ['uid'], 'x-kubernetes-list-type': 'map', 'x-kubernetes-patch-merge-key': 'uid', 'x-kubernetes-patch-strategy': 'merge' }),
+      managedFields: objectList(),
+    },
+  },
+  [`${META}.ListMeta`]: { type: 'object', properties: { resourceVersion: string, continue: string, remainingItemCount: { type: 'integer', format: 'int64' } } },
+  [`${META}.Status`]: {
+    type: 'object',
+    properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ListMeta`), status: string, message: string, reason: string, details: freeObject, code: integer },
+    'x-kubernetes-group-version-kind': [{ group: '', kind: 'Status', version: 'v1' }],
+  },
+  [`${META}.DeleteOptions`]: {
+    type: 'object',
+    properties: { apiVersion: string, kind: string, dryRun: { type: 'array', items: string }, gracePeriodSeconds: { type: 'integer', format: 'int64' }, preconditions: freeObject, propagationPolicy: string },
+  },
+  [`${META}.Patch`]: { type: 'object', description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.' },
+  [`${META}.WatchEvent`]: { type: 'object', required: ['type', 'object'], properties: { type: string, object: freeObject } },
+};
+
+function packageOf(type: ResourceType): string {
+  if (type.group === '') return `io.k8s.api.core.${type.version}`;
+  return `io.k8s.api.${type.group.replace(/\.k8s\.io$/, '').replace(/\./g, '_')}.${type.version}`;
+}
+
+function gvk(type: ResourceType, kind = type.kind): Schema {
+  return { group: type.group, version: type.version, kind };
+}
+
+const JSON_TYPES = ['application/json', 'application/yaml'];
+
+function content(schema: Schema, types = JSON_TYPES): Schema {
+  return Object.fromEntries(types.map((mediaType) => [mediaType, { schema }]));
+}
+
+function queryParam(name: string, description: string, schema: Schema = string): Schema {
+  return { name, in: 'query', description, schema, uniqueItems: true };
+}
+
+const DRY_RUN = queryParam('dryRun', 'When present, indicates that modifications should not be persisted. Valid value: All.');
+const FIELD_MANAGER = queryParam('fieldManager', 'A name associated with the actor or entity that is making these changes.');
+const FIELD_VALIDATION = queryParam('fieldValidation', 'How the server treats unknown or duplicate fields: Ignore, Warn or Strict.');
+const WRITE_PARAMS = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION];
+const LIST_PARAMS = [
+  queryParam('allowWatchBookmarks', 'Requests watch events with type BOOKMARK.', { type: 'boolean' }),
+  queryParam('continue', 'The continue option from a previous paged list.'),
+  queryParam('fieldSelector', 'A selector to restrict the list of returned objects by their fields.'),
+  queryParam('labelSelector', 'A selector to restrict the list of returned objects by their labels.'),
+  queryParam('limit', 'Maximum number of responses to return for a list call.', integer),
+  queryParam('resourceVersion', 'Which resource versions may serve the request.'),
+  queryParam('resourceVersionMatch', 'How resourceVersion is applied to list calls.'),
+  queryParam('sendInitialEvents', 'Send the current state as synthetic events first.', { type: 'boolean' }),
+  queryParam('timeoutSeconds', 'Timeout for the list/watch call.', integer),
+  queryParam('watch', 'Watch for changes to the described resources.', { type: 'boolean' }),
+];
+
+function operation(type: ResourceType, action: string, id: string, extra: Schema): Schema {
+  return { operationId: id, tags: [type.group === '' ? `core_${type.version}` : `${type.group}_${type.version}`], 'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': gvk(type), ...extra };
+}
+
+function paths(type: ResourceType): Record<string, Schema> {
+  const prefix = type.group === '' ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
+  const scope = type.namespaced ? `/namespaces/{namespace}` : '';
+  const object = ref(`${packageOf(type)}.${type.kind}`);
+  const list = ref(`${packageOf(type)}.${type.listKind}`);
+  const status = ref(`${META}.Status`);
+  const ok = (schema: Schema): Schema => ({ '200': { description: 'OK', content: content(schema) } });
+  const created = (schema: Schema): Schema => ({ ...ok(schema), '201': { description: 'Created', content: content(schema) }, '202': { description: 'Accepted', content: content(schema) } });
+  const pathParams = [
+    { name: 'name', in: 'path', required: true, description: `name of the ${type.kind}`, schema: string, uniqueItems: true },
+    ...(type.namespaced ? [{ name: 'namespace', in: 'path', required: true, description: 'object name and auth scope', schema: string, uniqueItems: true }] : []),
+  ];
+  const collectionParams = type.namespaced ? [pathParams[1]] : [];
+  // The server accepts strategic merge patches, but the document does not advertise them: kubectl
+  // would then compute apply patches from these (deliberately loose) schemas and warn about every
+  // field they leave out. Without the advertisement it uses its compiled-in types, whose merge keys
+  // are the ones the kinds' merge strategies implement.
+  const patchBody = {
+    required: true,
+    content: content(ref(`${META}.Patch`), ['application/json-patch+json', 'application/merge-patch+json']),
+  };
+  const item = (sub: string): Schema => ({
+    get: operation(type, 'get', `read${type.kind}${sub}`, { responses: ok(object) }),
+    put: operation(type, 'put', `replace${type.kind}${sub}`, { parameters: WRITE_PARAMS, requestBody: { required: true, content: content(object) }, responses: created(object) }),
+    patch: operation(type, 'patch', `patch${type.kind}${sub}`, { parameters: [...WRITE_PARAMS, queryParam('force', 'Force is only used for Apply requests.', { type: 'boolean' })], requestBody: patchBody, responses: created(object) }),
+    parameters: pathParams,
+  });
+  const result: Record<string, Schema> = {
+    [`${prefix}${scope}/${type.plural}`]: {
+      get: operation(type, 'list', `list${type.kind}`, { parameters: LIST_PARAMS, responses: ok(list) }),
+      post: operation(type, 'post', `create${type.kind}`, { parameters: WRITE_PARAMS, requestBody: { required: true, content: content(object) }, responses: created(object) }),
+      ...(type.verbs.includes('deletecollection')
+        ? { delete: operation(type, 'deletecollection', `deleteCollection${type.kind}`, { parameters: [DRY_RUN, ...LIST_PARAMS], responses: ok(status) }) }
+        : {}),
+      parameters: collectionParams,
+    },
+    [`${prefix}${scope}/${type.plural}/{name}`]: {
+      ...item(''),
+      delete: operation(type, 'delete', `delete${type.kind}`, {
+        parameters: [DRY_RUN, queryParam('gracePeriodSeconds', 'Seconds before the object is deleted.', integer), queryParam('propagationPolicy', 'Whether and how garbage collection is performed.')],
+        requestBody: { content: content(ref(`${META}.DeleteOptions`)) },
+        responses: { ...ok(status), '202': { description: 'Accepted', content: content(status) } },
+      }),
+    },
+  };
+  if (type.subresources.includes('status')) result[`${prefix}${scope}/${type.plural}/{name}/status`] = item('Status');
+  return result;
+}
+
+function schemas(type: ResourceType, serverName: string): Record<string, Schema> {
+  const name = `${packageOf(type)}.${type.kind}`;
+  return {
+    [name]: {
+      description: `${type.kind} as served by the ${serverName}.`,
+      type: 'object',
+      properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ObjectMeta`), ...type.fields },
+      'x-kubernetes-group-version-kind': [gvk(type)],
+    },
+    [`${packageOf(type)}.${type.listKind}`]: {
+      type: 'object',
+      required: ['items'],
+      properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ListMeta`), items: { type: 'array', items: ref(name) } },
+      'x-kubernetes-group-version-kind': [gvk(type, type.listKind)],
+    },
+  };
+}
+
+/**
+ * The fields the served schema of `type` knows: top-level ones and those of `metadata`. The same
+ * tables the OpenAPI documents are built from, so what kubectl is told and what the server
+ * accepts cannot drift apart.
+ */
+export function knownFields(type: ResourceType): { topLevel: ReadonlySet<string>; metadata: ReadonlySet<string> } {
+  const objectMeta = COMMON_SCHEMAS[`${META}.ObjectMeta`]?.['properties'] as Record<string, unknown>;
+  return {
+    topLevel: new Set(['apiVersion', 'kind', 'metadata', ...Object.keys(type.fields)]),
+    metadata: new Set(Object.keys(objectMeta)),
+  };
+}
+
+/** The OpenAPI v3 path of a group-version, e.g. `api/v1` or `apis/coordination.k8s.io/v1`. */
+export function openApiPath(group: string, version: string): string {
+  return group === '' ? `api/${version}` : `apis/${group}/${version}`;
+}
+
+/** What {@link OpenApiDocuments} describes. */
+export interface OpenApiInit {
+  registry: ResourceRegistry;
+  /** `info.version` of every document: the server's gitVersion. */
+  gitVersion: string;
+  /** How kinds' schemas name the server: `<Kind> as served by the <serverName>.` */
+  serverName: string;
+}
+
+/**
+ * The OpenAPI v3 documents of one server (`GET /openapi/v3` and `/openapi/v3/<path>`), built
+ * from its registry on demand; document hashes are computed once per path.
+ */
+export class OpenApiDocuments {
+  readonly #init: OpenApiInit;
+  readonly #hashes = new Map<string, string>();
+
+  /** Builds nothing until asked. */
+  constructor(init: OpenApiInit) {
+    this.#init = init;
+  }
+
+  /**
+   * The document of one group-version, or undefined when not served. It carries a schema per kind
+   * with `x-kubernetes-group-version-kind`, and the `fieldValidation` parameter on writes, which
+   * is how kubectl decides to validate on the server.
+   */
+  document(path: string): Record<string, unknown> | undefined {
+    const { registry, gitVersion, serverName } = this.#init;
+    const served = registry.servedGroupVersions().find((entry) => openApiPath(entry.group, entry.version) === path);
+    if (served === undefined) return undefined;
+    const types = registry.resourcesOf(served.group, served.version);
+    return {
+      openapi: '3.0.0',
+      info: { title: 'Kubernetes', version: gitVersion },
+      paths: Object.assign({}, ...types.map(paths)) as Record<string, unknown>,
+      components: { schemas: Object.assign({ ...COMMON_SCHEMAS }, ...types.map((type) => schemas(type, serverName))) as Record<string, unknown> },
+    };
+  }
+
+  /** A stable hash of a group-version's document, used in `serverRelativeURL` like the real server. */
+  hash(path: string): string {
+    let hash = this.#hashes.get(path);
+    if (hash === undefined) {
+      hash = createHash('sha512').update(JSON.stringify(this.document(path) ?? {})).digest('hex').slice(0, 128).toUpperCase();
+      this.#hashes.set(path, hash);
+    }
+    return hash;
+  }
+
+  /** `GET /openapi/v3`: the index of group-version documents. */
+  index(): Record<string, unknown> {
+    const index: Record<string, unknown> = {};
+    for (const { group, version } of this.#init.registry.servedGroupVersions()) {
+      const path = openApiPath(group, version);
+      index[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${this.hash(path)}` };
+    }
+    return { paths: index };
+  }
+}

@@ -1,0 +1,294 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { stringify as toYaml } from 'yaml';
+import type { Logger } from '../observe/logger.js';
+import { ApiError, badRequest, unsupportedMediaType } from './api-error.js';
+import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
+import { UndecodableBody } from './body-decoder.js';
+import { negotiate, type Representation } from './content-negotiation.js';
+import { parseFieldSelector, type FieldSelector } from './field-selector.js';
+import { fieldValidationOf } from './field-validation.js';
+import { parseLabelSelector, type LabelSelector } from './label-selector.js';
+import type { ListPager } from './list-pager.js';
+import { resourceVersionFailure, type ObjectWriter, type WriteOptions } from './object-writer.js';
+import type { ResourceRequest } from './request-info.js';
+import type { ResourceType } from './resource-type.js';
+import type { Preconditions, Storage, StoredObject } from './storage.js';
+import { parseIncludeObject, partialObjectMetadata, toTable, type TableListMeta } from './table-view.js';
+import { WatchStream } from './watch-stream.js';
+
+/** The media types of object bodies the core parses itself (DeleteOptions are only these). */
+export const TEXT_OBJECT_MEDIA_TYPES: readonly string[] = ['application/json', 'application/yaml'];
+
+/** What the resource handler works with. */
+export interface ResourceHandlerInit {
+  storage: Storage;
+  writer: ObjectWriter;
+  /**
+   * Media types accepted as bodies of create and update: {@link TEXT_OBJECT_MEDIA_TYPES} and those
+   * of the server's body decoders (the devcluster's protobuf).
+   */
+  objectMediaTypes: readonly string[];
+  pager: ListPager;
+  /** Wall clock in ms (table ages). */
+  now: () => number;
+  bookmarkIntervalMs: number;
+  watchSendBufferBytes: number;
+  /** Every open watch, so that closing the server can end them. */
+  watches: Set<WatchStream>;
+  logger: Logger;
+}
+
+function mediaTypeOf(request: FastifyRequest): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function booleanParam(query: URLSearchParams, name: string): boolean | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0' || value === '') return false;
+  throw badRequest(`invalid value for ${name}: "${value}" (expected true or false)`);
+}
+
+function integerParam(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (!/^-?\d+$/.test(value)) throw badRequest(`invalid value for ${name}: "${value}" (expected an integer)`);
+  return Number(value);
+}
+
+/**
+ * The options of a create, update or patch from its query: `dryRun`, and `fieldValidation`
+ * whose `Warn` messages become `Warning: 299 - "<message>"` response headers, as kubectl expects.
+ */
+function writeOptions(query: URLSearchParams, reply: FastifyReply): WriteOptions {
+  const warnings: string[] = [];
+  return {
+    dryRun: dryRunOf(query, undefined),
+    fieldValidation: fieldValidationOf(query),
+    warn: (message) => {
+      warnings.push(`299 - ${JSON.stringify(message)}`);
+      reply.header('warning', warnings);
+    },
+  };
+}
+
+function dryRunOf(query: URLSearchParams, body: unknown): boolean {
+  const values = [...query.getAll('dryRun')];
+  if (isObject(body) && Array.isArray(body['dryRun'])) values.push(...body['dryRun'].map((value) => String(value)));
+  for (const value of values) {
+    if (value !== 'All') throw badRequest(`Invalid dryRun value: ${JSON.stringify(value)}: supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+function selectors(query: URLSearchParams, type: ResourceType): { labels: LabelSelector; fields: FieldSelector } {
+  return { labels: parseLabelSelector(query.get('labelSelector') ?? undefined), fields: parseFieldSelector(query.get('fieldSelector') ?? undefined, type) };
+}
+
+function matcher(selected: { labels: LabelSelector; fields: FieldSelector }): (object: StoredObject) => boolean {
+  return (object) => selected.fields.matches(object) && selected.labels.matches(object.metadata['labels'] as Record<string, string> | undefined);
+}
+
+/**
+ * Serves the verbs of one resource request (get, list, watch, create, update, patch, delete,
+ * deletecollection) over the {@link ObjectWriter} and the {@link Storage}, in the representation the
+ * client accepts (JSON, YAML, Table, PartialObjectMetadata). Failures are thrown as
+ * {@link ApiError}s for the error handler, except on a hijacked watch response.
+ */
+export class ResourceHandler {
+  readonly #init: ResourceHandlerInit;
+
+  /** Does no I/O. */
+  constructor(init: ResourceHandlerInit) {
+    this.#init = init;
+  }
+
+  /** Answers `request` (already parsed into `target`) on `reply`. */
+  async handle(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<FastifyReply | undefined> {
+    const { type, namespace, name, subresource } = target;
+    const writer = this.#init.writer;
+    switch (target.verb) {
+      case 'get': {
+        const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
+        const object = await writer.get(type, namespace, name);
+        return this.#sendOne(reply, 200, type, object, representation, query);
+      }
+      case 'list':
+        return this.#list(target, request, reply, query);
+      case 'watch':
+        return this.#watch(target, request, reply, query);
+      case 'create': {
+        const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
+        this.#requireMediaType(request, this.#init.objectMediaTypes);
+        const created = await writer.create(type, namespace, request.body, writeOptions(query, reply));
+        return this.#sendOne(reply, 201, type, created, representation, query);
+      }
+      case 'update': {
+        const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
+        this.#requireMediaType(request, this.#init.objectMediaTypes);
+        const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply), ...(subresource !== undefined ? { subresource } : {}) });
+        return this.#sendOne(reply, result.created ? 201 : 200, type, result.object, representation, query);
+      }
+      case 'patch': {
+        const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
+        const mediaType = this.#requireMediaType(request, PATCH_MEDIA_TYPES) as PatchMediaType;
+        const patched = await writer.patch(type, namespace, name, mediaType, request.body, { ...writeOptions(query, reply), ...(subresource !== undefined ? { subresource } : {}) });
+        return this.#sendOne(reply, 200, type, patched, representation, query);
+      }
+      case 'delete':
+        return this.#delete(target, request, reply, query);
+      case 'deletecollection': {
+        const representation = negotiate(request.headers.accept, ['json', 'yaml']);
+        const options = this.#deleteOptions(request, query);
+        const selected = selectors(query, type);
+        const scope = type.namespaced && namespace !== '' ? { namespace } : {};
+        const listed = await this.#init.storage.list(type.id, scope);
+        const deleted = await writer.deleteCollection(type, listed.items.filter(matcher(selected)), { dryRun: options.dryRun });
+        // The list's resourceVersion is the storage's after the deletes.
+        const { resourceVersion } = await this.#init.storage.list(type.id, scope);
+        const list = { kind: type.listKind, apiVersion: type.apiVersion, metadata: { resourceVersion }, items: deleted };
+        return this.#send(reply, 200, list, representation);
+      }
+    }
+  }
+
+  #requireMediaType(request: FastifyRequest, accepted: readonly string[]): string {
+    const mediaType = mediaTypeOf(request);
+    if (!accepted.includes(mediaType)) throw unsupportedMediaType(mediaType === '' ? '<none>' : mediaType, accepted);
+    if (request.body === undefined || request.body === null) throw badRequest('the request body is empty; it must hold the object (or patch) to write');
+    if (request.body instanceof UndecodableBody) throw request.body.failure;
+    return mediaType;
+  }
+
+  #deleteOptions(request: FastifyRequest, query: URLSearchParams): { dryRun: boolean; preconditions?: Preconditions } {
+    const body: unknown = request.body;
+    if (body !== undefined && body !== null) {
+      // DeleteOptions are never binary: body decoders leave DELETE bodies as bytes.
+      if (Buffer.isBuffer(body)) throw unsupportedMediaType(mediaTypeOf(request), TEXT_OBJECT_MEDIA_TYPES);
+      if (!isObject(body)) throw badRequest('the body of a DELETE must be a DeleteOptions object');
+    }
+    integerParam(query, 'gracePeriodSeconds');
+    const policy = query.get('propagationPolicy') ?? (isObject(body) ? body['propagationPolicy'] : undefined);
+    if (policy !== undefined && policy !== null && !['Orphan', 'Background', 'Foreground'].includes(String(policy))) {
+      throw badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+    }
+    const dryRun = dryRunOf(query, body);
+    const given = isObject(body) && isObject(body['preconditions']) ? body['preconditions'] : undefined;
+    if (given === undefined) return { dryRun };
+    const preconditions: Preconditions = {};
+    if (typeof given['uid'] === 'string') preconditions.uid = given['uid'];
+    if (typeof given['resourceVersion'] === 'string') preconditions.resourceVersion = given['resourceVersion'];
+    return { dryRun, preconditions };
+  }
+
+  async #delete(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<FastifyReply> {
+    const { type, namespace, name } = target;
+    const representation = negotiate(request.headers.accept, ['json', 'yaml']);
+    const result = await this.#init.writer.delete(type, namespace, name, this.#deleteOptions(request, query));
+    if (result.removed && !type.returnDeletedObject) {
+      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: type.group, kind: type.plural, uid: result.object.metadata.uid } };
+      return this.#send(reply, 200, status, representation);
+    }
+    return this.#send(reply, 200, result.object, representation);
+  }
+
+  async #list(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<FastifyReply> {
+    const { type, namespace } = target;
+    const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
+    const selected = selectors(query, type);
+    const resourceVersion = query.get('resourceVersion') ?? '';
+    const limit = integerParam(query, 'limit');
+    if (limit !== undefined && limit < 0) throw badRequest(`limit must not be negative, got ${limit}`);
+    const page = await this.#init.pager.page({
+      snapshot: () =>
+        this.#init.storage.list(type.id, { ...(type.namespaced && namespace !== '' ? { namespace } : {}), resourceVersion }).catch((error: unknown) => {
+          throw resourceVersionFailure(error);
+        }),
+      matches: matcher(selected),
+      limit,
+      continueToken: query.get('continue') ?? undefined,
+    });
+    const metadata: TableListMeta = { resourceVersion: page.resourceVersion };
+    if (page.continueToken !== undefined) metadata.continue = page.continueToken;
+    if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
+    if (representation === 'table') {
+      return this.#send(reply, 200, toTable(type, page.items, metadata, parseIncludeObject(query.get('includeObject')), this.#init.now()), 'json');
+    }
+    if (representation === 'partial') {
+      return this.#send(reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: page.items.map(partialObjectMetadata) }, 'json');
+    }
+    return this.#send(reply, 200, { kind: type.listKind, apiVersion: type.apiVersion, metadata, items: page.items }, representation);
+  }
+
+  async #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<undefined> {
+    const { type, namespace, name } = target;
+    const representation = negotiate(request.headers.accept, ['json', 'table', 'partial']);
+    const selected = selectors(query, type);
+    let fieldSelector = selected.fields;
+    if (name !== '') {
+      // `GET .../<plural>/<name>?watch=true` watches one object: the same as a name field selector.
+      const combined = [`metadata.name=${name}`, query.get('fieldSelector') ?? ''].filter((part) => part !== '').join(',');
+      fieldSelector = parseFieldSelector(combined, type);
+    }
+    const timeoutSeconds = integerParam(query, 'timeoutSeconds');
+    const includeObject = parseIncludeObject(query.get('includeObject'));
+    const encode = (object: StoredObject): unknown => {
+      if (representation === 'table') return toTable(type, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, includeObject, this.#init.now());
+      if (representation === 'partial') return partialObjectMetadata(object);
+      return object;
+    };
+    const stream = new WatchStream({
+      storage: this.#init.storage,
+      type,
+      namespace: type.namespaced && namespace !== '' ? namespace : undefined,
+      labelSelector: selected.labels,
+      fieldSelector,
+      resourceVersion: query.get('resourceVersion') ?? '',
+      sendInitialEvents: booleanParam(query, 'sendInitialEvents'),
+      allowBookmarks: booleanParam(query, 'allowWatchBookmarks') === true,
+      timeoutMs: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+      bookmarkIntervalMs: this.#init.bookmarkIntervalMs,
+      sendBufferBytes: this.#init.watchSendBufferBytes,
+      response: reply.raw,
+      encode,
+      logger: this.#init.logger,
+      onEnd: () => this.#init.watches.delete(stream),
+    });
+    reply.hijack();
+    // Held from the start, so that closing the server also ends a watch still registering.
+    this.#init.watches.add(stream);
+    try {
+      await stream.start();
+    } catch (error: unknown) {
+      // Found before streaming (410 too old, 400 malformed): answered as a plain Status response.
+      const failure = error instanceof ApiError ? error : new ApiError('InternalError', 'the watch could not start', undefined, { cause: error });
+      if (!(error instanceof ApiError)) this.#init.logger.error({ err: error }, 'Watch failed to start');
+      // Ended meanwhile (client gone, server closing): there is no one to answer.
+      if (reply.raw.headersSent) return undefined;
+      reply.raw.writeHead(failure.code, { 'Content-Type': 'application/json' });
+      reply.raw.end(JSON.stringify(failure.toStatus()));
+      return undefined;
+    }
+    return undefined;
+  }
+
+  #sendOne(reply: FastifyReply, code: number, type: ResourceType, object: StoredObject, representation: Representation, query: URLSearchParams): FastifyReply {
+    if (representation === 'table') {
+      const table = toTable(type, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, parseIncludeObject(query.get('includeObject')), this.#init.now());
+      return this.#send(reply, code, table, 'json');
+    }
+    if (representation === 'partial') return this.#send(reply, code, partialObjectMetadata(object), 'json');
+    return this.#send(reply, code, object, representation);
+  }
+
+  #send(reply: FastifyReply, code: number, body: unknown, representation: Representation): FastifyReply {
+    if (representation === 'yaml') return reply.code(code).type('application/yaml').send(toYaml(body));
+    return reply.code(code).type('application/json').send(JSON.stringify(body));
+  }
+}
+

@@ -1,0 +1,174 @@
+import type { KindSelectableFields } from './field-selector.js';
+import type { KindStrategy } from './kind-strategy.js';
+import type { NameRule } from './metadata-validation.js';
+import type { SchemaObject } from './openapi.js';
+import type { ResourceId } from './storage.js';
+import type { PatchStrategyTable } from './strategic-merge-patch.js';
+import { DEFAULT_COLUMNS, type TableColumn } from './table-view.js';
+
+export type { NameRule } from './metadata-validation.js';
+
+/** The verbs of one resource as discovery advertises them. */
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+
+const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/**
+ * One kind a server on the core serves: its schema and its strategy, nothing of the pipeline.
+ * Everything optional has the default a plain namespaced kind has on a real server.
+ */
+export interface KindDefinition {
+  /** '' for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  /** Default: none. */
+  readonly shortNames?: readonly string[];
+  /** e.g. `all`. Default: none. */
+  readonly categories?: readonly string[];
+  /** Default true. */
+  readonly namespaced?: boolean;
+  /** Default: every verb. */
+  readonly verbs?: readonly Verb[];
+  /** Subresources served (only `status` exists). Default: none. */
+  readonly subresources?: readonly 'status'[];
+  /** PUT on a missing object creates it (Kubernetes' AllowCreateOnUpdate). Default false. */
+  readonly allowCreateOnUpdate?: boolean;
+  /** DELETE answers the deleted object rather than a Success Status. Default false. */
+  readonly returnDeletedObject?: boolean;
+  /** Default `dns1123-subdomain`. */
+  readonly nameRule?: NameRule;
+  /** The columns of the Table view (`kubectl get`). Default NAME and AGE. */
+  readonly columns?: readonly TableColumn[];
+  /**
+   * The OpenAPI schemas of the kind's top-level fields besides apiVersion, kind and metadata.
+   * Fields not listed are unknown: dropped, warned about or refused per `fieldValidation`. Default: none.
+   */
+  readonly fields?: Readonly<Record<string, SchemaObject>>;
+  /** Field-selector fields besides metadata.name and metadata.namespace. Default: none. */
+  readonly selectableFields?: readonly string[];
+  /** Selectable fields that read another path, e.g. `source` → `source.component`. Default: none. */
+  readonly selectableFieldPaths?: Readonly<Record<string, string>>;
+  /** Lists that strategic merge patches merge instead of replacing. Default: none (ObjectMeta's only). */
+  readonly mergeStrategies?: PatchStrategyTable;
+  /** The kind's defaulting, validation and lifecycle hooks. Default: none. */
+  readonly strategy?: KindStrategy;
+}
+
+/**
+ * One served resource, resolved from its {@link KindDefinition}: everything discovery, OpenAPI,
+ * routing and the write rules need to know.
+ */
+export interface ResourceType extends KindSelectableFields {
+  /** The storage partition, `<group or core>/<version>/<plural>`. */
+  readonly id: ResourceId;
+  readonly group: string;
+  readonly version: string;
+  /** `v1` or `<group>/<version>`: the objects' apiVersion. */
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  readonly namespaced: boolean;
+  readonly verbs: readonly Verb[];
+  readonly subresources: readonly 'status'[];
+  readonly allowCreateOnUpdate: boolean;
+  readonly returnDeletedObject: boolean;
+  readonly nameRule: NameRule;
+  readonly columns: readonly TableColumn[];
+  readonly fields: Readonly<Record<string, SchemaObject>>;
+  readonly mergeStrategies: PatchStrategyTable;
+  readonly strategy: KindStrategy;
+}
+
+/** The storage partition of a kind: `<group or core>/<version>/<plural>`. */
+export function resourceIdOf(definition: Pick<KindDefinition, 'group' | 'version' | 'plural'>): ResourceId {
+  return `${definition.group === '' ? 'core' : definition.group}/${definition.version}/${definition.plural}`;
+}
+
+/** Resolves a {@link KindDefinition} into a frozen {@link ResourceType} with every default applied. */
+export function resourceType(definition: KindDefinition): ResourceType {
+  return Object.freeze({
+    id: resourceIdOf(definition),
+    group: definition.group,
+    version: definition.version,
+    apiVersion: definition.group === '' ? definition.version : `${definition.group}/${definition.version}`,
+    kind: definition.kind,
+    listKind: `${definition.kind}List`,
+    plural: definition.plural,
+    singular: definition.kind.toLowerCase(),
+    shortNames: definition.shortNames ?? [],
+    categories: definition.categories ?? [],
+    namespaced: definition.namespaced ?? true,
+    verbs: definition.verbs ?? ALL_VERBS,
+    subresources: definition.subresources ?? [],
+    allowCreateOnUpdate: definition.allowCreateOnUpdate ?? false,
+    returnDeletedObject: definition.returnDeletedObject ?? false,
+    nameRule: definition.nameRule ?? 'dns1123-subdomain',
+    columns: definition.columns ?? DEFAULT_COLUMNS,
+    fields: definition.fields ?? {},
+    selectableFields: definition.selectableFields ?? [],
+    selectableFieldPaths: definition.selectableFieldPaths ?? {},
+    mergeStrategies: definition.mergeStrategies ?? {},
+    strategy: definition.strategy ?? {},
+  });
+}
+
+/** A served group-version. */
+export interface GroupVersion {
+  group: string;
+  version: string;
+}
+
+/**
+ * The resources one server serves, in discovery order (the order of the definitions). Lookups
+ * by group, version and plural or kind; immutable after construction.
+ */
+export class ResourceRegistry {
+  /** Every served resource, in discovery order. */
+  readonly types: readonly ResourceType[];
+
+  /** Resolves `definitions`; throws a TypeError when two define the same resource. */
+  constructor(definitions: readonly KindDefinition[]) {
+    const types = definitions.map(resourceType);
+    const ids = new Set<string>();
+    for (const type of types) {
+      if (ids.has(type.id)) throw new TypeError(`the resource ${type.id} is defined twice`);
+      ids.add(type.id);
+    }
+    this.types = Object.freeze(types);
+  }
+
+  /** The resource types of one group-version, in discovery order. */
+  resourcesOf(group: string, version: string): ResourceType[] {
+    return this.types.filter((type) => type.group === group && type.version === version);
+  }
+
+  /** The group-versions served, in discovery order (the core group first when it is served first). */
+  servedGroupVersions(): GroupVersion[] {
+    const seen = new Map<string, GroupVersion>();
+    for (const type of this.types) seen.set(type.apiVersion, { group: type.group, version: type.version });
+    return [...seen.values()];
+  }
+
+  /** The named groups served (not the core group), in discovery order. */
+  namedGroups(): string[] {
+    return [...new Set(this.types.filter((type) => type.group !== '').map((type) => type.group))];
+  }
+
+  /** Looks a resource up by group, version and plural; undefined when not served. */
+  find(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.types.find((type) => type.group === group && type.version === version && type.plural === plural);
+  }
+
+  /** The resource of `kind` (the first one, if several versions serve it); throws when not served. */
+  byKind(kind: string): ResourceType {
+    const type = this.types.find((entry) => entry.kind === kind);
+    if (type === undefined) throw new TypeError(`no served resource has the kind ${kind}`);
+    return type;
+  }
+}

@@ -1,0 +1,178 @@
+import { ApiError, badRequest } from './api-error.js';
+
+/** How a list field is patched. Lists not described are replaced as a whole (atomic). */
+export interface ListPatchStrategy {
+  /** Key that identifies elements of a list of objects; absent for lists of primitives (set merge). */
+  readonly mergeKey?: string;
+}
+
+/**
+ * The strategic-merge-patch metadata of one kind: its lists that merge (and by which key) instead
+ * of being replaced, by path (field names joined by `.`, list indices left out). These are the
+ * `patchStrategy`/`patchMergeKey` tags of the Kubernetes API types; kubectl computes its patches
+ * from the same tags, so both sides must agree.
+ */
+export type PatchStrategyTable = Readonly<Record<string, ListPatchStrategy>>;
+
+/** The merging lists of ObjectMeta, shared by every kind. */
+const OBJECT_META: PatchStrategyTable = {
+  'metadata.finalizers': {},
+  'metadata.ownerReferences': { mergeKey: 'uid' },
+};
+
+function listStrategy(strategies: PatchStrategyTable, path: string): ListPatchStrategy | undefined {
+  return OBJECT_META[path] ?? strategies[path];
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const SET_ORDER_PREFIX = '$setElementOrder/';
+const DELETE_PRIMITIVES_PREFIX = '$deleteFromPrimitiveList/';
+
+/**
+ * Applies a strategic merge patch (`application/strategic-merge-patch+json`) to `original`, an
+ * object of a kind with the merging lists `strategies`, and returns a new object; neither argument
+ * is mutated. Follows Kubernetes' semantics: maps merge recursively and `null` deletes a key;
+ * lists with a merge key (ObjectMeta's and the kind's) merge element-wise by that key, lists of
+ * primitives with the merge strategy merge as sets, other lists are replaced; the directives `$patch: replace|delete|merge`,
+ * `$retainKeys`, `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` are honoured.
+ * Throws a 400 {@link ApiError} on a malformed patch.
+ */
+export function applyStrategicMergePatch(strategies: PatchStrategyTable, original: JsonObject, patch: unknown): JsonObject {
+  if (!isObject(patch)) throw badRequest('a strategic merge patch must be a JSON object');
+  const result = mergeMap(strategies, original, patch, '');
+  if (result === undefined) throw new ApiError('Invalid', 'a strategic merge patch may not delete the whole object');
+  return result;
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function mergeMap(strategies: PatchStrategyTable, original: JsonObject, patch: JsonObject, path: string): JsonObject | undefined {
+  const directive = patch['$patch'];
+  if (directive === 'delete') return undefined;
+  if (directive === 'replace') {
+    const rest = Object.fromEntries(Object.entries(patch).filter(([key]) => key !== '$patch'));
+    return mergeMap(strategies, {}, rest, path);
+  }
+  if (directive !== undefined && directive !== 'merge') throw badRequest(`unknown patch directive ${JSON.stringify(directive)} at ${path || '<root>'}`);
+
+  let result: JsonObject = { ...original };
+  const retainKeys = patch['$retainKeys'];
+  if (retainKeys !== undefined) {
+    if (!Array.isArray(retainKeys) || retainKeys.some((key) => typeof key !== 'string')) throw badRequest(`$retainKeys at ${path || '<root>'} must be a list of strings`);
+    const keep = new Set<string>(retainKeys as string[]);
+    result = Object.fromEntries(Object.entries(result).filter(([key]) => keep.has(key)));
+  }
+
+  const orders: [string, unknown[]][] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === '$patch' || key === '$retainKeys') continue;
+    if (key.startsWith(SET_ORDER_PREFIX)) {
+      if (!Array.isArray(value)) throw badRequest(`${key} must be a list`);
+      orders.push([key.slice(SET_ORDER_PREFIX.length), value]);
+      continue;
+    }
+    if (key.startsWith(DELETE_PRIMITIVES_PREFIX)) {
+      const field = key.slice(DELETE_PRIMITIVES_PREFIX.length);
+      if (!Array.isArray(value)) throw badRequest(`${key} must be a list`);
+      const current = result[field];
+      if (Array.isArray(current)) result[field] = current.filter((item) => !value.some((removed) => deepEqual(removed, item)));
+      continue;
+    }
+    if (key.startsWith('$')) throw badRequest(`unknown patch directive ${key} at ${path || '<root>'}`);
+    if (value === null) {
+      delete result[key];
+      continue;
+    }
+    const fieldPath = join(path, key);
+    if (isObject(value)) {
+      const base = result[key];
+      const merged = mergeMap(strategies, isObject(base) ? base : {}, value, fieldPath);
+      if (merged === undefined) delete result[key];
+      else result[key] = merged;
+    } else if (Array.isArray(value)) {
+      result[key] = mergeList(strategies, result[key], value, fieldPath);
+    } else {
+      result[key] = value;
+    }
+  }
+  for (const [field, order] of orders) {
+    const list = result[field];
+    if (Array.isArray(list)) result[field] = applyOrder(strategies, list, order, join(path, field));
+  }
+  return result;
+}
+
+function cleanElement(strategies: PatchStrategyTable, element: unknown, path: string): unknown {
+  if (isObject(element)) return mergeMap(strategies, {}, element, path);
+  if (Array.isArray(element)) return element.map((item) => cleanElement(strategies, item, path));
+  return element;
+}
+
+function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unknown[], path: string): unknown[] {
+  const strategy = listStrategy(strategies, path);
+  const replaceMarker = patch.findIndex((element) => isObject(element) && element['$patch'] === 'replace' && Object.keys(element).length === 1);
+  if (strategy === undefined || replaceMarker >= 0) {
+    return patch
+      .filter((_, index) => index !== replaceMarker)
+      .map((element) => cleanElement(strategies, element, path))
+      .filter((element) => element !== undefined);
+  }
+  const base = Array.isArray(original) ? [...(original as unknown[])] : [];
+  const mergeKey = strategy.mergeKey;
+  if (mergeKey === undefined) {
+    for (const element of patch) {
+      if (isObject(element)) throw badRequest(`the list at ${path} holds primitives; it cannot be patched with objects`);
+      if (!base.some((item) => deepEqual(item, element))) base.push(element);
+    }
+    return base;
+  }
+  for (const element of patch) {
+    if (!isObject(element)) throw badRequest(`the list at ${path} is merged by "${mergeKey}"; every element must be an object`);
+    const key = element[mergeKey];
+    if (key === undefined) throw badRequest(`an element of the list at ${path} has no merge key "${mergeKey}"`);
+    const index = base.findIndex((item) => isObject(item) && deepEqual(item[mergeKey], key));
+    if (element['$patch'] === 'delete') {
+      if (index >= 0) base.splice(index, 1);
+      continue;
+    }
+    if (index >= 0) {
+      const existing = base[index];
+      const merged = mergeMap(strategies, isObject(existing) ? existing : {}, element, path);
+      if (merged === undefined) base.splice(index, 1);
+      else base[index] = merged;
+    } else {
+      const created = mergeMap(strategies, {}, element, path);
+      if (created !== undefined) base.push(created);
+    }
+  }
+  return base;
+}
+
+function applyOrder(strategies: PatchStrategyTable, list: unknown[], order: unknown[], path: string): unknown[] {
+  const mergeKey = listStrategy(strategies, path)?.mergeKey;
+  const identity = (item: unknown): unknown => (mergeKey !== undefined && isObject(item) ? item[mergeKey] : item);
+  const orderKeys = order.map((entry) => (mergeKey !== undefined && isObject(entry) ? entry[mergeKey] : entry));
+  const position = (item: unknown): number => orderKeys.findIndex((key) => deepEqual(key, identity(item)));
+  const ordered = list.filter((item) => position(item) >= 0).sort((a, b) => position(a) - position(b));
+  const rest = list.filter((item) => position(item) < 0);
+  return [...ordered, ...rest];
+}
+
+/** Structural equality of JSON values. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    return keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
+  }
+  return false;
+}

@@ -1,0 +1,108 @@
+import type { KindStrategy } from '../apiserver/kind-strategy.js';
+import type { KindDefinition } from '../apiserver/resource-type.js';
+import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY, POD_STRATEGY, SECRET_STRATEGY } from './kind-rules.js';
+import { CORE_KIND_FIELDS } from './kind-schemas.js';
+import { mergeStrategiesOf } from './patch-strategies.js';
+import { TABLE_COLUMNS } from './table-columns.js';
+
+/** A core kind's definition before its schema, columns and merge keys are attached. */
+type CoreKindSpec = Omit<KindDefinition, 'columns' | 'fields' | 'mergeStrategies'>;
+
+/** Extra field-selector fields of Events, as the real server offers them. */
+const EVENT_SELECTABLE_FIELDS = [
+  'involvedObject.kind',
+  'involvedObject.namespace',
+  'involvedObject.name',
+  'involvedObject.uid',
+  'involvedObject.apiVersion',
+  'involvedObject.resourceVersion',
+  'involvedObject.fieldPath',
+  'reason',
+  'reportingComponent',
+  'source',
+  'type',
+];
+
+const POD_SELECTABLE_FIELDS = ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'];
+
+const SPECS: readonly CoreKindSpec[] = [
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    shortNames: ['ns'],
+    namespaced: false,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: ['status'],
+    returnDeletedObject: true,
+    nameRule: 'dns1123-label',
+    selectableFields: ['status.phase'],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Service',
+    plural: 'services',
+    shortNames: ['svc'],
+    categories: ['all'],
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: ['status'],
+    allowCreateOnUpdate: true,
+    returnDeletedObject: true,
+    nameRule: 'dns1035-label',
+  },
+  { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', shortNames: ['ep'], allowCreateOnUpdate: true, strategy: ENDPOINTS_STRATEGY },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Pod',
+    plural: 'pods',
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: ['status'],
+    returnDeletedObject: true,
+    selectableFields: POD_SELECTABLE_FIELDS,
+    strategy: POD_STRATEGY,
+  },
+  { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', selectableFields: ['type'], strategy: SECRET_STRATEGY },
+  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', shortNames: ['cm'] },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Event',
+    plural: 'events',
+    shortNames: ['ev'],
+    allowCreateOnUpdate: true,
+    selectableFields: EVENT_SELECTABLE_FIELDS,
+    // Events' `source` selects on source.component, as in Kubernetes.
+    selectableFieldPaths: { source: 'source.component' },
+  },
+  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', shortNames: ['sa'], allowCreateOnUpdate: true },
+  { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', allowCreateOnUpdate: true },
+  { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', strategy: ENDPOINT_SLICE_STRATEGY },
+];
+
+/**
+ * The strategies that hold state of a running devcluster (the namespace lifecycle, the Service
+ * cluster-IP pool), by kind; they replace the stateless ones of the definitions.
+ */
+export type StatefulStrategies = Readonly<Partial<Record<'Namespace' | 'Service', KindStrategy>>>;
+
+/**
+ * The kinds the devcluster serves, in discovery order: schema, Table columns, field selectors,
+ * strategic merge keys and strategy of each. Without `stateful`, Namespaces and Services get no
+ * strategy (enough for anything but writing them).
+ */
+export function coreKindDefinitions(stateful: StatefulStrategies = {}): KindDefinition[] {
+  return SPECS.map((spec) => {
+    const strategy = stateful[spec.kind as keyof StatefulStrategies] ?? spec.strategy;
+    return {
+      ...spec,
+      ...(TABLE_COLUMNS[spec.kind] !== undefined ? { columns: TABLE_COLUMNS[spec.kind] } : {}),
+      fields: CORE_KIND_FIELDS[spec.kind] ?? {},
+      mergeStrategies: mergeStrategiesOf(spec.kind),
+      ...(strategy !== undefined ? { strategy } : {}),
+    };
+  });
+}

@@ -1,0 +1,140 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApiServer, type ApiServer } from '../../../src/apiserver/api-server.js';
+import { invalidValue } from '../../../src/apiserver/metadata-validation.js';
+import { ResourceRegistry, type KindDefinition } from '../../../src/apiserver/resource-type.js';
+import { NAME_COLUMN, tableColumn } from '../../../src/apiserver/table-view.js';
+import { silentLogger } from '../../../src/observe/logger.js';
+import { waitFor } from '../../support/wait-for.js';
+import { MapStorage } from './map-storage.js';
+
+/** A kind no devcluster serves: the core needs nothing but this definition and a storage. */
+const WIDGETS: KindDefinition = {
+  group: 'example.vcsync.io',
+  version: 'v1alpha1',
+  kind: 'Widget',
+  plural: 'widgets',
+  namespaced: false,
+  returnDeletedObject: true,
+  fields: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+  selectableFields: ['spec.size'],
+  columns: [NAME_COLUMN, tableColumn('Size', 'How big the widget is', (object) => String((object['spec'] as { size?: string } | undefined)?.size ?? ''))],
+  strategy: {
+    prepareForWrite(object) {
+      const spec = (object['spec'] ?? {}) as Record<string, unknown>;
+      object['spec'] = { size: 'small', ...spec };
+      return [];
+    },
+    validate(object) {
+      const size = (object['spec'] as Record<string, unknown>)['size'];
+      return ['small', 'large'].includes(String(size)) ? [] : [invalidValue('spec.size', size, 'must be small or large')];
+    },
+  },
+};
+
+const URL_BASE = '/apis/example.vcsync.io/v1alpha1/widgets';
+
+describe('a server built from the apiserver core alone', () => {
+  let server: ApiServer;
+  let storage: MapStorage;
+
+  beforeEach(() => {
+    storage = new MapStorage();
+    server = buildApiServer({
+      registry: new ResourceRegistry([WIDGETS]),
+      storage,
+      serverName: 'widget server',
+      version: { major: '1', minor: '32', gitVersion: 'v1.32.0-widgets' },
+      serverAddress: () => '127.0.0.1:0',
+      bookmarkIntervalMs: 60_000,
+      watchSendBufferBytes: 1024 * 1024,
+      now: () => Date.parse('2026-01-02T03:04:05Z'),
+      logger: silentLogger(),
+    });
+  });
+  afterEach(async () => {
+    server.endWatches();
+    await server.app.close();
+  });
+
+  async function send(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await server.app.inject({ method, url, ...(body !== undefined ? { payload: JSON.stringify(body), headers: { 'content-type': contentType } } : {}) });
+    return { status: response.statusCode, body: response.json<Record<string, unknown>>() };
+  }
+
+  it('applies the generic metadata rules and the kind strategy on create, with the storage’s opaque resourceVersion', async () => {
+    const created = await send('POST', URL_BASE, { metadata: { generateName: 'gadget-' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      apiVersion: 'example.vcsync.io/v1alpha1',
+      kind: 'Widget',
+      metadata: { uid: expect.any(String), generation: 1, creationTimestamp: '2026-01-02T03:04:05Z', resourceVersion: 'v1' },
+      spec: { size: 'small' },
+    });
+    expect((created.body['metadata'] as { name: string }).name).toMatch(/^gadget-[a-z0-9]{5}$/);
+  });
+
+  it('answers the kind’s validation failures and missing objects as Status objects', async () => {
+    const invalid = await send('POST', URL_BASE, { metadata: { name: 'huge' }, spec: { size: 'huge' } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body).toMatchObject({ kind: 'Status', reason: 'Invalid', message: 'Widget "huge" is invalid: spec.size: Invalid value: "huge": must be small or large' });
+    const missing = await send('GET', `${URL_BASE}/nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'widgets.example.vcsync.io "nope" not found' });
+  });
+
+  it('refuses a write with a stale resourceVersion and bumps generation on spec changes only', async () => {
+    await send('POST', URL_BASE, { metadata: { name: 'w', labels: { a: 'b' } } });
+    const stale = await send('PUT', `${URL_BASE}/w`, { metadata: { name: 'w', resourceVersion: 'v0' }, spec: { size: 'large' } });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ reason: 'Conflict' });
+    const relabelled = await send('PATCH', `${URL_BASE}/w`, { metadata: { labels: { a: 'c' } } }, 'application/merge-patch+json');
+    expect(relabelled.body).toMatchObject({ metadata: { generation: 1, resourceVersion: 'v2' } });
+    const resized = await send('PATCH', `${URL_BASE}/w`, { spec: { size: 'large' } }, 'application/merge-patch+json');
+    expect(resized.body).toMatchObject({ metadata: { generation: 2 }, spec: { size: 'large' } });
+  });
+
+  it('keeps an object with finalizers until the last one is removed', async () => {
+    await send('POST', URL_BASE, { metadata: { name: 'held', finalizers: ['example.vcsync.io/hold'] } });
+    const marked = await send('DELETE', `${URL_BASE}/held`);
+    expect(marked.body).toMatchObject({ metadata: { deletionTimestamp: '2026-01-02T03:04:05Z' } });
+    expect((await send('GET', `${URL_BASE}/held`)).status).toBe(200);
+    await send('PATCH', `${URL_BASE}/held`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    expect((await send('GET', `${URL_BASE}/held`)).status).toBe(404);
+  });
+
+  it('lists with the kind’s field selectors and Table columns, and serves discovery and OpenAPI for it', async () => {
+    await send('POST', URL_BASE, { metadata: { name: 'a' } });
+    await send('POST', URL_BASE, { metadata: { name: 'b' }, spec: { size: 'large' } });
+    const selected = await send('GET', `${URL_BASE}?fieldSelector=spec.size%3Dlarge`);
+    expect(selected.body).toMatchObject({ kind: 'WidgetList', metadata: { resourceVersion: 'v2' }, items: [{ metadata: { name: 'b' } }] });
+    const table = await server.app.inject({ method: 'GET', url: URL_BASE, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(table.json()).toMatchObject({ kind: 'Table', rows: [{ cells: ['a', 'small'] }, { cells: ['b', 'large'] }] });
+    const groups = await send('GET', '/apis');
+    expect(groups.body).toMatchObject({ kind: 'APIGroupList', groups: [{ name: 'example.vcsync.io', preferredVersion: { version: 'v1alpha1' } }] });
+    const document = await send('GET', '/openapi/v3/apis/example.vcsync.io/v1alpha1');
+    const schemas = (document.body['components'] as { schemas: Record<string, { description?: string }> }).schemas;
+    expect(schemas['io.k8s.api.example_vcsync_io.v1alpha1.Widget']?.description).toBe('Widget as served by the widget server.');
+    expect((await send('GET', '/version')).body).toMatchObject({ gitVersion: 'v1.32.0-widgets' });
+  });
+
+  it('answers 400 for a resourceVersion its storage cannot have given out', async () => {
+    const listed = await send('GET', `${URL_BASE}?resourceVersion=v1`);
+    expect(listed.status).toBe(200);
+    const watched = await server.app.inject({ method: 'GET', url: `${URL_BASE}?watch=true&resourceVersion=17` });
+    expect(watched.statusCode).toBe(400);
+    expect(watched.json()).toMatchObject({ reason: 'BadRequest', message: 'invalid resource version: 17' });
+  });
+
+  it('ends a watch still registering with a slow storage when the server closes, and closes its storage watch', async () => {
+    let release = (): void => undefined;
+    storage.holdWatches = new Promise((resolve) => {
+      release = resolve;
+    });
+    const answered = server.app.inject({ method: 'GET', url: `${URL_BASE}?watch=true` });
+    await waitFor('the watch to reach the storage', () => storage.watchCalls === 1);
+    server.endWatches();
+    expect((await answered).statusCode).toBe(200);
+    release();
+    await waitFor('the late storage watch to be registered and closed again', () => storage.registered.total === 1 && storage.registered.open === 0);
+  });
+});
