@@ -5,7 +5,7 @@ import { EventRecorder } from '../../src/kube/event-recorder.js';
 import { loadClusterConfig } from '../../src/kube/kube-config.js';
 import { KubeMetrics } from '../../src/kube/metrics.js';
 import { RestClient } from '../../src/kube/rest-client.js';
-import { isNotFound } from '../../src/kube/api-error.js';
+import { isAlreadyExists, isNotFound } from '../../src/kube/api-error.js';
 import type { KubeObject } from '../../src/kube/kube-object.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
 import { PatchSandbox } from '../../src/patches/index.js';
@@ -105,6 +105,15 @@ export async function startTwoClusters(options: TwoClustersOptions = {}): Promis
     },
   };
   return clusters;
+}
+
+/** Creates namespace `name`, or leaves it: a real cluster of a file keeps namespaces between tests. */
+export async function ensureNamespace(client: RestClient, name: string): Promise<void> {
+  try {
+    await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  }
 }
 
 /** GET that answers undefined for 404. */
