@@ -8,7 +8,8 @@ import { RESOURCE_TYPES } from '../../../src/devcluster/resource-registry.js';
 import { openStore } from '../../../src/devcluster/storage/open-store.js';
 import type { Store } from '../../../src/devcluster/storage/types.js';
 import { WatchStream } from '../../../src/devcluster/watch-stream.js';
-import { endpoints, startFixture, waitFor, WatchReader, type Fixture } from './devcluster-fixture.js';
+import { endpoints, startFixture, WatchReader, type Fixture } from './devcluster-fixture.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let fx: Fixture;
 const readers: WatchReader[] = [];
