@@ -7,7 +7,8 @@ import { KubeMetrics } from '../../../src/kube/metrics.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
-import { eventually, metricValue, startTestBed, type TestBed } from './support.js';
+import { eventually } from '../../support/wait-for.js';
+import { metricValue, startTestBed, type TestBed } from './support.js';
 
 /** What the lease tests need of a cluster: a client, metrics, and the namespace the lease lives in. */
 type LeaseBed = Pick<TestBed, 'client' | 'registry' | 'metrics' | 'defer' | 'stop'> & { namespace: string };
