@@ -220,7 +220,8 @@ describe.each(runnableBackends('the patches suite on a real kube-apiserver'))('p
     expect(settled?.metadata?.annotations?.['port']).toBe('1443');
   });
 
-  it('rewrites a reference to the v-hash name and imports the ConfigMap, owned by the host copy', async () => {
+  /** A syncer whose patch makes annotation `config` a ConfigMap reference, and shop/web referencing ConfigMap `settings`. */
+  const startReferencingSettings = async () => {
     const run = await startWithPatches(clusters, [
       '        - path: metadata.annotations["config"]',
       '          reference:',
@@ -232,6 +233,11 @@ describe.each(runnableBackends('the patches suite on a real kube-apiserver'))('p
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { mode: 'fast' },
     });
     await createVirtual({ annotations: { config: 'settings' } });
+    return run;
+  };
+
+  it('rewrites a reference to the v-hash name and imports the ConfigMap, owned by the host copy', async () => {
+    const run = await startReferencingSettings();
     const short = shortHostName('settings', 'shop', VC);
     expect(short).toMatch(/^v[a-z0-9]{13}$/);
     const host = await waitFor('host copy', async () => await hostEndpoints());
@@ -256,17 +262,7 @@ describe.each(runnableBackends('the patches suite on a real kube-apiserver'))('p
   // Real host only: the devcluster has no garbage collector; kube-controller-manager's removes an
   // imported reference once the host copy that owns it goes.
   it.skipIf(backends.host !== 'real')('lets the host garbage collector remove an imported ConfigMap with the host copy that owns it', async () => {
-    const run = await startWithPatches(clusters, [
-      '        - path: metadata.annotations["config"]',
-      '          reference:',
-      '            apiVersion: v1',
-      '            kind: ConfigMap',
-    ].join('\n'));
-    close = run.close;
-    await clusters.virtualClient.create('/api/v1/namespaces/shop/configmaps', {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { mode: 'fast' },
-    });
-    await createVirtual({ annotations: { config: 'settings' } });
+    await startReferencingSettings();
     const importedPath = `/api/v1/namespaces/${clusters.hostNamespace}/configmaps/${shortHostName('settings', 'shop', VC)}`;
     await waitFor('imported ConfigMap', () => getOrUndefined(clusters.hostClient, importedPath));
     await clusters.virtualClient.delete('/api/v1/namespaces/shop/endpoints/web');
