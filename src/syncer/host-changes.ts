@@ -42,10 +42,21 @@ export function withHostChanges(
   return out;
 }
 
-/** `[]`, `{}` and absent are the same to the API server for list and map fields. */
+/**
+ * `value` as the API server stores it: `[]`, `{}` and `null` are the same as absent at every depth
+ * (a real kube-apiserver drops them, `omitempty`, so `subsets[0].notReadyAddresses: []` comes back
+ * absent and a shallow comparison would never converge: one update per reconcile).
+ */
 function normalizeEmpty(value: unknown): unknown {
   if (value === undefined || value === null) return undefined;
-  if (Array.isArray(value) && value.length === 0) return undefined;
-  if (typeof value === 'object' && Object.keys(value).length === 0) return undefined;
+  if (Array.isArray(value)) {
+    return value.length === 0 ? undefined : value.map((item) => normalizeEmpty(item) ?? {});
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value)
+      .map(([key, inner]) => [key, normalizeEmpty(inner)] as const)
+      .filter(([, inner]) => inner !== undefined);
+    return entries.length === 0 ? undefined : Object.fromEntries(entries);
+  }
   return value;
 }

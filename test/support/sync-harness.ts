@@ -5,21 +5,62 @@ import { EventRecorder } from '../../src/kube/event-recorder.js';
 import { loadClusterConfig } from '../../src/kube/kube-config.js';
 import { KubeMetrics } from '../../src/kube/metrics.js';
 import { RestClient } from '../../src/kube/rest-client.js';
-import { isNotFound } from '../../src/kube/api-error.js';
+import { isAlreadyExists, isNotFound } from '../../src/kube/api-error.js';
+import type { KubeObject } from '../../src/kube/kube-object.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
 import { PatchSandbox } from '../../src/patches/index.js';
 import { createEndpointsSyncer, type EndpointsSyncer } from '../../src/syncer/endpoints/endpoints-syncer.js';
 import { SyncerMetrics } from '../../src/syncer/metrics.js';
 import { buildEndpointsSyncState } from '../../src/syncer/sync-state.js';
 import type { EventSink } from '../../src/syncer/to-host-controller.js';
+import { afterAll, beforeAll } from 'vitest';
+import { realClusterMissing } from './kube-assets.js';
+import { startRealControlPlane, type RealControlPlane } from './real-control-plane.js';
 import { waitFor } from './wait-for.js';
+
+/** Where a side of a syncer test runs: an in-process devcluster or a real kube-apiserver (kube-assets). */
+export type ClusterBackend = 'devcluster' | 'real';
+
+/** The backends of the virtual and the host side. */
+export interface SyncBackends {
+  virtual: ClusterBackend;
+  host: ClusterBackend;
+}
+
+/**
+ * The combinations the syncer suites run against: devcluster→devcluster (fast, every test),
+ * devcluster→real host, real virtual→real host.
+ */
+export const SYNC_BACKENDS: readonly SyncBackends[] = [
+  { virtual: 'devcluster', host: 'devcluster' },
+  { virtual: 'devcluster', host: 'real' },
+  { virtual: 'real', host: 'real' },
+];
+
+/** `virtual→host`, e.g. `devcluster→real`, for test titles. */
+export function backendsName(backends: SyncBackends): string {
+  return `${backends.virtual}→${backends.host}`;
+}
+
+/**
+ * A virtual and a host API server with REST clients, whatever their backends: what the syncer
+ * suites need. A real side is shared by the tests of a file, so each test gets a fresh host
+ * namespace and `close()` empties the virtual namespaces it used.
+ */
+export interface SyncClusters {
+  readonly backends: SyncBackends;
+  virtualClient: RestClient;
+  hostClient: RestClient;
+  hostNamespace: string;
+  close(): Promise<void>;
+}
 
 /**
  * A virtual and a host devcluster with REST clients, for syncer integration tests. `virtual` and
  * `host` may be replaced by a test that restarts a devcluster on the same port; `close()` closes
  * whatever they are then.
  */
-export interface TwoClusters {
+export interface TwoClusters extends SyncClusters {
   virtual: DevCluster;
   host: DevCluster;
   virtualClient: RestClient;
@@ -53,6 +94,7 @@ export async function startTwoClusters(options: TwoClustersOptions = {}): Promis
   const clusters: TwoClusters = {
     virtual,
     host,
+    backends: { virtual: 'devcluster', host: 'devcluster' },
     virtualClient,
     hostClient,
     hostNamespace,
@@ -63,6 +105,15 @@ export async function startTwoClusters(options: TwoClustersOptions = {}): Promis
     },
   };
   return clusters;
+}
+
+/** Creates namespace `name`, or leaves it: a real cluster of a file keeps namespaces between tests. */
+export async function ensureNamespace(client: RestClient, name: string): Promise<void> {
+  try {
+    await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  }
 }
 
 /** GET that answers undefined for 404. */
@@ -106,7 +157,7 @@ export const DEFAULT_SYNC_CONFIG = 'sync:\n  toHost:\n    endpoints:\n      enab
  * Builds an Endpoints syncer between `clusters` exactly as `runSyncer` does (config → sync state →
  * createEndpointsSyncer), runs it, and resolves once its informers have listed.
  */
-export async function startEndpointsSyncer(clusters: TwoClusters, options: StartSyncerOptions = {}): Promise<RunningSyncer> {
+export async function startEndpointsSyncer(clusters: SyncClusters, options: StartSyncerOptions = {}): Promise<RunningSyncer> {
   const vclusterName = options.vclusterName ?? 'vc1';
   const parsed = parseConfig(options.configYaml ?? DEFAULT_SYNC_CONFIG, 'vcluster.yaml');
   if (!parsed.ok) throw new Error(`test config is invalid: ${JSON.stringify(parsed.errors)}`);
@@ -168,4 +219,112 @@ export async function metricValue(registry: Registry, name: string, labels: Reco
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
   const sample = metric?.values.find((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
   return sample?.value ?? Number.NaN;
+}
+
+/** Namespaces a real virtual cluster keeps between tests (its own, never emptied). */
+const SYSTEM_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-lease']);
+
+/** Objects the real control plane makes itself and a test never owns. */
+function systemOwned(kind: string, object: KubeObject): boolean {
+  const { namespace, name } = object.metadata ?? {};
+  return (kind === 'services' && namespace === 'default' && name === 'kubernetes') || (kind === 'configmaps' && name === 'kube-root-ca.crt');
+}
+
+/**
+ * Deletes what tests made in the non-system namespaces of a real cluster (Services, Endpoints,
+ * ConfigMaps, Events), so the next test of the file starts from an empty virtual cluster. The
+ * namespaces stay: without kube-controller-manager they would hang in Terminating.
+ */
+async function emptyRealCluster(client: RestClient): Promise<void> {
+  const namespaces = (await client.list('/api/v1/namespaces')).items.map((n) => n.metadata?.name ?? '').filter((n) => !SYSTEM_NAMESPACES.has(n));
+  for (const namespace of namespaces) {
+    for (const kind of ['services', 'endpoints', 'configmaps', 'events']) {
+      const items = (await client.list(`/api/v1/namespaces/${namespace}/${kind}`)).items.filter((o) => !systemOwned(kind, o));
+      await Promise.all(
+        items.map(async (o) => {
+          try {
+            await client.delete(`/api/v1/namespaces/${namespace}/${kind}/${o.metadata?.name ?? ''}`);
+          } catch (error) {
+            if (!isNotFound(error)) throw error;
+          }
+        }),
+      );
+    }
+  }
+}
+
+function realClientFor(plane: RealControlPlane, name: string): RestClient {
+  return new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: plane.kubeconfig }, { name }), qps: Infinity });
+}
+
+/** Options of {@link useSyncBackends}. */
+export interface UseSyncBackendsOptions {
+  /** Start kube-controller-manager with each real control plane (garbage collector). Default false. */
+  controllers?: boolean;
+}
+
+/** Starts the clusters of one test on the backends a {@link useSyncBackends} block was given. */
+export type StartSyncClusters = (options?: { hostNamespace?: string }) => Promise<SyncClusters>;
+
+/**
+ * Registers `beforeAll`/`afterAll` in the calling `describe` that start the real control planes
+ * `backends` needs (at most two, once per block: they take seconds) and answers a function that
+ * starts the clusters of one test: fresh devclusters, and on a real host a fresh host namespace
+ * (`<hostNamespace>-<n>`) per test; `close()` of a real virtual side deletes the test's objects.
+ */
+export function useSyncBackends(backends: SyncBackends, options: UseSyncBackendsOptions = {}): StartSyncClusters {
+  const planes: { virtual?: RealControlPlane; host?: RealControlPlane } = {};
+  let tests = 0;
+  beforeAll(async () => {
+    const controllers = options.controllers ?? false;
+    const [virtual, host] = await Promise.all([
+      backends.virtual === 'real' ? startRealControlPlane({ controllers }) : undefined,
+      backends.host === 'real' ? startRealControlPlane({ controllers }) : undefined,
+    ]);
+    if (virtual !== undefined) planes.virtual = virtual;
+    if (host !== undefined) planes.host = host;
+  }, 240_000);
+  afterAll(async () => {
+    await Promise.all([planes.virtual?.close(), planes.host?.close()]);
+  });
+  return async (startOptions = {}) => {
+    tests += 1;
+    const base = startOptions.hostNamespace ?? 'vcluster-vc1';
+    const hostNamespace = backends.host === 'real' ? `${base}-${tests}` : base;
+    const devclusters = await Promise.all([
+      backends.virtual === 'devcluster' ? startDevCluster() : undefined,
+      backends.host === 'devcluster' ? startDevCluster() : undefined,
+    ]);
+    const side = (which: 'virtual' | 'host', index: 0 | 1): RestClient => {
+      const dev = devclusters[index];
+      if (dev !== undefined) return clientFor(dev, which);
+      const plane = planes[which];
+      if (plane === undefined) throw new Error(`the real ${which} control plane did not start: see the beforeAll error`);
+      return realClientFor(plane, which);
+    };
+    const virtualClient = side('virtual', 0);
+    const hostClient = side('host', 1);
+    await hostClient.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: hostNamespace } });
+    return {
+      backends,
+      virtualClient,
+      hostClient,
+      hostNamespace,
+      async close() {
+        try {
+          if (backends.virtual === 'real') await emptyRealCluster(virtualClient);
+        } finally {
+          virtualClient.close();
+          hostClient.close();
+          await Promise.all(devclusters.map((d) => d?.close()));
+        }
+      },
+    };
+  };
+}
+
+/** The backends of {@link SYNC_BACKENDS} that can run here: real ones need VCSYNC_KUBE_ASSETS (skipped with a printed reason). */
+export function runnableBackends(what: string): SyncBackends[] {
+  const missing = realClusterMissing(what);
+  return SYNC_BACKENDS.filter((b) => !missing || (b.virtual === 'devcluster' && b.host === 'devcluster'));
 }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/devcluster/storage/open-store.js';
 import type { Store } from '../../../src/devcluster/storage/types.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
@@ -31,15 +32,6 @@ function assertBuilt(): void {
   }
 }
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('durable store under kill -9', () => {
   let child: ChildProcess | undefined;
@@ -82,10 +74,7 @@ describe('durable store under kill -9', () => {
     });
     const exited = new Promise<void>((resolveExit) => running.once('exit', () => resolveExit()));
     const snapshot = join(dataDir, 'snapshot.jsonl');
-    await waitFor(
-      () => running.exitCode !== null || (acked.size >= 400 && existsSync(snapshot)),
-      'the child to acknowledge 400 objects and compact once',
-    );
+    await waitFor('the child to acknowledge 400 objects and compact once', () => running.exitCode !== null || (acked.size >= 400 && existsSync(snapshot)));
     expect(running.exitCode, `child exited early: ${stderr}`).toBeNull();
     running.kill('SIGKILL');
     await exited;

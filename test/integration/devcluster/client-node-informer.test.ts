@@ -1,6 +1,7 @@
 import { CoreV1Api, KubeConfig, Watch, type V1Endpoints } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpoints, startFixture, waitFor, type Fixture } from './devcluster-fixture.js';
+import { endpoints, startFixture, type Fixture } from './devcluster-fixture.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let fx: Fixture;
 let kc: KubeConfig;

@@ -1,4 +1,5 @@
 import { startDevCluster, type DevCluster, type DevClusterOptions } from '../../../src/devcluster/index.js';
+import { waitFor } from '../../support/wait-for.js';
 
 /** A parsed HTTP answer of the devcluster. */
 export interface ApiResponse {
@@ -47,16 +48,6 @@ export async function startFixture(options: DevClusterOptions = {}): Promise<Fix
       return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: parsed, text };
     },
   };
-}
-
-/** Polls `check` until it returns true or `timeoutMs` passes (then fails with `what`). */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** An Endpoints object with the given addresses. */

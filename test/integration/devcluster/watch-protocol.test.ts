@@ -10,7 +10,8 @@ import { coreKindDefinitions } from '../../../src/devcluster/core-kinds.js';
 import { ApiStorage } from '../../../src/devcluster/storage/api-storage.js';
 import { openStore } from '../../../src/devcluster/storage/open-store.js';
 import type { Store } from '../../../src/devcluster/storage/types.js';
-import { endpoints, startFixture, waitFor, WatchReader, type Fixture } from './devcluster-fixture.js';
+import { endpoints, startFixture, WatchReader, type Fixture } from './devcluster-fixture.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let fx: Fixture;
 const readers: WatchReader[] = [];

@@ -3,7 +3,8 @@ import { CoreResources, collectionPath, objectPath } from '../../../src/kube/api
 import { Informer, type InformerOptions } from '../../../src/kube/informer.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { startDevCluster, type DevClusterOptions } from '../../../src/devcluster/index.js';
-import { eventually, metricValue, startTestBed, tempDir, type TestBed } from './support.js';
+import { eventually } from '../../support/wait-for.js';
+import { metricValue, startTestBed, tempDir, type TestBed } from './support.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

@@ -1,13 +1,25 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CoreResources, collectionPath, objectPath } from '../../../src/kube/api-path.js';
+import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { LeaderElector, type Lease } from '../../../src/kube/leader-elector.js';
-import { eventually, metricValue, startTestBed, type TestBed } from './support.js';
+import { KubeMetrics } from '../../../src/kube/metrics.js';
+import { RestClient } from '../../../src/kube/rest-client.js';
+import { realClusterMissing } from '../../support/kube-assets.js';
+import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
+import { eventually } from '../../support/wait-for.js';
+import { metricValue, startTestBed, type TestBed } from './support.js';
 
-let bed: TestBed | undefined;
+/** What the lease tests need of a cluster: a client, metrics, and the namespace the lease lives in. */
+type LeaseBed = Pick<TestBed, 'client' | 'registry' | 'metrics' | 'defer' | 'stop'> & { namespace: string };
+
+let bed: LeaseBed | undefined;
 afterEach(async () => {
   await bed?.stop();
   bed = undefined;
 });
+
+const BACKENDS = realClusterMissing('leader election on a real kube-apiserver') ? ['devcluster'] : ['devcluster', 'real'];
 
 interface Candidate {
   elector: LeaderElector;
@@ -15,12 +27,12 @@ interface Candidate {
   stop: () => Promise<void>;
 }
 
-function candidate(testBed: TestBed, identity: string): Candidate {
+function candidate(testBed: LeaseBed, identity: string): Candidate {
   const history: string[] = [];
   const elector = new LeaderElector({
     client: testBed.client,
     leaseName: 'vcsync',
-    namespace: 'default',
+    namespace: testBed.namespace,
     identity,
     leaseDurationMs: 3000,
     renewDeadlineMs: 2000,
@@ -46,16 +58,49 @@ function candidate(testBed: TestBed, identity: string): Candidate {
   return { elector, history, stop };
 }
 
-const leasePath = objectPath(CoreResources.leases, 'default', 'vcsync');
+const leasePathIn = (namespace: string): string => objectPath(CoreResources.leases, namespace, 'vcsync');
 
-describe('LeaderElector against a devcluster', () => {
+describe.each(BACKENDS)('LeaderElector against a %s', (backend) => {
+  // A real control plane is shared by the file's tests, so each test gets its own lease namespace.
+  let plane: RealControlPlane | undefined;
+  let tests = 0;
+  beforeAll(async () => {
+    if (backend === 'real') plane = await startRealControlPlane();
+  }, 240_000);
+  afterAll(async () => {
+    await plane?.close();
+  });
+  const startBed = async (): Promise<LeaseBed> => {
+    if (plane === undefined) return { ...(await startTestBed()), namespace: 'default' };
+    tests += 1;
+    const namespace = `lease-${tests}`;
+    const registry = new Registry();
+    const metrics = new KubeMetrics(registry);
+    const client = new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: plane.kubeconfig }, { name: 'test' }), qps: Infinity, metrics });
+    await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const cleanups: Array<() => Promise<void> | void> = [() => client.close()];
+    return {
+      namespace,
+      client,
+      registry,
+      metrics,
+      defer: (cleanup) => {
+        cleanups.push(cleanup);
+      },
+      stop: async () => {
+        for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+      },
+    };
+  };
+
   it('lets exactly one of two candidates lead, and hands over when the leader stops', async () => {
-    bed = await startTestBed();
+    bed = await startBed();
     const testBed = bed;
     const a = candidate(testBed, 'a');
     const b = candidate(testBed, 'b');
     await eventually(() => [a.elector.isLeader(), b.elector.isLeader()], (l) => l.includes(true), 'a leader');
     // Watch several renewals go by; at every look exactly one candidate leads.
+    const leasePath = leasePathIn(testBed.namespace);
     const renewTimes = new Set<string>();
     await eventually(
       async () => {
@@ -88,10 +133,10 @@ describe('LeaderElector against a devcluster', () => {
   });
 
   it('takes over a lease whose holder stopped renewing once it expires', async () => {
-    bed = await startTestBed();
+    bed = await startBed();
     const testBed = bed;
     const old = new Date(Date.now() - 60_000).toISOString().replace('Z', '000Z');
-    await testBed.client.create<Lease>(collectionPath(CoreResources.leases, 'default'), {
+    await testBed.client.create<Lease>(collectionPath(CoreResources.leases, testBed.namespace), {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: { name: 'vcsync' },
@@ -102,7 +147,7 @@ describe('LeaderElector against a devcluster', () => {
     await eventually(() => c.elector.isLeader(), (l) => l, 'taking over the expired lease');
     // Expiry is judged from when c first saw the lease, not from the stale renewTime in it.
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(2000);
-    const lease = await testBed.client.get<Lease>(objectPath(CoreResources.leases, 'default', 'vcsync'));
+    const lease = await testBed.client.get<Lease>(leasePathIn(testBed.namespace));
     expect(lease.spec?.holderIdentity).toBe('c');
     expect(lease.spec?.leaseTransitions).toBe(5);
   });

@@ -57,13 +57,3 @@ export async function metricValue(registry: Registry, name: string, labels: Reco
   return sample?.value ?? Number.NaN;
 }
 
-/** Polls `read` until `accept` holds for its value, with a deadline; returns that value. */
-export async function eventually<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value ${JSON.stringify(value)}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 20));
-  }
-}

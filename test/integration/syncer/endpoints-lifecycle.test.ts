@@ -9,16 +9,17 @@ import {
   hostName,
   simpleSubset,
 } from '../../support/endpoints-fixtures.js';
-import { metricValue, startEndpointsSyncer, startTwoClusters, type RunningSyncer, type TwoClusters } from '../../support/sync-harness.js';
+import { metricValue, runnableBackends, startEndpointsSyncer, useSyncBackends, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
 import { captureLogger } from '../../support/log-capture.js';
 import { waitFor } from '../../support/wait-for.js';
 
-describe('Endpoints lifecycle (two devclusters over HTTP)', () => {
-  let clusters: TwoClusters;
+describe.each(runnableBackends('the Endpoints lifecycle on a real kube-apiserver'))('Endpoints lifecycle ($virtual virtual, $host host, over HTTP)', (backends) => {
+  const startClusters = useSyncBackends(backends);
+  let clusters: SyncClusters;
   const syncers: RunningSyncer[] = [];
 
   beforeEach(async () => {
-    clusters = await startTwoClusters();
+    clusters = await startClusters();
   });
 
   afterEach(async () => {

@@ -29,6 +29,8 @@ function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
   return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 }
 
+// Devcluster only: these tests stop a devcluster and start it again on the same port and data dir
+// (changes while down, watch windows); the real control plane's harness has no restart in place.
 describe('Endpoints syncer across restarts (two devclusters over HTTP)', () => {
   let clusters: TwoClusters | undefined;
   const syncers: RunningSyncer[] = [];

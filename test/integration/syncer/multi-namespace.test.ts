@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import { getOrUndefined, startEndpointsSyncer, startTwoClusters, type RunningSyncer, type TwoClusters } from '../../support/sync-harness.js';
+import { ensureNamespace, getOrUndefined, runnableBackends, startEndpointsSyncer, useSyncBackends, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const CONFIG = [
@@ -17,17 +17,18 @@ const CONFIG = [
   '',
 ].join('\n');
 
-describe('Endpoints sync in multi-namespace mode', () => {
-  let clusters: TwoClusters;
+describe.each(runnableBackends('multi-namespace sync on a real kube-apiserver'))('Endpoints sync in multi-namespace mode ($virtual virtual, $host host)', (backends) => {
+  const startClusters = useSyncBackends(backends);
+  let clusters: SyncClusters;
   let syncer: RunningSyncer | undefined;
 
   beforeEach(async () => {
-    clusters = await startTwoClusters();
+    clusters = await startClusters();
     for (const name of ['vc1-shop', 'vc1-team-a']) {
-      await clusters.hostClient.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await ensureNamespace(clusters.hostClient, name);
     }
     for (const name of ['shop', 'team-a', 'other']) {
-      await clusters.virtualClient.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await ensureNamespace(clusters.virtualClient, name);
     }
     syncer = await startEndpointsSyncer(clusters, { configYaml: CONFIG });
   });

@@ -11,14 +11,14 @@ import { SyncerMetrics } from '../../../src/syncer/metrics.js';
 import { ReferenceImporter } from '../../../src/syncer/reference-importer.js';
 import { buildEndpointsSyncState } from '../../../src/syncer/sync-state.js';
 import { shortHostName } from '../../../src/translate/host-names.js';
-import { getOrUndefined, metricValue, startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
+import { ensureNamespace, getOrUndefined, metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const VC = 'vc1';
 const HOST_NAME = 'web-x-shop-x-vc1';
 
 /** Runs an Endpoints syncer with the given `sync.toHost.endpoints.patches` YAML between two devclusters. */
-async function startWithPatches(clusters: TwoClusters, patchesYaml: string) {
+async function startWithPatches(clusters: SyncClusters, patchesYaml: string) {
   const sandbox = new PatchSandbox({ timeoutMs: 2000 });
   const parsed = parseConfig(`sync:\n  toHost:\n    endpoints:\n      patches:\n${patchesYaml}`, 'vcluster.yaml');
   if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
@@ -51,13 +51,16 @@ async function startWithPatches(clusters: TwoClusters, patchesYaml: string) {
   };
 }
 
-describe('patches through the Endpoints syncer', () => {
-  let clusters: TwoClusters;
+// kube-controller-manager runs with a real host so that its garbage collector removes imported
+// references with their owner, as on a real cluster.
+describe.each(runnableBackends('the patches suite on a real kube-apiserver'))('patches through the Endpoints syncer ($virtual virtual, $host host)', (backends) => {
+  const startClusters = useSyncBackends(backends, { controllers: true });
+  let clusters: SyncClusters;
   let close: (() => Promise<void>) | undefined;
 
   beforeEach(async () => {
-    clusters = await startTwoClusters();
-    await clusters.virtualClient.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
+    clusters = await startClusters();
+    await ensureNamespace(clusters.virtualClient, 'shop');
     await clusters.virtualClient.create('/api/v1/namespaces/shop/services', {
       apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] },
     });
@@ -217,7 +220,8 @@ describe('patches through the Endpoints syncer', () => {
     expect(settled?.metadata?.annotations?.['port']).toBe('1443');
   });
 
-  it('rewrites a reference to the v-hash name and imports the ConfigMap, owned by the host copy', async () => {
+  /** A syncer whose patch makes annotation `config` a ConfigMap reference, and shop/web referencing ConfigMap `settings`. */
+  const startReferencingSettings = async () => {
     const run = await startWithPatches(clusters, [
       '        - path: metadata.annotations["config"]',
       '          reference:',
@@ -229,6 +233,11 @@ describe('patches through the Endpoints syncer', () => {
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { mode: 'fast' },
     });
     await createVirtual({ annotations: { config: 'settings' } });
+    return run;
+  };
+
+  it('rewrites a reference to the v-hash name and imports the ConfigMap, owned by the host copy', async () => {
+    const run = await startReferencingSettings();
     const short = shortHostName('settings', 'shop', VC);
     expect(short).toMatch(/^v[a-z0-9]{13}$/);
     const host = await waitFor('host copy', async () => await hostEndpoints());
@@ -239,7 +248,30 @@ describe('patches through the Endpoints syncer', () => {
     expect(imported.data).toEqual({ mode: 'fast' });
     expect(imported.metadata.labels?.['vcluster.loft.sh/managed-by']).toBe(VC);
     expect(imported.metadata.ownerReferences?.map((o) => o.uid)).toEqual([host.metadata?.uid]);
+
+    // Converged: a reconcile woken by a Service change writes neither the copy nor the import again.
+    const unchanged = () => metricValue(run.registry, 'vcsync_sync_operations_total', { controller: 'endpoints', result: 'unchanged' });
+    const before = await unchanged();
+    await clusters.virtualClient.patch('/api/v1/namespaces/shop/services/web', 'merge', { metadata: { labels: { touched: 'yes' } } });
+    await waitFor('the woken reconcile', async () => (await unchanged()) > before);
+    const again = await clusters.hostClient.get<KubeObject>(`/api/v1/namespaces/${clusters.hostNamespace}/configmaps/${short}`);
+    expect(again.metadata?.resourceVersion).toBe(imported.metadata.resourceVersion);
+    expect((await hostEndpoints())?.metadata?.resourceVersion).toBe(host.metadata?.resourceVersion);
   });
+
+  // Real host only: the devcluster has no garbage collector; kube-controller-manager's removes an
+  // imported reference once the host copy that owns it goes.
+  it.skipIf(backends.host !== 'real')('lets the host garbage collector remove an imported ConfigMap with the host copy that owns it', async () => {
+    await startReferencingSettings();
+    const importedPath = `/api/v1/namespaces/${clusters.hostNamespace}/configmaps/${shortHostName('settings', 'shop', VC)}`;
+    await waitFor('imported ConfigMap', () => getOrUndefined(clusters.hostClient, importedPath));
+    await clusters.virtualClient.delete('/api/v1/namespaces/shop/endpoints/web');
+    await waitFor('host copy deleted', async () => (await hostEndpoints()) === undefined);
+    await waitFor('imported ConfigMap garbage-collected', async () => (await getOrUndefined(clusters.hostClient, importedPath)) === undefined, {
+      timeoutMs: 90_000,
+      intervalMs: 200,
+    });
+  }, 120_000);
 
   it('translates a label selector (here a plain label map) with the label rules', async () => {
     const run = await startWithPatches(clusters, ['        - path: metadata.annotations', '          labels: {}'].join('\n'));

@@ -27,6 +27,8 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   }
   return Number.NaN;
 }
+// Devcluster only: the reload tests restart the virtual devcluster on its port; the rest drive the
+// daemon end to end, which the backend-parameterised suites already cover for the sync itself.
 describe('runSyncer: the daemon with a real config file, metrics and health', () => {
   let clusters: TwoClusters;
   let log: CapturedLog;

@@ -8,18 +8,12 @@ import { ConfigErrorCode } from '../../../src/config/config-error.js';
 import { hashConfigText } from '../../../src/config/config-source.js';
 import type { ConfigResult } from '../../../src/config/parse-config.js';
 import { ConfigFileWatcher, watchConfigFile } from '../../../src/config/watch-config-file.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const V1 = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
 const V2 = 'sync:\n  toHost:\n    endpoints:\n      enabled: false\n';
 const BAD = 'sync:\n  toHost:\n    endpoints:\n      enabled: maybe\n';
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** A running watcher with everything it reported and logged. */
 interface Harness {
@@ -82,7 +76,7 @@ async function start(
   running.push(harness);
   // With initialHash the watcher checks once at start: wait for that check, so writes that follow
   // are changes it must see.
-  await waitFor(() => harness.unchanged() > 0 || results.length > 0, 'the first check');
+  await waitFor('the first check', () => harness.unchanged() > 0 || results.length > 0);
   return harness;
 }
 
@@ -97,7 +91,7 @@ describe('ConfigFileWatcher', () => {
     const watcher = await start(path, V1);
     expect(watcher.results).toHaveLength(0);
     await writeFile(path, V2);
-    await waitFor(() => watcher.results.length === 1, 'the change');
+    await waitFor('the change', () => watcher.results.length === 1);
     expect(enabledOf(watcher.results[0])).toBe(false);
   });
 
@@ -107,7 +101,7 @@ describe('ConfigFileWatcher', () => {
     const watcher = await start(path, V1);
     const before = watcher.unchanged();
     await writeFile(path, V1);
-    await waitFor(() => watcher.unchanged() > before, 'the re-read after the identical write');
+    await waitFor('the re-read after the identical write', () => watcher.unchanged() > before);
     expect(watcher.results).toHaveLength(0);
   });
 
@@ -117,12 +111,12 @@ describe('ConfigFileWatcher', () => {
     const watcher = await start(path, V1);
     await writeFile(join(dir, '.vcluster.yaml.swp'), V2);
     await rename(join(dir, '.vcluster.yaml.swp'), path);
-    await waitFor(() => watcher.results.length === 1, 'the change');
+    await waitFor('the change', () => watcher.results.length === 1);
     expect(enabledOf(watcher.results[0])).toBe(false);
     // The watch survives the rename: a second save is seen too.
     await writeFile(join(dir, '.tmp'), V1);
     await rename(join(dir, '.tmp'), path);
-    await waitFor(() => watcher.results.length === 2, 'the second change');
+    await waitFor('the second change', () => watcher.results.length === 2);
     expect(enabledOf(watcher.results[1])).toBe(true);
   });
 
@@ -140,7 +134,7 @@ describe('ConfigFileWatcher', () => {
     await rename(join(dir, '..data_tmp'), join(dir, '..data'));
     await rm(join(dir, '..2024_01'), { recursive: true });
 
-    await waitFor(() => watcher.results.length === 1, 'the swap');
+    await waitFor('the swap', () => watcher.results.length === 1);
     expect(enabledOf(watcher.results[0])).toBe(false);
   });
 
@@ -149,14 +143,14 @@ describe('ConfigFileWatcher', () => {
     await writeFile(path, V1);
     const watcher = await start(path, V1);
     await writeFile(path, BAD);
-    await waitFor(() => watcher.results.length === 1, 'the invalid change');
+    await waitFor('the invalid change', () => watcher.results.length === 1);
     const invalid = watcher.results[0];
     expect(invalid?.ok).toBe(false);
     if (invalid?.ok === false) {
       expect(invalid.errors[0]).toMatchObject({ code: ConfigErrorCode.INVALID_TYPE, file: path, line: 4 });
     }
     await writeFile(path, V2);
-    await waitFor(() => watcher.results.length === 2, 'the fix');
+    await waitFor('the fix', () => watcher.results.length === 2);
     expect(enabledOf(watcher.results[1])).toBe(false);
   });
 
@@ -165,11 +159,11 @@ describe('ConfigFileWatcher', () => {
     await writeFile(path, V1);
     const watcher = await start(path, V1);
     await unlink(path);
-    await waitFor(() => watcher.results.length === 1, 'the deletion');
+    await waitFor('the deletion', () => watcher.results.length === 1);
     const missing = watcher.results[0];
     expect(missing?.ok === false && missing.errors[0]?.code).toBe(ConfigErrorCode.READ_FAILED);
     await writeFile(path, V1);
-    await waitFor(() => watcher.results.length === 2, 'the file coming back');
+    await waitFor('the file coming back', () => watcher.results.length === 2);
     expect(enabledOf(watcher.results[1])).toBe(true);
   });
 
@@ -177,7 +171,7 @@ describe('ConfigFileWatcher', () => {
     const path = join(dir, 'vcluster.yaml');
     await writeFile(path, V2);
     const watcher = await start(path, V1);
-    await waitFor(() => watcher.results.length === 1, 'the initial difference');
+    await waitFor('the initial difference', () => watcher.results.length === 1);
     expect(enabledOf(watcher.results[0])).toBe(false);
   });
 
@@ -194,7 +188,7 @@ describe('ConfigFileWatcher', () => {
       return rejection;
     });
     await writeFile(path, V2);
-    await waitFor(() => watcher.results.length === 1, 'the change');
+    await waitFor('the change', () => watcher.results.length === 1);
     expect(seen).toEqual([V2]);
     expect(watcher.results[0]).toBe(rejection);
     // The watcher's own line says the file changed, not whether the change is valid: only the
@@ -213,9 +207,9 @@ describe('ConfigFileWatcher', () => {
       if (calls === 1) throw new Error('handler bug');
     });
     await writeFile(path, V2);
-    await waitFor(() => calls === 1, 'the first change');
+    await waitFor('the first change', () => calls === 1);
     await writeFile(path, V1);
-    await waitFor(() => calls === 2, 'the second change');
+    await waitFor('the second change', () => calls === 2);
     expect(watcher.logs.some((line) => line.includes('Config change handler failed'))).toBe(true);
   });
 
@@ -232,7 +226,7 @@ describe('ConfigFileWatcher', () => {
         if (attempt > 100) throw new Error('no change was ever reported');
         await writeFile(path, attempt % 2 === 0 ? V2 : V1);
         // A timeout here only means "not yet": the loop writes again.
-        await waitFor(() => results.length > 0, 'a change after start', 300).catch(() => undefined);
+        await waitFor('a change after start', () => results.length > 0, { timeoutMs: 300 }).catch(() => undefined);
       }
     } finally {
       controller.abort();

@@ -6,7 +6,7 @@ import { Informer, type InformerOptions } from '../../../src/kube/informer.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { KubeMetrics } from '../../../src/kube/metrics.js';
 import { FakeListerWatcher } from './fake-lister-watcher.js';
-import { waitFor } from './poll.js';
+import { waitFor } from '../../support/wait-for.js';
 
 function obj(name: string, rv: string): KubeObject {
   return { metadata: { namespace: 'ns', name, resourceVersion: rv } };
@@ -82,7 +82,7 @@ describe('Informer over a scripted list/watch', () => {
     expect(await informer.waitForCacheSync(controller.signal)).toBe(true);
     expect(lw.listCalls.map((c) => [c.limit, c.continue])).toEqual([[1, undefined], [1, 'page2']]);
     expect(log).toEqual(['add a@5 initial', 'add b@6 initial']);
-    await waitFor(() => lw.watches.length === 1, 'the watch');
+    await waitFor('the watch', () => lw.watches.length === 1);
     expect(lw.lastWatch.options).toMatchObject({ resourceVersion: '7', allowWatchBookmarks: true, timeoutSeconds: 300 });
     expect(informer.byIndex('namespace', 'ns')).toHaveLength(2);
   });
@@ -90,14 +90,14 @@ describe('Informer over a scripted list/watch', () => {
   it('delivers watch events in order and restarts a cleanly ended watch from the last resourceVersion without relisting', async () => {
     const lw = new FakeListerWatcher();
     const { informer, log, registry } = start(lw);
-    await waitFor(() => lw.watches.length === 1, 'the first watch');
+    await waitFor('the first watch', () => lw.watches.length === 1);
     const first = lw.lastWatch;
     first.push({ type: 'ADDED', object: obj('a', '2') });
     first.push({ type: 'MODIFIED', object: obj('a', '3') });
     first.push({ type: 'DELETED', object: obj('a', '4') });
     first.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } });
     first.end();
-    await waitFor(() => lw.watches.length === 2, 'the restarted watch');
+    await waitFor('the restarted watch', () => lw.watches.length === 2);
     expect(log).toEqual(['add a@2', 'update a 2->3', 'delete a']);
     expect(lw.lastWatch.options.resourceVersion).toBe('9');
     expect(lw.listCalls).toHaveLength(1);
@@ -111,10 +111,10 @@ describe('Informer over a scripted list/watch', () => {
     const lw = new FakeListerWatcher();
     lw.listScript = [{ items: [obj('a', '1'), obj('b', '1')], metadata: { resourceVersion: '1' } }];
     const { log } = start(lw);
-    await waitFor(() => lw.watches.length === 1, 'the first watch');
+    await waitFor('the first watch', () => lw.watches.length === 1);
     lw.listScript = [{ items: [obj('a', '1'), obj('c', '8')], metadata: { resourceVersion: '8' } }];
     lw.lastWatch.push({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' } });
-    await waitFor(() => lw.watches.length === 2, 'the watch after relist');
+    await waitFor('the watch after relist', () => lw.watches.length === 2);
     expect(lw.listCalls).toHaveLength(2);
     expect(log.slice(2)).toEqual(['add c@8', 'delete b']);
     expect(lw.lastWatch.options.resourceVersion).toBe('8');
@@ -124,7 +124,7 @@ describe('Informer over a scripted list/watch', () => {
     const lw = new FakeListerWatcher();
     lw.watchErrors = [new ApiError({ httpStatus: 410, status: { kind: 'Status', code: 410, reason: 'Gone' }, verb: 'WATCH', path: '/x' })];
     start(lw);
-    await waitFor(() => lw.watches.length === 1, 'a watch after the relist');
+    await waitFor('a watch after the relist', () => lw.watches.length === 1);
     expect(lw.listCalls).toHaveLength(2);
   });
 
@@ -132,23 +132,23 @@ describe('Informer over a scripted list/watch', () => {
     const lw = new FakeListerWatcher();
     const refused = (): TransportError => new TransportError('refused', new Error('ECONNREFUSED'));
     const { clock } = start(lw);
-    await waitFor(() => lw.watches.length === 1, 'the first watch');
+    await waitFor('the first watch', () => lw.watches.length === 1);
     lw.lastWatch.push({ type: 'ADDED', object: obj('a', '3') });
     lw.watchErrors = [refused(), refused()];
     lw.lastWatch.fail(refused());
-    await waitFor(() => lw.watches[0]?.closed === true && clock.pendingTimers() === 1, 'the first backoff');
+    await waitFor('the first backoff', () => lw.watches[0]?.closed === true && clock.pendingTimers() === 1);
     clock.advance(799);
     await new Promise((r) => setTimeout(r, 20));
     expect(lw.watchAttempts).toBe(1);
     clock.advance(1);
-    await waitFor(() => lw.watchAttempts === 2 && clock.pendingTimers() === 1, 'the second backoff');
+    await waitFor('the second backoff', () => lw.watchAttempts === 2 && clock.pendingTimers() === 1);
     clock.advance(1599);
     await new Promise((r) => setTimeout(r, 20));
     expect(lw.watchAttempts).toBe(2);
     clock.advance(1);
-    await waitFor(() => lw.watchAttempts === 3 && clock.pendingTimers() === 1, 'the third backoff');
+    await waitFor('the third backoff', () => lw.watchAttempts === 3 && clock.pendingTimers() === 1);
     clock.advance(3200);
-    await waitFor(() => lw.watches.length === 2, 'a new watch');
+    await waitFor('a new watch', () => lw.watches.length === 2);
     expect(lw.lastWatch.options.resourceVersion).toBe('3');
     expect(lw.listCalls).toHaveLength(1);
   });
@@ -156,13 +156,13 @@ describe('Informer over a scripted list/watch', () => {
   it('restarts a watch that stays silent past the limit', async () => {
     const lw = new FakeListerWatcher();
     const { clock, informer } = start(lw, { watchSilenceLimitMs: 10_000 });
-    await waitFor(() => lw.watches.length === 1, 'the first watch');
+    await waitFor('the first watch', () => lw.watches.length === 1);
     lw.lastWatch.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '4' } } });
-    await waitFor(() => informer.resourceVersion === '4' && clock.pendingTimers() === 1, 'the bookmark and the watchdog');
+    await waitFor('the bookmark and the watchdog', () => informer.resourceVersion === '4' && clock.pendingTimers() === 1);
     clock.advance(9_999);
     expect(lw.lastWatch.closed).toBe(false);
     clock.advance(1);
-    await waitFor(() => lw.watches.length === 2, 'the restarted watch');
+    await waitFor('the restarted watch', () => lw.watches.length === 2);
     expect(lw.watches[0]?.closed).toBe(true);
     expect(lw.lastWatch.options.resourceVersion).toBe('4');
     expect(lw.listCalls).toHaveLength(1);
@@ -179,11 +179,11 @@ describe('Informer over a scripted list/watch', () => {
         throw new Error('async handler bug');
       },
     });
-    await waitFor(() => lw.watches.length === 1, 'the watch');
+    await waitFor('the watch', () => lw.watches.length === 1);
     lw.lastWatch.push({ type: 'ADDED', object: obj('a', '2') });
     lw.lastWatch.push({ type: 'MODIFIED', object: obj('a', '3') });
-    await waitFor(() => log.length === 2, 'both events');
-    await waitFor(() => informer.get('ns/a')?.metadata?.resourceVersion === '3', 'the cache');
+    await waitFor('both events', () => log.length === 2);
+    await waitFor('the cache', () => informer.get('ns/a')?.metadata?.resourceVersion === '3');
     await new Promise((r) => setTimeout(r, 10));
     expect(await counter(registry, 'vcsync_informer_handler_errors_total')).toBe(2);
   });
@@ -192,10 +192,10 @@ describe('Informer over a scripted list/watch', () => {
     const lw = new FakeListerWatcher();
     lw.listScript = [{ items: [obj('a', '1'), obj('b', '1')], metadata: { resourceVersion: '1' } }];
     const { log, clock } = start(lw, { resyncPeriodMs: 60_000, resyncJitter: 0 });
-    await waitFor(() => lw.watches.length === 1, 'the watch');
-    await waitFor(() => clock.pendingTimers() === 2, 'resync and watchdog timers');
+    await waitFor('the watch', () => lw.watches.length === 1);
+    await waitFor('resync and watchdog timers', () => clock.pendingTimers() === 2);
     clock.advance(60_000);
-    await waitFor(() => log.length === 4, 'the resync');
+    await waitFor('the resync', () => log.length === 4);
     expect(log.slice(2)).toEqual(['update a 1->1', 'update b 1->1']);
   });
 
@@ -213,7 +213,7 @@ describe('Informer over a scripted list/watch', () => {
     expect(seen).toEqual(['a']);
     remove();
     lw.lastWatch.push({ type: 'ADDED', object: obj('z', '2') });
-    await waitFor(() => informer.get('ns/z') !== undefined, 'the new object');
+    await waitFor('the new object', () => informer.get('ns/z') !== undefined);
     expect(seen).toEqual(['a']);
   });
 
@@ -222,17 +222,17 @@ describe('Informer over a scripted list/watch', () => {
     const labelled = (name: string, rv: string, app: string): KubeObject => ({ metadata: { namespace: 'ns', name, resourceVersion: rv, labels: { app } } });
     lw.listScript = [{ items: [labelled('a', '1', 'web'), labelled('b', '1', 'db')], metadata: { resourceVersion: '1' } }];
     const { informer } = start(lw, { indexers: { app: (o) => [o.metadata?.labels?.['app'] ?? ''] } });
-    await waitFor(() => lw.watches.length === 1, 'the watch');
+    await waitFor('the watch', () => lw.watches.length === 1);
     expect(informer.byIndex('app', 'web').map((o) => o.metadata?.name)).toEqual(['a']);
     lw.lastWatch.push({ type: 'MODIFIED', object: labelled('b', '2', 'web') });
-    await waitFor(() => informer.byIndex('app', 'web').length === 2, 'b moving to the web index');
+    await waitFor('b moving to the web index', () => informer.byIndex('app', 'web').length === 2);
     expect(informer.byIndex('app', 'db')).toEqual([]);
   });
 
   it('run resolves after abort with the watch closed', async () => {
     const lw = new FakeListerWatcher();
     const { done } = start(lw);
-    await waitFor(() => lw.watches.length === 1, 'the watch');
+    await waitFor('the watch', () => lw.watches.length === 1);
     const stop = stops.pop();
     await stop?.();
     await done;

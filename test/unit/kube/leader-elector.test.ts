@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, TransportError, statusFromHttpCode } from '../../../src/kube/api-error.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { LeaderElector, type Lease, type LeaseClient, type LeaderElectorOptions, type LeaseProblem } from '../../../src/kube/leader-elector.js';
-import { waitFor } from './poll.js';
+import { waitFor } from '../../support/wait-for.js';
 
 /**
  * One Lease in memory with resourceVersion checks; `down` makes every call fail like a lost
@@ -108,11 +108,11 @@ describe('LeaderElector', () => {
     const client = new MemoryLeaseClient();
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const { elector, history, stop } = start(client, clock);
-    await waitFor(() => elector.isLeader() && clock.pendingTimers() === 1, 'leading');
+    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === 1);
     expect(client.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseDurationSeconds: 15, leaseTransitions: 0 });
     expect(client.lease?.spec?.renewTime).toBe('2026-01-01T00:00:00.000000Z');
     clock.advance(2000);
-    await waitFor(() => client.lease?.spec?.renewTime === '2026-01-01T00:00:02.000000Z' && clock.pendingTimers() === 1, 'a renewal');
+    await waitFor('a renewal', () => client.lease?.spec?.renewTime === '2026-01-01T00:00:02.000000Z' && clock.pendingTimers() === 1);
     expect(client.lease?.spec?.acquireTime).toBe('2026-01-01T00:00:00.000000Z');
     await stop();
     expect(history).toEqual(['started', 'drained', 'stopped']);
@@ -123,16 +123,16 @@ describe('LeaderElector', () => {
     const client = new MemoryLeaseClient();
     const clock = new FakeClock();
     const { elector, history } = start(client, clock);
-    await waitFor(() => elector.isLeader() && clock.pendingTimers() === 1, 'leading');
+    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === 1);
     client.down = true;
     for (let round = 1; round <= 4; round++) {
       const before = client.calls.length;
       clock.advance(2000);
-      await waitFor(() => client.calls.length === before + 1 && clock.pendingTimers() === 1, `failed renewal ${round}`);
+      await waitFor(`failed renewal ${round}`, () => client.calls.length === before + 1 && clock.pendingTimers() === 1);
       expect(elector.isLeader()).toBe(true);
     }
     clock.advance(2000);
-    await waitFor(() => history.includes('stopped'), 'losing leadership');
+    await waitFor('losing leadership', () => history.includes('stopped'));
     expect(history).toEqual(['started', 'drained', 'stopped']);
     expect(elector.isLeader()).toBe(false);
     expect(client.lease?.spec?.holderIdentity).toBe('me');
@@ -147,7 +147,7 @@ describe('LeaderElector', () => {
       await client.update('/leases/vcsync', { ...lease, spec: { ...lease.spec, renewTime: new Date(clock.now()).toISOString() } });
     };
     const me = start(client, clock, 'me');
-    await waitFor(() => me.elector.observedLeader === 'other', 'observing the holder');
+    await waitFor('observing the holder', () => me.elector.observedLeader === 'other');
     for (let second = 0; second < 40; second++) {
       await renewByOther();
       clock.advance(1000);
@@ -158,7 +158,7 @@ describe('LeaderElector', () => {
       clock.advance(1000);
       await new Promise((r) => setTimeout(r, 1));
     }
-    await waitFor(() => me.elector.isLeader(), 'taking over');
+    await waitFor('taking over', () => me.elector.isLeader());
     expect(client.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseTransitions: 3 });
   });
 
@@ -169,19 +169,19 @@ describe('LeaderElector', () => {
     const problems: Array<LeaseProblem | undefined> = [];
     const { elector } = start(client, clock, 'me', { random: () => 0, onProblemChanged: (problem) => problems.push(problem) });
     const creates = (): number => client.calls.filter((c) => c === 'create').length;
-    await waitFor(() => creates() === 1 && clock.pendingTimers() === 1, 'the first attempt');
+    await waitFor('the first attempt', () => creates() === 1 && clock.pendingTimers() === 1);
     expect(elector.status()).toEqual({ leading: false, holder: '', problem: { kind: 'namespaceMissing', namespace: 'ns' } });
     for (const [attempt, delayMs] of [2000, 4000, 8000, 16_000, 30_000, 30_000].entries()) {
       clock.advance(delayMs - 1);
       expect(clock.pendingTimers()).toBe(1); // the backoff timer has not fired yet
       clock.advance(1);
-      await waitFor(() => creates() === attempt + 2 && clock.pendingTimers() === 1, `retry ${attempt + 1} after ${delayMs} ms`);
+      await waitFor(`retry ${attempt + 1} after ${delayMs} ms`, () => creates() === attempt + 2 && clock.pendingTimers() === 1);
     }
     expect(problems).toEqual([{ kind: 'namespaceMissing', namespace: 'ns' }]);
 
     client.namespaceMissing = false;
     clock.advance(30_000);
-    await waitFor(() => elector.isLeader(), 'leading once the namespace exists');
+    await waitFor('leading once the namespace exists', () => elector.isLeader());
     expect(problems).toEqual([{ kind: 'namespaceMissing', namespace: 'ns' }, undefined]);
     expect(elector.status()).toMatchObject({ leading: true, holder: 'me', problem: undefined });
   });

@@ -7,7 +7,7 @@ import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { KubeMetrics } from '../../../src/kube/metrics.js';
 import { RestClient, type RestClientOptions } from '../../../src/kube/rest-client.js';
-import { waitFor } from './poll.js';
+import { waitFor } from '../../support/wait-for.js';
 
 interface Seen {
   method: string;
@@ -258,7 +258,7 @@ describe('RestClient', () => {
         // A closed stream may end or throw; either way iteration must stop.
       }
     })();
-    await waitFor(() => seenTypes.length === 1, 'the first event');
+    await waitFor('the first event', () => seenTypes.length === 1);
     stream.close();
     await consumed;
     expect(seenTypes).toEqual(['ADDED']);

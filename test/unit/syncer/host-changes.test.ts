@@ -25,6 +25,13 @@ describe('hostMatchesDesired', () => {
     expect(hostMatchesDesired(object({ metadata: {}, subsets: [] }), object({ metadata: {} }))).toBe(true);
     expect(hostMatchesDesired(object({ metadata: {} }), object({ metadata: {}, subsets: [] }))).toBe(true);
   });
+
+  it('treats nested empty lists and maps like absent fields, as a real kube-apiserver drops them', () => {
+    const stored = object({ metadata: {}, subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80, protocol: 'TCP' }] }] });
+    const fromVirtual = object({ metadata: {}, subsets: [{ addresses: [{ ip: '10.0.0.1' }], notReadyAddresses: [], ports: [{ port: 80, protocol: 'TCP' }] }] });
+    expect(hostMatchesDesired(stored, fromVirtual)).toBe(true);
+    expect(hostMatchesDesired(stored, object({ ...fromVirtual, subsets: [{ addresses: [{ ip: '10.0.0.2' }] }] }))).toBe(false);
+  });
 });
 
 describe('withHostChanges', () => {
