@@ -132,7 +132,8 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     await waitFor('host copy', () => hostCopy('web'));
 
     await writeConfig(DISABLED);
-    await waitFor('reload with sync disabled', () => reloads(false) === 1);
+    await waitFor('reload with sync disabled applied', async () => (await scrape('vcsync_config_reloads_total', { result: 'applied' })) === 1);
+    expect(reloads(false)).toBe(1);
     await waitFor('existing key reconciled as disabled', () => skippedWhileDisabled('default/web') >= 1);
     const before = skippedWhileDisabled('default/web');
     await createPair('late');
@@ -143,7 +144,8 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     expect(untouched?.subsets).toEqual([simpleSubset('10.0.0.1')]);
 
     await writeConfig(ENABLED);
-    await waitFor('reload with sync enabled', () => reloads(true) === 1);
+    await waitFor('reload with sync enabled applied', async () => (await scrape('vcsync_config_reloads_total', { result: 'applied' })) === 2);
+    expect(reloads(true)).toBe(1);
     await waitFor('the late object synced', () => hostCopy('late'));
     await waitFor('the change made while disabled synced', async () => (await hostCopy('web'))?.subsets?.[0]?.addresses?.[0]?.ip === '10.0.0.2');
   });
@@ -158,7 +160,8 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     ];
     for (const [i, text] of bad.entries()) {
       await writeConfig(text);
-      await waitFor(`rejection ${i + 1}`, () => rejections() === i + 1);
+      await waitFor(`rejection ${i + 1}`, async () => (await scrape('vcsync_config_reloads_total', { result: 'rejected' })) === i + 1);
+      expect(rejections()).toBe(i + 1);
       await createPair(`after-bad-${i}`);
       await waitFor(`object created after bad config ${i + 1} synced`, () => hostCopy(`after-bad-${i}`));
     }
