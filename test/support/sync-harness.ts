@@ -18,6 +18,8 @@ import { realClusterMissing } from './kube-assets.js';
 import { startRealControlPlane, type RealControlPlane } from './real-control-plane.js';
 import { waitFor } from './wait-for.js';
 
+export { metricValue } from './metrics.js';
+
 /** Where a side of a syncer test runs: an in-process devcluster or a real kube-apiserver (kube-assets). */
 export type ClusterBackend = 'devcluster' | 'real';
 
@@ -214,12 +216,6 @@ export async function startEndpointsSyncer(clusters: SyncClusters, options: Star
   return { syncer, registry, stop };
 }
 
-/** One sample of a metric in `registry` whose labels include `labels` (NaN when absent). */
-export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
-  const sample = metric?.values.find((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
-  return sample?.value ?? Number.NaN;
-}
 
 /** Namespaces a real virtual cluster keeps between tests (its own, never emptied). */
 const SYSTEM_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-lease']);

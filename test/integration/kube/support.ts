@@ -50,10 +50,4 @@ export async function tempDir(): Promise<{ dir: string; remove: () => Promise<vo
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Reads one sample of a metric from the registry (NaN when absent). */
-export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
-  const sample = metric?.values.find((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
-  return sample?.value ?? Number.NaN;
-}
-
+export { metricValue } from '../../support/metrics.js';

@@ -6,6 +6,7 @@ import { startDevCluster } from '../../../src/devcluster/index.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { createEndpoints, createService, endpointsPath, getHostEndpoints, simpleSubset, tempDir } from '../../support/endpoints-fixtures.js';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
+import { metricSample } from '../../support/metrics.js';
 import { startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
 
@@ -17,16 +18,6 @@ const NAMESPACE_MISSING =
 /** Fast leader-election timing so that retries happen within a test. */
 const FAST_LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100, maxRetryBackoffMs: 400 };
 
-/** One sample of a Prometheus text exposition (labels in any order); NaN when absent. */
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_]+)\{([^}]*)\} (\S+)$/.exec(line);
-    if (match?.[1] !== name) continue;
-    const have = new Map([...(match[2] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) return Number(match[3]);
-  }
-  return Number.NaN;
-}
 // Devcluster only: the reload tests restart the virtual devcluster on its port; the rest drive the
 // daemon end to end, which the backend-parameterised suites already cover for the sync itself.
 describe('runSyncer: the daemon with a real config file, metrics and health', () => {
@@ -102,7 +93,7 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     const response = await fetch(`${metricsUrl}${path}`);
     return { status: response.status, text: await response.text() };
   };
-  const scrape = async (name: string, labels: Record<string, string>): Promise<number> => sample((await get('/metrics')).text, name, labels);
+  const scrape = async (name: string, labels: Record<string, string>): Promise<number> => metricSample((await get('/metrics')).text, name, labels);
   const hostCopy = (name: string) => getHostEndpoints(clusters.hostClient, clusters.hostNamespace, name);
   const createPair = async (name: string, options: Parameters<typeof createEndpoints>[2] = {}): Promise<void> => {
     await createService(clusters.virtualClient, name);
@@ -170,10 +161,7 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
 
   it('never logs a change it rejects as valid: a bad patch, a setting that needs a restart, private nodes', async () => {
     await start(ENABLED);
-    const rejected = async (): Promise<number> => {
-      const body = await (await fetch(`${metricsUrl}/metrics`)).text();
-      return Number(/vcsync_config_reloads_total\{result="rejected"\} (\d+)/.exec(body)?.[1] ?? Number.NaN);
-    };
+    const rejected = (): Promise<number> => scrape('vcsync_config_reloads_total', { result: 'rejected' });
     expect(await rejected()).toBe(0);
     const changes = [
       // Schema-valid; only the patch compiler rejects it.
