@@ -88,6 +88,11 @@ export interface StorageListOptions {
    * One the storage cannot have given out fails with `InvalidResourceVersion`.
    */
   resourceVersion?: string;
+  /**
+   * List the collection exactly as it was at `resourceVersion` (`resourceVersionMatch=Exact`)
+   * instead of at least as new. Fails with `Expired` when the storage no longer knows that state.
+   */
+  exact?: boolean;
 }
 
 /** One committed change, as a watch receives it. */
@@ -95,6 +100,12 @@ export interface StorageEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   /** The object after the change; for DELETED its last state, with the deletion's resourceVersion. */
   object: StoredObject;
+  /**
+   * The object before a MODIFIED or DELETED change (with its own, older resourceVersion), when the
+   * storage knows it; absent for ADDED. A watch uses it to tell whether the object matched its
+   * selectors before, and sends it as the DELETED object of a change that leaves them.
+   */
+  previous?: StoredObject;
   /**
    * True for the retained changes a watch resumed from an older resourceVersion receives first:
    * what the object looked like before such a change is unknown to the watcher.

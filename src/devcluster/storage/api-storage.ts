@@ -40,8 +40,22 @@ export class ApiStorage implements Storage {
 
   async list(resource: ResourceId, options: StorageListOptions = {}): Promise<StorageList> {
     const resourceVersion = options.resourceVersion ?? '';
-    // Every revision the engine handed out is committed, so any valid one is served by the latest.
     if (resourceVersion !== '' && !DECIMAL.test(resourceVersion)) throw invalidResourceVersion(resourceVersion);
+    if (options.exact === true && resourceVersion !== '') {
+      const at = Number(resourceVersion);
+      if (!Number.isSafeInteger(at)) throw invalidResourceVersion(resourceVersion);
+      try {
+        const { items, revision } = this.#store.listAt(resource, at, options.namespace);
+        return { items, resourceVersion: String(revision) };
+      } catch (error: unknown) {
+        if (error instanceof StoreError && error.code === 'Expired') {
+          // The real server's words for a list at a compacted revision.
+          throw new StorageError('Expired', 'The resourceVersion for the provided list is too old.', { cause: error });
+        }
+        throw error;
+      }
+    }
+    // Every revision the engine handed out is committed, so any valid one is served by the latest.
     const { items, revision } = this.#store.list(resource, options.namespace);
     return { items, resourceVersion: String(revision) };
   }
@@ -68,7 +82,7 @@ export class ApiStorage implements Storage {
     const engineListener: ClosableWatchListener = {
       onEvent: (event) => {
         lastRevision = event.revision;
-        listener.onEvent({ type: event.type, object: event.object, replayed: event.revision <= replayUntil });
+        listener.onEvent({ type: event.type, object: event.object, replayed: event.revision <= replayUntil, ...(event.previous !== undefined ? { previous: event.previous } : {}) });
       },
       onClosed: (end) => listener.onClosed(end.reason === 'store-closed' ? 'storage-closed' : 'failed'),
     };

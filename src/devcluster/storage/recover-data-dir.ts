@@ -83,13 +83,14 @@ export async function recoverDataDir(dir: string, watchWindow: number, logger: L
       continue; // already in the snapshot: compaction stopped before it emptied the log
     }
     const object = deepFreeze(record.object);
+    const previous = objects.get({ resource: record.resource, namespace: namespaceOf(object), name: object.metadata.name });
     if (record.op === 'delete') {
       objects.remove({ resource: record.resource, namespace: namespaceOf(object), name: object.metadata.name });
     } else {
       objects.put(record.resource, object);
     }
     revision = record.rev;
-    events.push({ type: EVENT_TYPES[record.op], resource: record.resource, object, revision: record.rev });
+    events.push({ type: EVENT_TYPES[record.op], resource: record.resource, object, revision: record.rev, ...(previous !== undefined ? { previous } : {}) });
     if (events.length >= 2 * watchWindow) {
       events = events.slice(-watchWindow);
     }

@@ -17,6 +17,8 @@ export interface StoreEvent {
   object: StoredObject;
   /** Revision of this change; equals Number(object.metadata.resourceVersion). */
   revision: number;
+  /** The object before a MODIFIED or DELETED change; absent for ADDED. */
+  previous?: StoredObject;
 }
 
 /**
@@ -58,6 +60,11 @@ export interface Store {
    * name, with the revision it reflects.
    */
   list(resource: ResourceId, namespace?: string): { items: StoredObject[]; revision: number };
+  /**
+   * The same snapshot as it was at `revision`, rebuilt from the retained events. Throws
+   * `StoreError('Expired')` when `revision` is older than the retained window.
+   */
+  listAt(resource: ResourceId, revision: number, namespace?: string): { items: StoredObject[]; revision: number };
   /** Fails with `AlreadyExists`. Returns the stored object with its new resourceVersion. */
   create(resource: ResourceId, object: StoredObject): Promise<StoredObject>;
   /** Fails with `NotFound` or `Conflict` (preconditions). */

@@ -119,6 +119,32 @@ export class VersionedStore implements Store {
     return { items: this.#objects.list(resource, namespace), revision: this.#committedRevision };
   }
 
+  listAt(resource: ResourceId, revision: number, namespace?: string): { items: StoredObject[]; revision: number } {
+    this.#assertReadable();
+    const oldest = this.oldestWatchableRevision();
+    if (revision < oldest) {
+      throw new StoreError('Expired', `too old resource version: ${revision} (oldest listable is ${oldest})`);
+    }
+    const objects = new Map<string, StoredObject>();
+    for (const object of this.#objects.list(resource, namespace)) {
+      objects.set(objectKey(namespaceOf(object), object.metadata.name), object);
+    }
+    const later = [...this.#window.after(revision)].filter(
+      (event) => event.resource === resource && (namespace === undefined || namespaceOf(event.object) === namespace),
+    );
+    // Undo the later changes, newest first: each one's previous state is what it replaced.
+    for (const event of later.reverse()) {
+      const key = objectKey(namespaceOf(event.object), event.object.metadata.name);
+      if (event.previous === undefined) {
+        objects.delete(key);
+      } else {
+        objects.set(key, event.previous);
+      }
+    }
+    const keys = [...objects.keys()].sort();
+    return { items: keys.map((key) => objects.get(key) as StoredObject), revision: Math.min(revision, this.#committedRevision) };
+  }
+
   async create(resource: ResourceId, object: StoredObject): Promise<StoredObject> {
     this.#assertWritable();
     const ref = refOf(resource, object);
@@ -203,6 +229,7 @@ export class VersionedStore implements Store {
   #commit(record: LogRecord): void {
     const { object, resource, rev } = record;
     const namespace = namespaceOf(object);
+    const previous = this.#objects.get({ resource, namespace, name: object.metadata.name });
     if (record.op === 'delete') {
       this.#objects.remove({ resource, namespace, name: object.metadata.name });
     } else {
@@ -213,7 +240,7 @@ export class VersionedStore implements Store {
     if (this.#pending.get(key)?.revision === rev) {
       this.#pending.delete(key);
     }
-    const event: StoreEvent = { type: EVENT_TYPES[record.op], resource, object, revision: rev };
+    const event: StoreEvent = { type: EVENT_TYPES[record.op], resource, object, revision: rev, ...(previous !== undefined ? { previous } : {}) };
     this.#window.push(event);
     this.#hub.publish([event]);
   }

@@ -67,6 +67,11 @@ describe('durable store', () => {
     const seen: [string, number][] = [];
     second.watch({ resource: EP }, 2, { onEvent: (e) => seen.push([e.type, e.revision]) });
     expect(seen).toEqual([['MODIFIED', 3], ['DELETED', 4]]);
+    // The recovered events know what each change replaced: the past can be listed again.
+    expect(second.listAt(EP, 2).items.map((item) => [item.metadata.name, item.metadata.resourceVersion])).toEqual([
+      ['one', '1'],
+      ['two', '2'],
+    ]);
     const next = await second.create(EP, endpoints('a', 'three'));
     expect(next.metadata.resourceVersion).toBe('5');
     expect(seen.at(-1)).toEqual(['ADDED', 5]);

@@ -197,6 +197,36 @@ describe('memory store', () => {
     expect(future).toEqual([8]);
   });
 
+  it('lists a resource as it was at a past revision, undoing later creates, updates and deletes', async () => {
+    const store = await open(10);
+    await store.create(EP, endpoints('a', 'one')); // 1
+    await store.create(EP, endpoints('b', 'two')); // 2
+    await store.create('core/v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'a' } }); // 3
+    await store.update(EP, endpoints('a', 'one', '10.9.9.9')); // 4
+    await store.delete({ resource: EP, namespace: 'b', name: 'two' }); // 5
+    await store.create(EP, endpoints('a', 'three')); // 6
+    const at3 = store.listAt(EP, 3);
+    expect(at3.revision).toBe(3);
+    expect(at3.items.map((item) => [item.metadata.namespace, item.metadata.name, item.metadata.resourceVersion])).toEqual([
+      ['a', 'one', '1'],
+      ['b', 'two', '2'],
+    ]);
+    expect(at3.items[0]?.['subsets']).toEqual([{ addresses: [{ ip: '10.0.0.1' }] }]);
+    expect(store.listAt(EP, 3, 'b').items.map((item) => item.metadata.name)).toEqual(['two']);
+    expect(store.listAt(EP, 0).items).toEqual([]);
+    expect(store.listAt(EP, 6).items).toEqual(store.list(EP).items);
+  });
+
+  it('refuses to list a revision older than the retained window', async () => {
+    const store = await open(2);
+    for (let i = 1; i <= 4; i++) {
+      await store.create(EP, endpoints('x', `o${i}`));
+    }
+    // Retained: 3, 4; the state at 2 can be rebuilt, the one at 1 not.
+    expect(store.listAt(EP, 2).items.map((item) => item.metadata.name)).toEqual(['o1', 'o2']);
+    expect(() => store.listAt(EP, 1)).toThrow(expect.objectContaining({ code: 'Expired' }) as Error);
+  });
+
   it('rejects every call after close and ends open watches', async () => {
     const store = await open();
     const endings: string[] = [];
