@@ -8,6 +8,7 @@ import { negotiate, type Representation } from './content-negotiation.js';
 import { parseFieldSelector, type FieldSelector } from './field-selector.js';
 import { fieldValidationOf } from './field-validation.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
+import { listVersionOptions, validateWatchOptions } from './list-options.js';
 import type { ListPager } from './list-pager.js';
 import { resourceVersionFailure, type ObjectWriter, type WriteOptions } from './object-writer.js';
 import type { ResourceRequest } from './request-info.js';
@@ -88,6 +89,17 @@ function dryRunOf(query: URLSearchParams, body: unknown): boolean {
 
 function selectors(query: URLSearchParams, type: ResourceType): { labels: LabelSelector; fields: FieldSelector } {
   return { labels: parseLabelSelector(query.get('labelSelector') ?? undefined), fields: parseFieldSelector(query.get('fieldSelector') ?? undefined, type) };
+}
+
+/**
+ * An item of a JSON or YAML list as the real server encodes it: the list names the kind, so its
+ * items carry no `apiVersion` and `kind` (watch events and single objects keep them).
+ */
+function withoutTypeMeta(object: StoredObject): StoredObject {
+  const rest: StoredObject = { ...object };
+  delete rest.apiVersion;
+  delete rest.kind;
+  return rest;
 }
 
 function matcher(selected: { labels: LabelSelector; fields: FieldSelector }): (object: StoredObject) => boolean {
@@ -201,12 +213,12 @@ export class ResourceHandler {
     const { type, namespace } = target;
     const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
     const selected = selectors(query, type);
-    const resourceVersion = query.get('resourceVersion') ?? '';
     const limit = integerParam(query, 'limit');
     if (limit !== undefined && limit < 0) throw badRequest(`limit must not be negative, got ${limit}`);
+    const { resourceVersion, match } = listVersionOptions(query, limit);
     const page = await this.#init.pager.page({
       snapshot: () =>
-        this.#init.storage.list(type.id, { ...(type.namespaced && namespace !== '' ? { namespace } : {}), resourceVersion }).catch((error: unknown) => {
+        this.#init.storage.list(type.id, { ...(type.namespaced && namespace !== '' ? { namespace } : {}), resourceVersion, exact: match === 'Exact' }).catch((error: unknown) => {
           throw resourceVersionFailure(error);
         }),
       matches: matcher(selected),
@@ -215,14 +227,16 @@ export class ResourceHandler {
     });
     const metadata: TableListMeta = { resourceVersion: page.resourceVersion };
     if (page.continueToken !== undefined) metadata.continue = page.continueToken;
-    if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
+    // As on the real server, the count is only known (and sent) for an unfiltered list.
+    const unfiltered = selected.labels.requirements.length === 0 && selected.fields.requirements.length === 0;
+    if (page.remainingItemCount !== undefined && unfiltered) metadata.remainingItemCount = page.remainingItemCount;
     if (representation === 'table') {
       return this.#send(reply, 200, toTable(type, page.items, metadata, parseIncludeObject(query.get('includeObject')), this.#init.now()), 'json');
     }
     if (representation === 'partial') {
       return this.#send(reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: page.items.map(partialObjectMetadata) }, 'json');
     }
-    return this.#send(reply, 200, { kind: type.listKind, apiVersion: type.apiVersion, metadata, items: page.items }, representation);
+    return this.#send(reply, 200, { kind: type.listKind, apiVersion: type.apiVersion, metadata, items: page.items.map(withoutTypeMeta) }, representation);
   }
 
   async #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<undefined> {
@@ -236,6 +250,8 @@ export class ResourceHandler {
       fieldSelector = parseFieldSelector(combined, type);
     }
     const timeoutSeconds = integerParam(query, 'timeoutSeconds');
+    const sendInitialEvents = booleanParam(query, 'sendInitialEvents');
+    validateWatchOptions(query, sendInitialEvents);
     const includeObject = parseIncludeObject(query.get('includeObject'));
     const encode = (object: StoredObject): unknown => {
       if (representation === 'table') return toTable(type, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, includeObject, this.#init.now());
@@ -249,7 +265,7 @@ export class ResourceHandler {
       labelSelector: selected.labels,
       fieldSelector,
       resourceVersion: query.get('resourceVersion') ?? '',
-      sendInitialEvents: booleanParam(query, 'sendInitialEvents'),
+      sendInitialEvents,
       allowBookmarks: booleanParam(query, 'allowWatchBookmarks') === true,
       timeoutMs: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
       bookmarkIntervalMs: this.#init.bookmarkIntervalMs,

@@ -39,10 +39,16 @@ export interface WatchStreamInit {
   onEnd: () => void;
 }
 
-type Matched = Map<string, boolean>;
+/** By namespace/name: the last state that matched the selectors, or false for one that did not. */
+type Matched = Map<string, StoredObject | false>;
 
 function keyOf(object: StoredObject): string {
   return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}
+
+/** `object` carrying the resourceVersion of the change that made it leave the selectors. */
+function atVersionOf(object: StoredObject, change: StoredObject): StoredObject {
+  return { ...object, metadata: { ...object.metadata, resourceVersion: change.metadata.resourceVersion } };
 }
 
 /**
@@ -52,11 +58,14 @@ function keyOf(object: StoredObject): string {
  *
  * Start points follow the real server: resourceVersion unset or "0" (or `sendInitialEvents=true`)
  * sends the current state as ADDED events first (ended by an annotated BOOKMARK when
- * `sendInitialEvents=true`); a resourceVersion N sends only changes after N, or answers HTTP 410
- * before streaming when N is older than what the storage retains. With selectors, an object that
- * stops matching is sent as DELETED and one that starts matching as ADDED. While replaying
- * retained events of a resumed watch the earlier state is unknown, so a non-matching change is
- * sent as DELETED (clients ignore deletes of objects they do not hold).
+ * `sendInitialEvents=true` and bookmarks are allowed); a resourceVersion N sends only changes
+ * after N, or, when N is older than what the storage retains, a 200 response whose one event is
+ * an ERROR with a 410 Expired Status (the real server's in-stream answer). With selectors, an
+ * object that stops matching is sent as DELETED carrying its last matching state (at the change's
+ * resourceVersion), and one that starts matching as ADDED. The earlier state comes from the
+ * storage's `previous`; a storage that does not give it leaves the watch to remember what it saw,
+ * and while replaying retained events of a resumed watch, where that is unknown, a non-matching
+ * change is sent as DELETED (clients ignore deletes of objects they do not hold).
  */
 export class WatchStream {
   readonly #init: WatchStreamInit;
@@ -98,12 +107,12 @@ export class WatchStream {
       } else if (resourceVersion === '' || resourceVersion === '0') {
         const listed = await storage.list(type.id, listOptions);
         from = listed.resourceVersion;
-        for (const object of listed.items) this.#matched?.set(keyOf(object), this.#matches(object));
+        for (const object of listed.items) this.#matched?.set(keyOf(object), this.#matches(object) && object);
       } else {
         from = resourceVersion;
         this.#resumed = true;
         if (this.#matched !== undefined) {
-          for (const object of (await storage.list(type.id, listOptions)).items) this.#matched.set(keyOf(object), this.#matches(object));
+          for (const object of (await storage.list(type.id, listOptions)).items) this.#matched.set(keyOf(object), this.#matches(object) && object);
         }
       }
       const listener: StorageWatchListener = {
@@ -118,26 +127,32 @@ export class WatchStream {
       };
       this.#handle = await storage.watch({ resource: type.id, ...(namespace !== undefined ? { namespace } : {}) }, from, listener);
     } catch (error: unknown) {
+      const failure = resourceVersionFailure(error);
+      if (failure instanceof ApiError && failure.reason === 'Expired' && !this.#ended) {
+        // As the real server: the watch starts, and its one event says the version is gone.
+        this.#writeHead();
+        this.#fail(failure);
+        return;
+      }
       if (!this.#ended) {
         this.#ended = true;
         this.#init.onEnd();
       }
-      throw resourceVersionFailure(error);
+      throw failure;
     }
     if (this.#ended) {
       // The client went away while the watch was being registered.
       this.#handle.close();
       return;
     }
-    response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
-    response.flushHeaders();
-    response.socket?.setNoDelay(true);
+    this.#writeHead();
     for (const object of snapshot) {
       const matches = this.#matches(object);
-      this.#matched?.set(keyOf(object), matches);
+      this.#matched?.set(keyOf(object), matches && object);
       if (matches) this.#send('ADDED', this.#init.encode(object));
     }
-    if (sendInitialEvents === true) this.#sendBookmark(from, true);
+    // The real server marks the end of the initial events only for a client that takes bookmarks.
+    if (sendInitialEvents === true && this.#init.allowBookmarks) this.#sendBookmark(from, true);
     this.#streaming = true;
     const queued = this.#queued;
     this.#queued = [];
@@ -146,6 +161,13 @@ export class WatchStream {
       this.#timers.push(setInterval(() => this.#sendBookmark(this.#handle?.progressResourceVersion() ?? from, false), this.#init.bookmarkIntervalMs));
     }
     if (this.#init.timeoutMs !== undefined) this.#timers.push(setTimeout(() => this.end(), this.#init.timeoutMs));
+  }
+
+  #writeHead(): void {
+    const response = this.#init.response;
+    response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    response.flushHeaders();
+    response.socket?.setNoDelay(true);
   }
 
   /** Ends the stream cleanly (idempotent): closes the storage watch, stops timers, ends the response. */
@@ -174,20 +196,38 @@ export class WatchStream {
     }
     const key = keyOf(event.object);
     const now = this.#matches(event.object);
+    if (event.type === 'ADDED' || event.previous !== undefined) {
+      this.#handleKnownChange(event, now);
+      return;
+    }
+    // The storage did not say what the object was before: what this watch saw decides.
     const replaying = this.#resumed && event.replayed;
-    const before = replaying ? undefined : matched.get(key);
+    const seen = replaying ? undefined : matched.get(key);
+    const before = seen === undefined ? undefined : seen !== false;
     if (event.type === 'DELETED') {
       matched.delete(key);
       if (before === true || (before === undefined && (now || replaying))) this.#send('DELETED', this.#init.encode(event.object));
       return;
     }
-    matched.set(key, now);
-    if (event.type === 'ADDED') {
-      if (now) this.#send('ADDED', this.#init.encode(event.object));
-      return;
-    }
+    matched.set(key, now && event.object);
     if (now) this.#send(before === false ? 'ADDED' : 'MODIFIED', this.#init.encode(event.object));
-    else if (before !== false) this.#send('DELETED', this.#init.encode(event.object));
+    else if (seen !== false) this.#send('DELETED', this.#init.encode(seen === undefined ? event.object : atVersionOf(seen, event.object)));
+  }
+
+  /**
+   * A change whose earlier state is known (none for ADDED): as the real server's watch cache, the
+   * earlier and the new state against the selectors decide between ADDED, MODIFIED, DELETED and
+   * nothing. A change that leaves the selectors is DELETED with the last state that matched.
+   */
+  #handleKnownChange(event: StorageEvent, now: boolean): void {
+    const key = keyOf(event.object);
+    const previous = event.previous;
+    const before = previous !== undefined && this.#matches(previous);
+    const after = event.type !== 'DELETED' && now;
+    if (event.type === 'DELETED') this.#matched?.delete(key);
+    else this.#matched?.set(key, after && event.object);
+    if (after) this.#send(before ? 'MODIFIED' : 'ADDED', this.#init.encode(event.object));
+    else if (before) this.#send('DELETED', this.#init.encode(event.type === 'DELETED' ? event.object : atVersionOf(previous, event.object)));
   }
 
   #sendBookmark(resourceVersion: string, initialEnd: boolean): void {

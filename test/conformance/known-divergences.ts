@@ -6,19 +6,7 @@
  * each diff line is the devcluster, right the kube-apiserver.
  */
 export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
-  // lists
-  'list: items by label selector, in name order': 'to converge (issue 8 §5): devcluster puts apiVersion/kind on every list item; the real server omits them in JSON lists',
-  'list: limit pages with continue and remainingItemCount': 'to converge (issue 8 §5): list items carry apiVersion/kind; remainingItemCount is sent with a label selector, where the real server omits it',
-  'list: resourceVersion=0 is served': 'to converge (issue 8 §5): list items carry apiVersion/kind',
-  'list: resourceVersionMatch without resourceVersion is invalid': 'to converge (issue 8 §5): devcluster lists instead of answering 422 Invalid (resourceVersionMatch forbidden)',
-  'list: resourceVersionMatch=Exact lists the past': 'to converge (issue 8 §5): devcluster ignores resourceVersionMatch=Exact and lists the present',
-  'list: resourceVersionMatch=Exact with resourceVersion=0 is invalid': 'to converge (issue 8 §5): devcluster lists instead of answering 422 Invalid',
-  'list: sendInitialEvents is forbidden on a list': 'to converge (issue 8 §5): devcluster lists instead of answering 422 Invalid',
   // watches
-  'watch: sendInitialEvents without allowWatchBookmarks is invalid': 'to converge (issue 8 §5): devcluster sends the initial-events-end BOOKMARK although the client did not allow bookmarks; the real server sends none',
-  'watch: sendInitialEvents without resourceVersionMatch is invalid': 'to converge (issue 8 §5): devcluster starts the watch; the real server ends it with an ERROR 422 (resourceVersionMatch required)',
-  'watch: leaving and entering a label selector are DELETED and ADDED': 'to converge (issue 8 §5): on leaving the selector devcluster sends DELETED with the new object; the real server sends the last object that matched',
-  'watch: a field selector on metadata.name sees only that object': 'to converge (issue 8 §5): a resumed devcluster watch delivers events of objects the field selector excludes',
   'watch: a malformed resourceVersion is refused': 'kept on purpose: devcluster answers 400 BadRequest; the real server answers 500 for an unparsable resourceVersion, which clients must not rely on',
   // writes
   'write: strategic merge patch merges Service ports by port': 'to converge (issue 8 §5): devcluster appends the new port; the real server puts patch-list items first',

@@ -76,14 +76,15 @@ describe('watch', () => {
     expect(fromZero.events.some((event) => event.object.metadata.name === 'w2')).toBe(true);
   });
 
-  it('answers HTTP 410 Expired for a resourceVersion older than the window', async () => {
+  it('answers a resourceVersion older than the window in the stream, as the real server: 200, one ERROR 410 Expired, end', async () => {
     const rv = await create('old');
     for (let index = 0; index < 25; index += 1) await relabel('old', { n: String(index) });
-    const response = await fetch(`${fx.cluster.url}${EP}?watch=true&resourceVersion=${rv}`);
-    expect(response.status).toBe(410);
-    const status = (await response.json()) as Record<string, unknown>;
-    expect(status).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Expired', code: 410 });
-    expect(String(status['message'])).toContain('too old resource version');
+    const reader = await watch(`resourceVersion=${rv}`);
+    expect(reader.status).toBe(200);
+    await waitFor('the watch to end', () => reader.ended);
+    expect(reader.events).toHaveLength(1);
+    expect(reader.events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 } });
+    expect(String(reader.events[0]?.object.message)).toMatch(new RegExp(`^too old resource version: ${rv} \\(\\d+\\)$`));
     const malformed = await fetch(`${fx.cluster.url}${EP}?watch=true&resourceVersion=abc`);
     expect(malformed.status).toBe(400);
   });
@@ -113,6 +114,59 @@ describe('watch', () => {
     await reader.waitForEvents(count + 1);
     expect(reader.events.slice(0, count).every((event) => event.type === 'ADDED')).toBe(true);
     expect(reader.events[count]).toMatchObject({ type: 'BOOKMARK', object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } } });
+  });
+
+  it('ends the initial events with no bookmark for a client that does not take bookmarks', async () => {
+    await create('no-bookmark', { initial: 'quiet' });
+    const reader = await watch(`labelSelector=${encodeURIComponent('initial=quiet')}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1`);
+    await waitFor('the watch to end', () => reader.ended);
+    expect(reader.events.map((event) => [event.type, event.object.metadata.name])).toEqual([['ADDED', 'no-bookmark']]);
+  });
+
+  it.each([
+    ['sendInitialEvents=true&allowWatchBookmarks=true', [{ field: 'resourceVersionMatch', reason: 'FieldValueForbidden', message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' }]],
+    ['resourceVersionMatch=NotOlderThan', [{ field: 'resourceVersionMatch', reason: 'FieldValueForbidden', message: 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' }]],
+    [
+      'sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true',
+      [
+        { field: 'resourceVersionMatch', reason: 'FieldValueForbidden', message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' },
+        { field: 'resourceVersionMatch', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Exact": supported values: "NotOlderThan"' },
+      ],
+    ],
+  ])('refuses %s with 422 Invalid ListOptions before streaming', async (query, causes) => {
+    const response = await fetch(`${fx.cluster.url}${EP}?watch=true&${query}`);
+    expect(response.status).toBe(422);
+    const status = (await response.json()) as Record<string, unknown>;
+    expect(status).toMatchObject({ kind: 'Status', reason: 'Invalid', code: 422, details: { group: 'meta.k8s.io', kind: 'ListOptions', causes } });
+    expect(String(status['message'])).toMatch(/^ListOptions\.meta\.k8s\.io "" is invalid: /);
+  });
+
+  it('sends the last state that matched as the DELETED object of a change that leaves the selector, live and resumed', async () => {
+    const created = await create('leaver', { side: 'in' });
+    const live = await watch(`labelSelector=${encodeURIComponent('side=in')}&resourceVersion=${created}`);
+    await relabel('leaver', { side: 'out' });
+    await relabel('leaver', { side: 'in' });
+    const resumed = await watch(`labelSelector=${encodeURIComponent('side=in')}&resourceVersion=${created}`);
+    for (const reader of [live, resumed]) {
+      await reader.waitForEvents(2);
+      expect(reader.events.map((event) => [event.type, event.object.metadata.labels])).toEqual([
+        ['DELETED', { side: 'in' }],
+        ['ADDED', { side: 'in' }],
+      ]);
+      // The DELETED object is the old state at the resourceVersion of the change that made it leave.
+      expect(Number(reader.events[0]?.object.metadata.resourceVersion)).toBeGreaterThan(Number(created));
+      expect(Number(reader.events[0]?.object.metadata.resourceVersion)).toBeLessThan(Number(reader.events[1]?.object.metadata.resourceVersion));
+    }
+  });
+
+  it('a resumed watch with a field selector replays only the selected object', async () => {
+    const created = await create('chosen');
+    await create('bystander');
+    await fx.request(`${EP}/bystander`, { method: 'DELETE' });
+    await fx.request(`${EP}/chosen`, { method: 'DELETE' });
+    const reader = await watch(`fieldSelector=${encodeURIComponent('metadata.name=chosen')}&resourceVersion=${created}&timeoutSeconds=1`);
+    await waitFor('the watch to end', () => reader.ended);
+    expect(reader.events.map((event) => [event.type, event.object.metadata.name])).toEqual([['DELETED', 'chosen']]);
   });
 
   it('applies selectors: an object that stops matching is DELETED, one that starts matching ADDED', async () => {
