@@ -99,6 +99,22 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'list: an unsupported field selector is refused', category: 'lists', steps: [{ path: `${CM}?fieldSelector=spec.nothing%3Dx` }] },
   { name: 'list: a malformed label selector is refused', category: 'lists', steps: [{ path: `${CM}?labelSelector=a%3D%3D%3Db%21` }] },
   { name: 'list: sendInitialEvents is forbidden on a list', category: 'lists', steps: [{ path: `${CM}?sendInitialEvents=true` }] },
+  { name: 'list: an unsupported resourceVersionMatch is refused', category: 'lists', steps: [{ path: `${CM}?resourceVersion=1&resourceVersionMatch=Newest` }] },
+  {
+    name: 'list: resourceVersionMatch=Exact shows objects as they were',
+    category: 'lists',
+    steps: [
+      { ...labelled('a'), save: 'first' },
+      { method: 'PATCH', path: `${CM}/a`, contentType: MERGE, body: { data: { a: '2' } }, setup: true },
+      { method: 'DELETE', path: `${CM}/a`, setup: true },
+      { path: `${CM}?labelSelector=conf%3Dyes&resourceVersion={first}&resourceVersionMatch=Exact` },
+    ],
+  },
+  {
+    name: 'list: a limit with a resourceVersion lists that version exactly',
+    category: 'lists',
+    steps: [{ ...labelled('a'), save: 'first' }, labelled('b'), { path: `${CM}?labelSelector=conf%3Dyes&resourceVersion={first}&limit=5`, pick: names }],
+  },
 
   // ---- watches
   {
@@ -136,6 +152,7 @@ export const CASES: readonly ConformanceCase[] = [
     category: 'watches',
     steps: [{ method: 'POST', path: CM, body: cm('x'), setup: true, save: 'created' }, { method: 'POST', path: CM, body: cm('y'), setup: true }, { method: 'DELETE', path: `${CM}/y`, setup: true }, { method: 'DELETE', path: `${CM}/x`, setup: true }, { path: `${CM}?fieldSelector=metadata.name%3Dx&resourceVersion={created}`, watch: { events: 1 }, pick: meta }],
   },
+  { name: 'watch: resourceVersionMatch without sendInitialEvents is invalid', category: 'watches', steps: [{ path: `${CM}?labelSelector=conf%3Dyes&resourceVersionMatch=NotOlderThan`, watch: { events: 1 } }] },
   { name: 'watch: a malformed resourceVersion is refused', category: 'watches', steps: [{ path: `${CM}?resourceVersion=abc`, watch: { events: 1 } }] },
 
   // ---- writes
