@@ -125,6 +125,25 @@ describe('a server built from the apiserver core alone', () => {
     expect(watched.json()).toMatchObject({ reason: 'BadRequest', message: 'invalid resource version: 17' });
   });
 
+  it('sends the last matching state as the DELETED object of a change leaving the selector, with a storage that gives no previous state', async () => {
+    await send('POST', URL_BASE, { metadata: { name: 'w', labels: { side: 'in' } } });
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const response = await fetch(`${address}${URL_BASE}?watch=true&labelSelector=side%3Din&timeoutSeconds=1`);
+    expect(response.status).toBe(200);
+    await waitFor('the watch to be registered', () => storage.registered.open === 1);
+    expect((await send('PATCH', `${URL_BASE}/w`, { metadata: { labels: { side: 'out' } } }, 'application/merge-patch+json')).status).toBe(200);
+    expect((await send('PATCH', `${URL_BASE}/w`, { metadata: { labels: { side: 'in' } } }, 'application/merge-patch+json')).status).toBe(200);
+    const events = (await response.text())
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { type: string; object: { metadata: { labels?: unknown; resourceVersion?: string } } });
+    expect(events.map((event) => [event.type, event.object.metadata.labels, event.object.metadata.resourceVersion])).toEqual([
+      ['ADDED', { side: 'in' }, 'v1'],
+      ['DELETED', { side: 'in' }, 'v2'],
+      ['ADDED', { side: 'in' }, 'v3'],
+    ]);
+  });
+
   it('ends a watch still registering with a slow storage when the server closes, and closes its storage watch', async () => {
     let release = (): void => undefined;
     storage.holdWatches = new Promise((resolve) => {
