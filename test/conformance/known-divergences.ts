@@ -21,7 +21,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'watch: a field selector on metadata.name sees only that object': 'to converge (issue 8 §5): a resumed devcluster watch delivers events of objects the field selector excludes',
   'watch: a malformed resourceVersion is refused': 'kept on purpose: devcluster answers 400 BadRequest; the real server answers 500 for an unparsable resourceVersion, which clients must not rely on',
   // writes
-  'write: strategic merge patch merges Service ports by port': 'to converge (issue 8 §5): devcluster appends the new port; the real server puts patch-list items first',
   'write: fieldValidation=Strict refuses an unknown field in a list item': 'to converge (issue 8 §5): devcluster does not check fields below the top level of spec lists',
   'write: fieldValidation=Strict refuses a duplicate field': 'to converge (issue 8 §5): devcluster accepts duplicate JSON keys (last wins) under Strict',
   'write: fieldValidation=Ignore drops unknown fields': 'to converge (issue 8 §5): devcluster stores unknown nested fields instead of pruning them',

@@ -53,9 +53,10 @@ describe('PATCH', () => {
       spec: { containers: [{ name: 'a', env: [{ name: 'Y', value: '3' }, { name: 'Z', value: '4' }] }, { name: 'c', image: 'alpine' }] },
     });
     expect(merged.status).toBe(200);
-    expect(merged.body.metadata.finalizers).toEqual(['example.com/a', 'example.com/b']);
+    // The real server's order: what the patch names first (new items included), then the rest.
+    expect(merged.body.metadata.finalizers).toEqual(['example.com/b', 'example.com/a']);
     const containers = merged.body.spec.containers;
-    expect(containers.map((c: { name: string }) => c.name)).toEqual(['a', 'b', 'c']);
+    expect(containers.map((c: { name: string }) => c.name)).toEqual(['a', 'c', 'b']);
     expect(containers[0].env).toEqual([{ name: 'X', value: '1' }, { name: 'Y', value: '3' }, { name: 'Z', value: '4' }]);
     expect(containers[0].image).toBe('nginx');
     const deleted = await patch(`${PODS}/smp`, 'strategic-merge-patch+json', {
