@@ -64,6 +64,7 @@ const SPECS: readonly CoreKindSpec[] = [
     returnDeletedObject: true,
     selectableFields: POD_SELECTABLE_FIELDS,
     strategy: POD_STRATEGY,
+    generation: 'spec',
   },
   { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', selectableFields: ['type'], strategy: SECRET_STRATEGY },
   { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', shortNames: ['cm'] },
@@ -80,7 +81,7 @@ const SPECS: readonly CoreKindSpec[] = [
   },
   { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', shortNames: ['sa'], allowCreateOnUpdate: true },
   { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', allowCreateOnUpdate: true },
-  { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', strategy: ENDPOINT_SLICE_STRATEGY },
+  { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', strategy: ENDPOINT_SLICE_STRATEGY, generation: 'spec-and-labels' },
 ];
 
 /**

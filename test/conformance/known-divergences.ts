@@ -37,8 +37,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'delete: orphan propagation keeps dependents without the owner reference': 'to converge (issue 8 §5): no orphan finalizer and no garbage collector removing ownerReferences',
   'delete: foreground propagation deletes dependents first': 'to converge (issue 8 §5): no foregroundDeletion finalizer and no garbage collector',
   // metadata
-  'metadata: a ConfigMap has no generation': 'to converge (issue 8 §5): devcluster sets metadata.generation on every kind; the real server only on kinds with spec/status',
-  'metadata: a Service generation moves with spec, not labels': 'to converge (issue 8 §5): the real Service strategy sets no generation at all; devcluster counts spec changes',
   'metadata: managedFields record the field manager': 'to converge (issue 8 §5): devcluster records no managedFields',
   'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
   'metadata: empty labels and annotations are normalised': 'to converge (issue 8 §5): devcluster keeps empty labels/annotations/data maps; the real server drops them',
