@@ -334,7 +334,7 @@ export class ObjectWriter {
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     const causes: StatusCause[] = validateObjectMeta(type, metadata);
     causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined) ?? []));
-    causes.push(...(type.strategy.validate?.(object) ?? []));
+    causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
   }
 

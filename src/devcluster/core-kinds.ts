@@ -1,6 +1,7 @@
 import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
-import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY, POD_STRATEGY, SECRET_STRATEGY } from './kind-rules.js';
+import { CONFIG_MAP_STRATEGY, SECRET_STRATEGY } from './config-data-rules.js';
+import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY, POD_STRATEGY } from './kind-rules.js';
 import { CORE_KIND_FIELDS } from './kind-schemas.js';
 import { mergeStrategiesOf } from './patch-strategies.js';
 import { TABLE_COLUMNS } from './table-columns.js';
@@ -67,7 +68,7 @@ const SPECS: readonly CoreKindSpec[] = [
     generation: 'spec',
   },
   { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', selectableFields: ['type'], strategy: SECRET_STRATEGY },
-  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', shortNames: ['cm'] },
+  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', shortNames: ['cm'], strategy: CONFIG_MAP_STRATEGY },
   {
     group: '',
     version: 'v1',

@@ -125,20 +125,6 @@ function validateEndpointSlice(object: JsonObject, causes: StatusCause[]): void 
   });
 }
 
-function validateSecret(object: JsonObject, causes: StatusCause[]): void {
-  const data = object['data'];
-  if (data === undefined || data === null) return;
-  if (!isObject(data)) {
-    causes.push(invalidValue('data', data, 'must be a map of keys to base64 strings'));
-    return;
-  }
-  for (const [key, value] of Object.entries(data)) {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) {
-      causes.push(invalidValue(`data[${key}]`, '<secret contents redacted>', 'must be base64-encoded'));
-    }
-  }
-}
-
 /**
  * The Service rules: defaults (type, session affinity, port protocol and targetPort, IP family),
  * cluster IP allocation from the service range (kept on update: it is immutable), validation of
@@ -187,19 +173,6 @@ export const ENDPOINT_SLICE_STRATEGY: KindStrategy = Object.freeze({
   validate(object: JsonObject): StatusCause[] {
     const causes: StatusCause[] = [];
     validateEndpointSlice(object, causes);
-    return causes;
-  },
-});
-
-/** Secrets: type defaults to Opaque; data values must be base64 (never echoed in errors). */
-export const SECRET_STRATEGY: KindStrategy = Object.freeze({
-  prepareForWrite(object: JsonObject): StatusCause[] {
-    object['type'] ??= 'Opaque';
-    return [];
-  },
-  validate(object: JsonObject): StatusCause[] {
-    const causes: StatusCause[] = [];
-    validateSecret(object, causes);
     return causes;
   },
 });

@@ -25,9 +25,7 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'write: fieldValidation=Strict refuses a duplicate field': 'to converge (issue 8 §5): devcluster accepts duplicate JSON keys (last wins) under Strict',
   'write: fieldValidation=Ignore drops unknown fields': 'to converge (issue 8 §5): devcluster stores unknown nested fields instead of pruning them',
   'write: an invalid fieldValidation value is refused': 'to converge (issue 8 §5): devcluster answers 400 BadRequest; the real server 422 Invalid with a FieldValueNotSupported cause',
-  'write: an immutable ConfigMap refuses data changes': 'to converge (issue 8 §5): devcluster does not enforce immutable ConfigMaps',
   'write: a Service clusterIP cannot change': 'to converge (issue 8 §5): the cause names spec.clusterIP; the real server names spec.clusterIPs[0]',
-  'write: Secret stringData becomes data': 'to converge (issue 8 §5): devcluster stores stringData as is instead of merging it base64-encoded into data',
   'write: create an EndpointSlice': 'to converge (issue 8 §5): devcluster does not default endpoints[].conditions and ports[].protocol',
   // deletion
   'delete: a uid precondition that does not match is a Conflict': 'to converge (issue 8 §5): the Conflict Status names details.kind "configmaps" (the resource); the real server names the kind "ConfigMap"',

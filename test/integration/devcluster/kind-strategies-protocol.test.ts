@@ -58,3 +58,52 @@ describe('metadata.generation per kind', () => {
     expect((await mergePatch(`${SLICES}/gen-slice`, { metadata: { annotations: { a: 'b' } } })).body.metadata.generation).toBe(3);
   });
 });
+
+describe('immutable ConfigMaps and Secrets', () => {
+  it('refuses changes to an immutable ConfigMap data, binaryData and flag, and allows metadata changes', async () => {
+    await post(`${NS}/configmaps`, { metadata: { name: 'frozen' }, data: { a: '1' }, binaryData: { b: 'AA==' }, immutable: true });
+    const data = await mergePatch(`${NS}/configmaps/frozen`, { data: { a: '2' } });
+    expect(data.status).toBe(422);
+    expect(data.body).toMatchObject({
+      reason: 'Invalid',
+      message: 'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set',
+      details: { kind: 'ConfigMap', name: 'frozen', causes: [{ reason: 'FieldValueForbidden', field: 'data' }] },
+    });
+    const all = await mergePatch(`${NS}/configmaps/frozen`, { data: { a: '2' }, binaryData: { b: 'AQ==' }, immutable: false });
+    expect(all.body.details.causes.map((cause: { field: string }) => cause.field)).toEqual(['immutable', 'data', 'binaryData']);
+    const relabel = await mergePatch(`${NS}/configmaps/frozen`, { metadata: { labels: { a: 'b' } } });
+    expect(relabel.status).toBe(200);
+    const thaw = await mergePatch(`${NS}/configmaps/frozen`, { immutable: null });
+    expect(thaw.body.details.causes).toEqual([{ reason: 'FieldValueForbidden', field: 'immutable', message: 'Forbidden: field is immutable when `immutable` is set' }]);
+  });
+
+  it('lets a mutable ConfigMap become immutable in the same write that changes its data', async () => {
+    await post(`${NS}/configmaps`, { metadata: { name: 'freezing' }, data: { a: '1' } });
+    const frozen = await mergePatch(`${NS}/configmaps/freezing`, { immutable: true, data: { a: '3' } });
+    expect(frozen.status).toBe(200);
+    expect(frozen.body).toMatchObject({ immutable: true, data: { a: '3' } });
+  });
+
+  it('refuses changes to an immutable Secret data (stringData included) and to any Secret type', async () => {
+    await post(`${NS}/secrets`, { metadata: { name: 'frozen' }, data: { a: 'MQ==' }, immutable: true });
+    const both = await mergePatch(`${NS}/secrets/frozen`, { data: { a: 'Mg==' }, immutable: false });
+    expect(both.body.details.causes.map((cause: { field: string }) => cause.field)).toEqual(['immutable', 'data']);
+    const viaStringData = await mergePatch(`${NS}/secrets/frozen`, { stringData: { a: '2' } });
+    expect(viaStringData.body.details.causes).toEqual([{ reason: 'FieldValueForbidden', field: 'data', message: 'Forbidden: field is immutable when `immutable` is set' }]);
+    const retyped = await mergePatch(`${NS}/secrets/frozen`, { type: 'Other' });
+    expect(retyped.body.message).toBe('Secret "frozen" is invalid: type: Invalid value: "Other": field is immutable');
+  });
+});
+
+describe('Secret stringData', () => {
+  it('is merged base64-encoded into data (winning over the same key) and never stored', async () => {
+    const created = await post(`${NS}/secrets`, { metadata: { name: 'string-data' }, data: { k: 'eA==', j: 'eQ==' }, stringData: { k: 'v' } });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({ j: 'eQ==', k: 'dg==' });
+    expect(created.body.stringData).toBeUndefined();
+    const patched = await mergePatch(`${NS}/secrets/string-data`, { stringData: { z: 'w' } });
+    expect(patched.body.data).toEqual({ j: 'eQ==', k: 'dg==', z: 'dw==' });
+    expect(patched.body.stringData).toBeUndefined();
+    expect((await fx.request(`${NS}/secrets/string-data`)).body.stringData).toBeUndefined();
+  });
+});
