@@ -1,7 +1,8 @@
 import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
 import { CONFIG_MAP_STRATEGY, SECRET_STRATEGY } from './config-data-rules.js';
-import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY, POD_STRATEGY } from './kind-rules.js';
+import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY } from './endpoints-rules.js';
+import { POD_STRATEGY } from './kind-rules.js';
 import { CORE_KIND_FIELDS } from './kind-schemas.js';
 import { mergeStrategiesOf } from './patch-strategies.js';
 import { TABLE_COLUMNS } from './table-columns.js';

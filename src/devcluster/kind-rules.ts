@@ -82,49 +82,6 @@ function validateService(object: JsonObject, causes: StatusCause[]): void {
   });
 }
 
-function defaultEndpoints(object: JsonObject): void {
-  if (!Array.isArray(object['subsets'])) return;
-  object['subsets'] = objects(object['subsets']).map((subset) => {
-    if (!Array.isArray(subset['ports'])) return subset;
-    return { ...subset, ports: objects(subset['ports']).map((port) => ({ ...port, protocol: port['protocol'] ?? 'TCP' })) };
-  });
-}
-
-function validateEndpoints(object: JsonObject, causes: StatusCause[]): void {
-  const subsets = object['subsets'];
-  if (subsets === undefined || subsets === null) return;
-  if (!Array.isArray(subsets)) {
-    causes.push(invalidValue('subsets', subsets, 'must be a list'));
-    return;
-  }
-  objects(subsets).forEach((subset, subsetIndex) => {
-    for (const field of ['addresses', 'notReadyAddresses'] as const) {
-      objects(subset[field]).forEach((address, index) => {
-        const ip = address['ip'];
-        const at = `subsets[${subsetIndex}].${field}[${index}].ip`;
-        if (typeof ip !== 'string' || isIP(ip) === 0) causes.push(invalidValue(at, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
-      });
-    }
-    objects(subset['ports']).forEach((port, index) => {
-      const at = `subsets[${subsetIndex}].ports[${index}]`;
-      if (!validPort(port['port'])) causes.push(invalidValue(`${at}.port`, port['port'], 'must be between 1 and 65535, inclusive'));
-      if (!PROTOCOLS.includes(String(port['protocol']))) causes.push({ reason: 'FieldValueNotSupported', field: `${at}.protocol`, message: `Unsupported value: ${JSON.stringify(port['protocol'])}: supported values: "SCTP", "TCP", "UDP"` });
-    });
-  });
-}
-
-function validateEndpointSlice(object: JsonObject, causes: StatusCause[]): void {
-  const addressType = object['addressType'];
-  if (!['IPv4', 'IPv6', 'FQDN'].includes(String(addressType))) causes.push({ reason: 'FieldValueNotSupported', field: 'addressType', message: `Unsupported value: ${JSON.stringify(addressType)}: supported values: "FQDN", "IPv4", "IPv6"` });
-  objects(object['endpoints']).forEach((endpoint, index) => {
-    const addresses = endpoint['addresses'];
-    if (!Array.isArray(addresses) || addresses.length === 0) causes.push(requiredValue(`endpoints[${index}].addresses`, 'must contain at least 1 address'));
-  });
-  objects(object['ports']).forEach((port, index) => {
-    if (port['port'] !== undefined && port['port'] !== null && !validPort(port['port'])) causes.push(invalidValue(`ports[${index}].port`, port['port'], 'must be between 1 and 65535, inclusive'));
-  });
-}
-
 /**
  * The Service rules: defaults (type, session affinity, port protocol and targetPort, IP family),
  * cluster IP allocation from the service range (kept on update: it is immutable), validation of
@@ -154,28 +111,6 @@ export function serviceStrategy(clusterIps: ClusterIpIndex): KindStrategy {
     },
   };
 }
-
-/** Endpoints: port protocols default to TCP; addresses must be IPs, ports in range. */
-export const ENDPOINTS_STRATEGY: KindStrategy = Object.freeze({
-  prepareForWrite(object: JsonObject): StatusCause[] {
-    defaultEndpoints(object);
-    return [];
-  },
-  validate(object: JsonObject): StatusCause[] {
-    const causes: StatusCause[] = [];
-    validateEndpoints(object, causes);
-    return causes;
-  },
-});
-
-/** EndpointSlices: a known address type, at least one address per endpoint, ports in range. */
-export const ENDPOINT_SLICE_STRATEGY: KindStrategy = Object.freeze({
-  validate(object: JsonObject): StatusCause[] {
-    const causes: StatusCause[] = [];
-    validateEndpointSlice(object, causes);
-    return causes;
-  },
-});
 
 /** Pods: status.phase defaults to Pending. */
 export const POD_STRATEGY: KindStrategy = Object.freeze({

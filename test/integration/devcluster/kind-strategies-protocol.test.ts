@@ -107,3 +107,114 @@ describe('Secret stringData', () => {
     expect((await fx.request(`${NS}/secrets/string-data`)).body.stringData).toBeUndefined();
   });
 });
+
+describe('Endpoints validation', () => {
+  const endpointsWith = (name: string, subsets: unknown[]) => post(`${NS}/endpoints`, { metadata: { name }, subsets });
+  const fieldsAndMessages = (body: { details?: { causes?: { field: string; message: string }[] } }) => body.details?.causes?.map((cause) => [cause.field, cause.message]);
+  const LABEL = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+  const SUBDOMAIN =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+  it.each([
+    ['a loopback address', [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: 80 }] }], [['subsets[0].addresses[0].ip', 'Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)']]],
+    [
+      'a non-IP address (twice: not an IP, and not an endpoint IP)',
+      [{ addresses: [{ ip: 'not-an-ip' }], ports: [{ port: 80 }] }],
+      [
+        ['subsets[0].addresses[0].ip', 'Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'],
+        ['subsets[0].addresses[0].ip', 'Invalid value: "not-an-ip": must be a valid IP address'],
+      ],
+    ],
+    ['an invalid hostname', [{ addresses: [{ ip: '10.1.2.3', hostname: 'Bad_Host' }], ports: [{ port: 80 }] }], [['subsets[0].addresses[0].hostname', `Invalid value: "Bad_Host": ${LABEL}`]]],
+    [
+      'two ports without names',
+      [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ port: 80 }, { port: 81 }] }],
+      [
+        ['subsets[0].ports[0].name', 'Required value'],
+        ['subsets[0].ports[1].name', 'Required value'],
+      ],
+    ],
+    [
+      'addresses no endpoint may have',
+      [{ addresses: ['0.0.0.0', '169.254.1.1', '224.0.0.5', '::1', 'fe80::1', 'ff02::1', '239.1.1.1', '010.1.2.3', '::ffff:10.1.2.3'].map((ip) => ({ ip })), ports: [{ port: 80 }] }],
+      [
+        ['subsets[0].addresses[0].ip', 'Invalid value: "0.0.0.0": may not be unspecified (0.0.0.0)'],
+        ['subsets[0].addresses[1].ip', 'Invalid value: "169.254.1.1": may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
+        ['subsets[0].addresses[2].ip', 'Invalid value: "224.0.0.5": may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
+        ['subsets[0].addresses[3].ip', 'Invalid value: "::1": may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+        ['subsets[0].addresses[4].ip', 'Invalid value: "fe80::1": may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
+        ['subsets[0].addresses[5].ip', 'Invalid value: "ff02::1": may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
+        ['subsets[0].addresses[7].ip', 'Invalid value: "010.1.2.3": must not have leading 0s'],
+        ['subsets[0].addresses[8].ip', 'Invalid value: "::ffff:10.1.2.3": must not be an IPv4-mapped IPv6 address'],
+      ],
+    ],
+    ['a subset without addresses', [{ ports: [{ port: 80 }] }], [['subsets[0]', 'Required value: must specify `addresses` or `notReadyAddresses`']]],
+    [
+      'node name, port name, protocol and appProtocol',
+      [{ addresses: [{ ip: '10.1.2.3', nodeName: 'Bad_Node' }], ports: [{ port: 80, name: 'Bad' }, { port: 81, name: 'b', protocol: 'FOO', appProtocol: 'bad app' }] }],
+      [
+        ['subsets[0].addresses[0].nodeName', `Invalid value: "Bad_Node": ${SUBDOMAIN}`],
+        ['subsets[0].ports[0].name', `Invalid value: "Bad": ${LABEL}`],
+        ['subsets[0].ports[1].protocol', 'Unsupported value: "FOO": supported values: "SCTP", "TCP", "UDP"'],
+        [
+          'subsets[0].ports[1].appProtocol',
+          `Invalid value: "bad app": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+        ],
+      ],
+    ],
+    [
+      'not-ready addresses and port numbers (duplicate names allowed)',
+      [{ notReadyAddresses: [{ ip: '127.0.0.2' }], ports: [{ port: 70000, name: 'a' }, { port: 0, name: 'a' }] }],
+      [
+        ['subsets[0].notReadyAddresses[0].ip', 'Invalid value: "127.0.0.2": may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+        ['subsets[0].ports[0].port', 'Invalid value: 70000: must be between 1 and 65535, inclusive'],
+        ['subsets[0].ports[1].port', 'Invalid value: 0: must be between 1 and 65535, inclusive'],
+      ],
+    ],
+  ])('refuses %s as Invalid', async (_, subsets, expected) => {
+    const answer = await endpointsWith('refused', subsets);
+    expect(answer.status).toBe(422);
+    expect(fieldsAndMessages(answer.body)).toEqual(expected);
+  });
+
+  it('accepts valid addresses, hostnames, node names and a single unnamed port', async () => {
+    const answer = await endpointsWith('valid', [{ addresses: [{ ip: '10.1.2.3', hostname: 'ok', nodeName: 'n1', targetRef: { kind: 'Pod', name: 'x' } }, { ip: '2001:db8::1' }], notReadyAddresses: [{ ip: '10.1.2.4' }], ports: [{ port: 80 }] }]);
+    expect(answer.status).toBe(201);
+    expect(answer.body.subsets[0].ports).toEqual([{ port: 80, protocol: 'TCP' }]);
+  });
+});
+
+describe('EndpointSlices', () => {
+  const slice = (name: string, extra: Record<string, unknown>) => post(SLICES, { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name }, addressType: 'IPv4', ...extra });
+
+  it('defaults endpoint conditions, port names and protocols, and absent lists to null', async () => {
+    const created = await slice('defaults', {
+      endpoints: [{ addresses: ['10.1.2.3'] }, { addresses: ['10.1.2.4'], conditions: { ready: false }, nodeName: 'n' }],
+      ports: [{ name: 'http', port: 80 }, { port: 81, protocol: 'UDP' }],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.endpoints).toEqual([{ addresses: ['10.1.2.3'], conditions: {} }, { addresses: ['10.1.2.4'], conditions: { ready: false }, nodeName: 'n' }]);
+    expect(created.body.ports).toEqual([{ name: 'http', port: 80, protocol: 'TCP' }, { name: '', port: 81, protocol: 'UDP' }]);
+    const bare = await slice('bare', {});
+    expect(bare.body).toMatchObject({ endpoints: null, ports: null });
+  });
+
+  it('refuses addresses an endpoint may not have, and duplicate port names', async () => {
+    const answer = await slice('refused', { endpoints: [{ addresses: ['127.0.0.1'] }, { addresses: ['nope'] }], ports: [{ port: 80 }, { port: 81 }] });
+    expect(answer.status).toBe(422);
+    expect(answer.body.details.causes.map((cause: { field: string; message: string }) => [cause.field, cause.message])).toEqual([
+      ['endpoints[0].addresses[0]', 'Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+      ['endpoints[1].addresses[0]', 'Invalid value: "nope": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'],
+      ['ports[1].name', 'Duplicate value: ""'],
+    ]);
+  });
+});
+
+describe('the bootstrap default/kubernetes Endpoints', () => {
+  it('publishes no address while the server listens on loopback, which Endpoints validation refuses', async () => {
+    const answer = await fx.request(`${NS}/endpoints/kubernetes`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.subsets).toBeUndefined();
+    expect((await mergePatch(`${NS}/endpoints/kubernetes`, { metadata: { labels: { touched: 'yes' } } })).status).toBe(200);
+  });
+});
