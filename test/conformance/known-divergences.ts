@@ -25,7 +25,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'write: fieldValidation=Strict refuses a duplicate field': 'to converge (issue 8 §5): devcluster accepts duplicate JSON keys (last wins) under Strict',
   'write: fieldValidation=Ignore drops unknown fields': 'to converge (issue 8 §5): devcluster stores unknown nested fields instead of pruning them',
   'write: an invalid fieldValidation value is refused': 'to converge (issue 8 §5): devcluster answers 400 BadRequest; the real server 422 Invalid with a FieldValueNotSupported cause',
-  'write: a Service clusterIP cannot change': 'to converge (issue 8 §5): the cause names spec.clusterIP; the real server names spec.clusterIPs[0]',
   // deletion
   'delete: a uid precondition that does not match is a Conflict': 'to converge (issue 8 §5): the Conflict Status names details.kind "configmaps" (the resource); the real server names the kind "ConfigMap"',
   'delete: a namespace goes Terminating and then away': 'to converge (issue 8 §5): devcluster deletes a namespace at once (no spec.finalizers kubernetes, no Terminating phase)',
@@ -40,9 +39,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'metadata: Namespace defaulting': 'to converge (issue 8 §5): no kubernetes.io/metadata.name label and no spec.finalizers ["kubernetes"]',
   'metadata: Pod defaulting': 'to converge (issue 8 §5): devcluster applies few Pod defaults (imagePullPolicy, dnsPolicy, terminationMessage*, …)',
   // Endpoints and Service validation
-  'service: headless without ports is allowed': 'to converge (issue 8 §5): a selector-less headless Service defaults to RequireDualStack with both families on the real server',
-  'service: ExternalName needs an externalName': 'to converge (issue 8 §5): devcluster accepts type ExternalName without spec.externalName',
-  'service: a clusterIP outside the range is Invalid': 'to converge (issue 8 §5): the cause names spec.clusterIP; the real server names spec.clusterIPs',
   // server-side apply
   'apply: creates an object': 'to converge (issue 8 §5): devcluster has no server-side apply (415 for application/apply-patch+yaml)',
   'apply: without fieldManager is refused': 'to converge (issue 8 §5): no server-side apply (415)',

@@ -218,3 +218,55 @@ describe('the bootstrap default/kubernetes Endpoints', () => {
     expect((await mergePatch(`${NS}/endpoints/kubernetes`, { metadata: { labels: { touched: 'yes' } } })).status).toBe(200);
   });
 });
+
+describe('Service cluster IPs, IP families and ExternalName', () => {
+  const service = (name: string, spec: Record<string, unknown>) => post(`${NS}/services`, { metadata: { name }, spec });
+  const causes = (body: { details?: { causes?: unknown[] } }) => body.details?.causes;
+
+  it('names spec.clusterIPs[0] when a cluster IP would change, and spec.clusterIPs when clusterIPs disagrees with it', async () => {
+    const created = await service('fixed-ip', { ports: [{ name: 'http', port: 80 }] });
+    const changed = await mergePatch(`${NS}/services/fixed-ip`, { spec: { clusterIP: '10.96.0.200' } });
+    expect(changed.status).toBe(422);
+    expect(causes(changed.body)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs[0]', message: 'Invalid value: ["10.96.0.200"]: may not change once set' }]);
+    const listed = await mergePatch(`${NS}/services/fixed-ip`, { spec: { clusterIPs: ['10.96.0.200'] } });
+    expect(causes(listed.body)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: 'Invalid value: ["10.96.0.200"]: first value must match `clusterIP`' }]);
+    const cleared = await mergePatch(`${NS}/services/fixed-ip`, { spec: { clusterIP: '', clusterIPs: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.spec).toMatchObject({ clusterIP: created.body.spec.clusterIP, clusterIPs: [created.body.spec.clusterIP] });
+  });
+
+  it('names spec.clusterIPs when a requested cluster IP is outside the range or taken, spec.clusterIPs[0] when it is no IP', async () => {
+    const outside = await service('outside', { clusterIP: '192.168.99.1', ports: [{ port: 80 }] });
+    expect(causes(outside.body)).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: 'Invalid value: ["192.168.99.1"]: failed to allocate IP 192.168.99.1: the provided network does not match the current range' },
+    ]);
+    const taken = await service('taken', { clusterIP: '10.96.0.1', ports: [{ port: 80 }] });
+    expect(causes(taken.body)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: 'Invalid value: ["10.96.0.1"]: failed to allocate IP 10.96.0.1: provided IP is already allocated' }]);
+    const nonsense = await service('nonsense', { clusterIP: 'nope', ports: [{ port: 80 }] });
+    expect(causes(nonsense.body)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs[0]', message: 'Invalid value: "nope": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)' }]);
+  });
+
+  let headlessCount = 0;
+  it.each([
+    ['without selector: RequireDualStack, both families', { clusterIP: 'None' }, ['IPv4', 'IPv6'], 'RequireDualStack'],
+    ['without selector, IPv6 asked first', { clusterIP: 'None', ipFamilies: ['IPv6'] }, ['IPv6', 'IPv4'], 'RequireDualStack'],
+    ['without selector, SingleStack asked', { clusterIP: 'None', ipFamilyPolicy: 'SingleStack' }, ['IPv4'], 'SingleStack'],
+    ['without selector, PreferDualStack asked', { clusterIP: 'None', ipFamilyPolicy: 'PreferDualStack' }, ['IPv4', 'IPv6'], 'PreferDualStack'],
+    ['with a selector: SingleStack IPv4', { clusterIP: 'None', selector: { a: 'b' } }, ['IPv4'], 'SingleStack'],
+  ])('defaults the IP families of a headless Service %s', async (_, spec, families, policy) => {
+    const created = await service(`headless-${(headlessCount += 1)}`, spec);
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toMatchObject({ clusterIP: 'None', clusterIPs: ['None'], ipFamilies: families, ipFamilyPolicy: policy, internalTrafficPolicy: 'Cluster' });
+  });
+
+  it('requires an ExternalName Service to name a DNS subdomain (a trailing dot allowed)', async () => {
+    const missing = await service('no-name', { type: 'ExternalName' });
+    expect(missing.status).toBe(422);
+    expect(causes(missing.body)).toEqual([{ reason: 'FieldValueRequired', field: 'spec.externalName', message: 'Required value' }]);
+    const bad = await service('bad-name', { type: 'ExternalName', externalName: 'Bad_Name' });
+    expect(causes(bad.body)).toMatchObject([{ reason: 'FieldValueInvalid', field: 'spec.externalName' }]);
+    const dotted = await service('dotted-name', { type: 'ExternalName', externalName: 'example.com.' });
+    expect(dotted.status).toBe(201);
+    expect(dotted.body.spec).toEqual({ type: 'ExternalName', sessionAffinity: 'None', externalName: 'example.com.' });
+  });
+});
