@@ -1,15 +1,15 @@
 import type { StatusCause } from '../apiserver/api-error.js';
 import type { JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
+import { defaultPod } from './pod-defaults.js';
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Pods: status.phase defaults to Pending. */
+/** Pods: the defaults of a real cluster (see `defaultPod`), status.phase Pending and a QoS class. */
 export const POD_STRATEGY: KindStrategy = Object.freeze({
   prepareForWrite(object: JsonObject): StatusCause[] {
-    const status = isObject(object['status']) ? object['status'] : {};
-    object['status'] = { ...status, phase: status['phase'] ?? 'Pending' };
+    defaultPod(object);
     return [];
   },
 });

@@ -37,7 +37,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
   'metadata: empty labels and annotations are normalised': 'to converge (issue 8 §5): devcluster keeps empty labels/annotations/data maps; the real server drops them',
   'metadata: Namespace defaulting': 'to converge (issue 8 §5): no kubernetes.io/metadata.name label and no spec.finalizers ["kubernetes"]',
-  'metadata: Pod defaulting': 'to converge (issue 8 §5): devcluster applies few Pod defaults (imagePullPolicy, dnsPolicy, terminationMessage*, …)',
   // Endpoints and Service validation
   // server-side apply
   'apply: creates an object': 'to converge (issue 8 §5): devcluster has no server-side apply (415 for application/apply-patch+yaml)',

@@ -270,3 +270,61 @@ describe('Service cluster IPs, IP families and ExternalName', () => {
     expect(dotted.body.spec).toEqual({ type: 'ExternalName', sessionAffinity: 'None', externalName: 'example.com.' });
   });
 });
+
+describe('Pod defaults', () => {
+  const TOLERATIONS = [
+    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+  ];
+  const CONTAINER_DEFAULTS = { resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' };
+  const POD_DEFAULTS = {
+    restartPolicy: 'Always',
+    terminationGracePeriodSeconds: 30,
+    dnsPolicy: 'ClusterFirst',
+    securityContext: {},
+    schedulerName: 'default-scheduler',
+    tolerations: TOLERATIONS,
+    priority: 0,
+    enableServiceLinks: true,
+    preemptionPolicy: 'PreemptLowerPriority',
+  };
+
+  it('gives a minimal Pod what the real server gives it', async () => {
+    const created = await post(`${NS}/pods`, { metadata: { name: 'minimal' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toEqual({ containers: [{ name: 'c', image: 'busybox', ...CONTAINER_DEFAULTS, imagePullPolicy: 'Always' }], ...POD_DEFAULTS });
+    expect(created.body.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
+  });
+
+  it('defaults init containers, ports on the host network, field references and volume modes', async () => {
+    const digest = `busybox@sha256:${'a'.repeat(64)}`;
+    const created = await post(`${NS}/pods`, {
+      metadata: { name: 'detailed' },
+      spec: {
+        initContainers: [{ name: 'i', image: 'busybox:1.36' }],
+        containers: [{ name: 'c', image: digest, ports: [{ containerPort: 80 }], resources: { requests: { cpu: '1' } }, env: [{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }],
+        volumes: [{ name: 'v', emptyDir: {} }, { name: 's', secret: { secretName: 'x' } }, { name: 'cm', configMap: { name: 'y' } }],
+        hostNetwork: true,
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toEqual({
+      volumes: [{ name: 'v', emptyDir: {} }, { name: 's', secret: { secretName: 'x', defaultMode: 420 } }, { name: 'cm', configMap: { name: 'y', defaultMode: 420 } }],
+      initContainers: [{ name: 'i', image: 'busybox:1.36', ...CONTAINER_DEFAULTS, imagePullPolicy: 'IfNotPresent' }],
+      containers: [
+        {
+          name: 'c',
+          image: digest,
+          ports: [{ hostPort: 80, containerPort: 80, protocol: 'TCP' }],
+          env: [{ name: 'A', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } }],
+          ...CONTAINER_DEFAULTS,
+          resources: { requests: { cpu: '1' } },
+          imagePullPolicy: 'IfNotPresent',
+        },
+      ],
+      hostNetwork: true,
+      ...POD_DEFAULTS,
+    });
+    expect(created.body.status).toEqual({ phase: 'Pending', qosClass: 'Burstable' });
+  });
+});
