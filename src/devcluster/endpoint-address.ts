@@ -17,7 +17,7 @@ interface ParsedIp {
 
 function parseIpv4(text: string): number[] | undefined {
   const parts = text.split('.');
-  if (parts.length !== 4 || parts.some((part) => !/^\d{1,3}$/.test(part))) return undefined;
+  if (parts.length !== 4 || parts.some((part) => !/^\d{1,10}$/.test(part))) return undefined;
   const bytes = parts.map(Number);
   return bytes.every((byte) => byte <= 255) ? bytes : undefined;
 }
