@@ -328,3 +328,49 @@ describe('Pod defaults', () => {
     expect(created.body.status).toEqual({ phase: 'Pending', qosClass: 'Burstable' });
   });
 });
+
+describe('ConfigMap and Secret keys', () => {
+  const KEY_MESSAGE =
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+  const fieldsAndMessages = (body: { details?: { causes?: { field: string; message: string }[] } }) => body.details?.causes?.map((cause) => [cause.field, cause.message]);
+
+  it('refuses ConfigMap keys that cannot be file names, and a key in both data and binaryData', async () => {
+    const bad = await post(`${NS}/configmaps`, { metadata: { name: 'bad-keys' }, data: { 'bad key': '1', '..a': '2' }, binaryData: { '..': 'AA==' } });
+    expect(bad.status).toBe(422);
+    expect(fieldsAndMessages(bad.body)).toEqual([
+      ['data[bad key]', `Invalid value: "bad key": ${KEY_MESSAGE}`],
+      ['data[..a]', `Invalid value: "..a": must not start with '..'`],
+      ['binaryData[..]', `Invalid value: "..": must not be '..'`],
+    ]);
+    const twice = await post(`${NS}/configmaps`, { metadata: { name: 'twice' }, data: { a: 'x', '.': 'y' }, binaryData: { a: 'AA==' } });
+    expect(fieldsAndMessages(twice.body)).toEqual([
+      ['data[a]', 'Invalid value: "a": duplicate of key present in binaryData'],
+      ['data[.]', `Invalid value: ".": must not be '.'`],
+    ]);
+  });
+
+  it('refuses Secret keys that cannot be file names, stringData keys included', async () => {
+    const bad = await post(`${NS}/secrets`, { metadata: { name: 'bad-keys' }, data: { 'bad key': 'MQ==' }, stringData: { 'b/c': 'x' } });
+    expect(fieldsAndMessages(bad.body)).toEqual([
+      ['data[bad key]', `Invalid value: "bad key": ${KEY_MESSAGE}`],
+      ['data[b/c]', `Invalid value: "b/c": ${KEY_MESSAGE}`],
+    ]);
+  });
+
+  it.each([
+    ['kubernetes.io/tls', {}, ['data[tls.crt]', 'data[tls.key]']],
+    ['kubernetes.io/dockerconfigjson', {}, ['data[.dockerconfigjson]']],
+    ['kubernetes.io/dockercfg', {}, ['data[.dockercfg]']],
+    ['kubernetes.io/basic-auth', {}, ['data[username]', 'data[password]']],
+    ['kubernetes.io/ssh-auth', { 'ssh-privatekey': '' }, ['data[ssh-privatekey]']],
+    ['kubernetes.io/service-account-token', {}, ['metadata.annotations[kubernetes.io/service-account.name]']],
+  ])('requires the keys of a %s Secret', async (type, data, fields) => {
+    const refused = await post(`${NS}/secrets`, { metadata: { name: `typed-${type.replace(/[^a-z]/g, '')}` }, type, data });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details.causes).toEqual(fields.map((field) => ({ reason: 'FieldValueRequired', field, message: 'Required value' })));
+  });
+
+  it('accepts a basic-auth Secret with only one of username and password', async () => {
+    expect((await post(`${NS}/secrets`, { metadata: { name: 'basic' }, type: 'kubernetes.io/basic-auth', data: { username: '' } })).status).toBe(201);
+  });
+});
