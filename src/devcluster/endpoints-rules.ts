@@ -89,8 +89,11 @@ function validateEndpoints(object: JsonObject, causes: StatusCause[]): void {
 
 /** Defaults of an EndpointSlice: conditions `{}`, port name `""` and protocol TCP; absent lists are `null`. */
 function defaultEndpointSlice(object: JsonObject): void {
-  object['endpoints'] = Array.isArray(object['endpoints']) ? object['endpoints'].map((endpoint: unknown) => (isObject(endpoint) ? { ...endpoint, conditions: endpoint['conditions'] ?? {} } : endpoint)) : (object['endpoints'] ?? null);
-  object['ports'] = Array.isArray(object['ports']) ? object['ports'].map((port: unknown) => (isObject(port) ? { ...port, name: port['name'] ?? '', protocol: port['protocol'] ?? 'TCP' } : port)) : (object['ports'] ?? null);
+  const endpoints = object['endpoints'];
+  const ports = object['ports'];
+  // Both lists are serialised without omitempty: absent reads back as null.
+  object['endpoints'] = Array.isArray(endpoints) ? endpoints.map((endpoint: unknown) => (isObject(endpoint) ? { ...endpoint, conditions: endpoint['conditions'] ?? {} } : endpoint)) : (endpoints ?? null);
+  object['ports'] = Array.isArray(ports) ? ports.map((port: unknown) => (isObject(port) ? { ...port, name: port['name'] ?? '', protocol: port['protocol'] ?? 'TCP' } : port)) : (ports ?? null);
 }
 
 /** Why `address` is not an address of `addressType`, every reason; empty when it is one. */
