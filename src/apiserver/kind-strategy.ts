@@ -17,8 +17,11 @@ export interface KindStrategy {
    * failure (e.g. an immutable field changed), empty when none.
    */
   prepareForWrite?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
-  /** Validates the kind's own fields after defaulting. Returns the causes of an `Invalid` failure. */
-  validate?(object: JsonObject): StatusCause[];
+  /**
+   * Validates the kind's own fields after defaulting; `old` is the stored object on update (for
+   * rules about changes, e.g. immutable fields). Returns the causes of an `Invalid` failure.
+   */
+  validate?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
   /**
    * Holds what `object` takes from a shared pool (a Service's cluster IP) while its write is in
    * flight, so that a concurrent write cannot take it too. Returns the release, or undefined when

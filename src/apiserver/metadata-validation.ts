@@ -83,6 +83,11 @@ export function invalidValue(field: string, value: unknown, why: string): Status
   return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(value)}: ${why}` };
 }
 
+/** A FieldValueForbidden cause in Kubernetes' wording. */
+export function forbiddenValue(field: string, why: string): StatusCause {
+  return { reason: 'FieldValueForbidden', field, message: `Forbidden: ${why}` };
+}
+
 /** A FieldValueRequired cause. */
 export function requiredValue(field: string, why = ''): StatusCause {
   return { reason: 'FieldValueRequired', field, message: why === '' ? 'Required value' : `Required value: ${why}` };

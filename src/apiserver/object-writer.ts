@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { alreadyExists, ApiError, badRequest, conflict, expired, invalid, notFound, type ErrorSubject, type StatusCause } from './api-error.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { dropUnknownFields, type FieldValidation } from './field-validation.js';
+import { generationOnCreate, generationOnUpdate } from './generation.js';
 import type { CreateAdmission, JsonObject } from './kind-strategy.js';
 import { validateObjectMeta } from './metadata-validation.js';
 import type { ResourceType } from './resource-type.js';
@@ -96,15 +97,6 @@ export function resourceVersionFailure(error: unknown): unknown {
   return error;
 }
 
-/** Everything outside metadata, status, kind and apiVersion: what `generation` tracks. */
-function spec(object: JsonObject): JsonObject {
-  const rest: JsonObject = {};
-  for (const [key, value] of Object.entries(object)) {
-    if (key !== 'metadata' && key !== 'status' && key !== 'kind' && key !== 'apiVersion') rest[key] = value;
-  }
-  return rest;
-}
-
 function withoutVersion(object: JsonObject): JsonObject {
   const metadata = isObject(object['metadata']) ? { ...object['metadata'] } : {};
   delete metadata['resourceVersion'];
@@ -148,12 +140,13 @@ export class ObjectWriter {
       const prefix = metadata['generateName'];
       if (typeof prefix === 'string' && prefix !== '') metadata['name'] = generateName(prefix);
     }
+    const generation = generationOnCreate(type.generation, metadata['generation']);
     for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink', 'managedFields']) {
       delete metadata[field];
     }
     metadata['uid'] = randomUUID();
     metadata['creationTimestamp'] = rfc3339(this.#now());
-    metadata['generation'] = 1;
+    if (generation !== undefined) metadata['generation'] = generation;
     object['metadata'] = metadata;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     this.#validate(type, object, undefined);
@@ -329,8 +322,9 @@ export class ObjectWriter {
       if (current['status'] === undefined) delete next['status'];
       else next['status'] = current['status'];
     }
-    const generation = typeof kept['generation'] === 'number' ? kept['generation'] : 1;
-    metadata['generation'] = deepEqual(spec(next), spec(current as JsonObject)) ? generation : generation + 1;
+    const generation = generationOnUpdate(type.generation, next, current as JsonObject);
+    if (generation === undefined) delete metadata['generation'];
+    else metadata['generation'] = generation;
     next['metadata'] = metadata;
     return next;
   }
@@ -340,7 +334,7 @@ export class ObjectWriter {
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     const causes: StatusCause[] = validateObjectMeta(type, metadata);
     causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined) ?? []));
-    causes.push(...(type.strategy.validate?.(object) ?? []));
+    causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
   }
 

@@ -1,4 +1,5 @@
 import type { KindSelectableFields } from './field-selector.js';
+import type { GenerationPolicy } from './generation.js';
 import type { KindStrategy } from './kind-strategy.js';
 import type { NameRule } from './metadata-validation.js';
 import type { SchemaObject } from './openapi.js';
@@ -6,6 +7,7 @@ import type { ResourceId } from './storage.js';
 import type { PatchStrategyTable } from './strategic-merge-patch.js';
 import { DEFAULT_COLUMNS, type TableColumn } from './table-view.js';
 
+export type { GenerationPolicy } from './generation.js';
 export type { NameRule } from './metadata-validation.js';
 
 /** The verbs of one resource as discovery advertises them. */
@@ -54,6 +56,8 @@ export interface KindDefinition {
   readonly mergeStrategies?: PatchStrategyTable;
   /** The kind's defaulting, validation and lifecycle hooks. Default: none. */
   readonly strategy?: KindStrategy;
+  /** How `metadata.generation` is kept. Default `untracked` (the generic registry store: no generation of its own). */
+  readonly generation?: GenerationPolicy;
 }
 
 /**
@@ -83,6 +87,7 @@ export interface ResourceType extends KindSelectableFields {
   readonly fields: Readonly<Record<string, SchemaObject>>;
   readonly mergeStrategies: PatchStrategyTable;
   readonly strategy: KindStrategy;
+  readonly generation: GenerationPolicy;
 }
 
 /** The storage partition of a kind: `<group or core>/<version>/<plural>`. */
@@ -115,6 +120,7 @@ export function resourceType(definition: KindDefinition): ResourceType {
     selectableFieldPaths: definition.selectableFieldPaths ?? {},
     mergeStrategies: definition.mergeStrategies ?? {},
     strategy: definition.strategy ?? {},
+    generation: definition.generation ?? 'untracked',
   });
 }
 

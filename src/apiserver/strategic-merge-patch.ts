@@ -104,7 +104,7 @@ function mergeMap(strategies: PatchStrategyTable, original: JsonObject, patch: J
   }
   for (const [field, order] of orders) {
     const list = result[field];
-    if (Array.isArray(list)) result[field] = applyOrder(strategies, list, order, join(path, field));
+    if (Array.isArray(list)) result[field] = applyOrder(strategies, list, order, original[field], join(path, field));
   }
   return result;
 }
@@ -131,7 +131,7 @@ function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unk
       if (isObject(element)) throw badRequest(`the list at ${path} holds primitives; it cannot be patched with objects`);
       if (!base.some((item) => deepEqual(item, element))) base.push(element);
     }
-    return base;
+    return normalizeElementOrder(base, patch, Array.isArray(original) ? original : [], undefined);
   }
   for (const element of patch) {
     if (!isObject(element)) throw badRequest(`the list at ${path} is merged by "${mergeKey}"; every element must be an object`);
@@ -152,17 +152,50 @@ function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unk
       if (created !== undefined) base.push(created);
     }
   }
-  return base;
+  const kept = patch.filter((element) => !(isObject(element) && element['$patch'] === 'delete'));
+  return normalizeElementOrder(base, kept, Array.isArray(original) ? original : [], mergeKey);
 }
 
-function applyOrder(strategies: PatchStrategyTable, list: unknown[], order: unknown[], path: string): unknown[] {
-  const mergeKey = listStrategy(strategies, path)?.mergeKey;
+function applyOrder(strategies: PatchStrategyTable, list: unknown[], order: unknown[], original: unknown, path: string): unknown[] {
+  return normalizeElementOrder(list, order, Array.isArray(original) ? original : [], listStrategy(strategies, path)?.mergeKey);
+}
+
+/**
+ * The order Kubernetes gives a merged list: the items the patch (or a `$setElementOrder`) names,
+ * in that order, interleaved with the items only the server had, in their original order; a
+ * server-only item goes before a named one only when both were in the original list and it came
+ * first there. So items new in the patch come before the server's remaining ones.
+ */
+function normalizeElementOrder(merged: readonly unknown[], order: readonly unknown[], original: readonly unknown[], mergeKey: string | undefined): unknown[] {
   const identity = (item: unknown): unknown => (mergeKey !== undefined && isObject(item) ? item[mergeKey] : item);
-  const orderKeys = order.map((entry) => (mergeKey !== undefined && isObject(entry) ? entry[mergeKey] : entry));
-  const position = (item: unknown): number => orderKeys.findIndex((key) => deepEqual(key, identity(item)));
-  const ordered = list.filter((item) => position(item) >= 0).sort((a, b) => position(a) - position(b));
-  const rest = list.filter((item) => position(item) < 0);
-  return [...ordered, ...rest];
+  const indexIn = (list: readonly unknown[], item: unknown): number => list.findIndex((entry) => deepEqual(identity(entry), identity(item)));
+  const named = merged.filter((item) => indexIn(order, item) >= 0).sort((a, b) => indexIn(order, a) - indexIn(order, b));
+  const serverOnly = merged.filter((item) => indexIn(order, item) < 0);
+  const result: unknown[] = [];
+  let left = 0;
+  let right = 0;
+  while (left < serverOnly.length || right < named.length) {
+    const server = serverOnly[left];
+    const patched = named[right];
+    if (right >= named.length) {
+      result.push(server);
+      left += 1;
+    } else if (left >= serverOnly.length) {
+      result.push(patched);
+      right += 1;
+    } else {
+      const serverAt = indexIn(original, server);
+      const patchedAt = indexIn(original, patched);
+      if (serverAt >= 0 && patchedAt >= 0 && serverAt < patchedAt) {
+        result.push(server);
+        left += 1;
+      } else {
+        result.push(patched);
+        right += 1;
+      }
+    }
+  }
+  return result;
 }
 
 /** Structural equality of JSON values. */

@@ -1,7 +1,7 @@
-import { isIP } from 'node:net';
 import type { ObjectWriter } from '../apiserver/object-writer.js';
 import type { ResourceRegistry, ResourceType } from '../apiserver/resource-type.js';
 import { KUBERNETES_SERVICE_IP } from './cluster-ip-allocator.js';
+import { endpointIpErrors, ipSyntaxError } from './endpoint-address.js';
 
 /** Namespaces that exist from the start, as in every Kubernetes cluster. */
 export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -13,15 +13,20 @@ export interface ApiServerAddress {
   port: number;
 }
 
-function publishedIp(host: string): string {
-  if (isIP(host) === 0 || host === '0.0.0.0' || host === '::') return '127.0.0.1';
+/**
+ * The address the Endpoints publish: the listening host when it is an IP an endpoint may have;
+ * undefined for loopback, wildcard and non-IP hosts, which Endpoints validation refuses (a real
+ * kube-apiserver advertising 127.0.0.1 fails the same way and publishes no address either).
+ */
+function publishedIp(host: string): string | undefined {
+  if (ipSyntaxError(host) !== undefined || endpointIpErrors(host).length > 0) return undefined;
   return host;
 }
 
 /**
  * Creates what a fresh cluster has: the namespaces of {@link INITIAL_NAMESPACES}, and the
  * `default/kubernetes` Service (cluster IP 10.96.0.1, port 443) with its Endpoints pointing at
- * this server. Idempotent: on a restart from a data directory only what is missing or stale (the
+ * this server (no address when it listens on loopback or a wildcard: see `publishedIp`). Idempotent: on a restart from a data directory only what is missing or stale (the
  * Endpoints' port) is written.
  */
 export async function ensureBootstrapObjects(writer: ObjectWriter, registry: ResourceRegistry, address: ApiServerAddress): Promise<void> {
@@ -43,9 +48,10 @@ export async function ensureBootstrapObjects(writer: ObjectWriter, registry: Res
       { dryRun: false },
     );
   }
+  const ip = publishedIp(address.host);
   const endpoints = {
     metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
-    subsets: [{ addresses: [{ ip: publishedIp(address.host) }], ports: [{ name: 'https', port: address.port, protocol: 'TCP' }] }],
+    ...(ip !== undefined ? { subsets: [{ addresses: [{ ip }], ports: [{ name: 'https', port: address.port, protocol: 'TCP' }] }] } : {}),
   };
   // A PUT without resourceVersion creates or replaces; unchanged content is not rewritten.
   await writer.update(registry.byKind('Endpoints'), 'default', 'kubernetes', endpoints, { dryRun: false });

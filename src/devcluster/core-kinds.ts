@@ -1,6 +1,8 @@
 import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
-import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY, POD_STRATEGY, SECRET_STRATEGY } from './kind-rules.js';
+import { CONFIG_MAP_STRATEGY, SECRET_STRATEGY } from './config-data-rules.js';
+import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY } from './endpoints-rules.js';
+import { POD_STRATEGY } from './kind-rules.js';
 import { CORE_KIND_FIELDS } from './kind-schemas.js';
 import { mergeStrategiesOf } from './patch-strategies.js';
 import { TABLE_COLUMNS } from './table-columns.js';
@@ -64,9 +66,10 @@ const SPECS: readonly CoreKindSpec[] = [
     returnDeletedObject: true,
     selectableFields: POD_SELECTABLE_FIELDS,
     strategy: POD_STRATEGY,
+    generation: 'spec',
   },
   { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', selectableFields: ['type'], strategy: SECRET_STRATEGY },
-  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', shortNames: ['cm'] },
+  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', shortNames: ['cm'], strategy: CONFIG_MAP_STRATEGY },
   {
     group: '',
     version: 'v1',
@@ -80,7 +83,7 @@ const SPECS: readonly CoreKindSpec[] = [
   },
   { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', shortNames: ['sa'], allowCreateOnUpdate: true },
   { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', allowCreateOnUpdate: true },
-  { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', strategy: ENDPOINT_SLICE_STRATEGY },
+  { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', strategy: ENDPOINT_SLICE_STRATEGY, generation: 'spec-and-labels' },
 ];
 
 /**

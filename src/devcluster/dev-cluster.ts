@@ -10,7 +10,7 @@ import { ensureBootstrapObjects } from './bootstrap-objects.js';
 import { ClusterIpIndex } from './cluster-ip-allocator.js';
 import { coreKindDefinitions } from './core-kinds.js';
 import { withDefaults, type DevClusterOptions } from './dev-cluster-options.js';
-import { serviceStrategy } from './kind-rules.js';
+import { serviceStrategy } from './service-rules.js';
 import { buildKubeConfig, kubeConfigYaml, type KubeConfigDocument } from './kube-config.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { PROTOBUF_BODY_DECODER } from './protobuf-object-decoder.js';

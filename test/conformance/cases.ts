@@ -197,6 +197,14 @@ export const CASES: readonly ConformanceCase[] = [
     category: 'writes',
     steps: [{ method: 'POST', path: '/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices', body: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'e' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'] }], ports: [{ name: 'http', port: 80 }] } }],
   },
+  { name: 'write: an immutable Secret refuses data changes', category: 'writes', steps: [{ method: 'POST', path: `${NS}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'MQ==' }, immutable: true }, setup: true }, { method: 'PATCH', path: `${NS}/secrets/s`, contentType: MERGE, body: { stringData: { a: '2' } } }] },
+  { name: 'write: a TLS Secret needs its keys', category: 'writes', steps: [{ method: 'POST', path: `${NS}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'kubernetes.io/tls', data: { 'tls.crt': '' } } }] },
+  { name: 'write: ConfigMap keys must be file names', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('k', {}, { 'a b': '1' }) }] },
+  {
+    name: 'write: strategic merge patch puts a new finalizer first',
+    category: 'writes',
+    steps: [{ method: 'POST', path: CM, body: cm('f', { finalizers: ['example.com/a'] }), setup: true }, { method: 'PATCH', path: `${CM}/f`, contentType: STRATEGIC, body: { metadata: { finalizers: ['example.com/b'] } }, pick: (c: { metadata: { finalizers?: string[] } }) => c.metadata.finalizers }, { method: 'PATCH', path: `${CM}/f`, contentType: MERGE, body: { metadata: { finalizers: null } }, setup: true }],
+  },
   { name: 'write: create a ServiceAccount', category: 'writes', steps: [{ method: 'POST', path: `${NS}/serviceaccounts`, body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } } }] },
 
   // ---- deletion
@@ -277,6 +285,25 @@ export const CASES: readonly ConformanceCase[] = [
       { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { ports: [{ name: 'http', port: 81 }] } }, pick: (s: { metadata: { generation?: number } }) => s.metadata.generation ?? null },
     ],
   },
+  {
+    name: 'metadata: a Pod generation moves with spec, not labels', strict: true,
+    category: 'metadata',
+    steps: [
+      { method: 'POST', path: `${NS}/pods`, body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', generation: 5 }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, pick: (p: { metadata: { generation?: number } }) => p.metadata.generation ?? null },
+      { method: 'PATCH', path: `${NS}/pods/p`, contentType: MERGE, body: { metadata: { labels: { a: 'b' } } }, pick: (p: { metadata: { generation?: number } }) => p.metadata.generation ?? null },
+      { method: 'PATCH', path: `${NS}/pods/p`, contentType: MERGE, body: { spec: { activeDeadlineSeconds: 5 } }, pick: (p: { metadata: { generation?: number } }) => p.metadata.generation ?? null },
+    ],
+  },
+  {
+    name: 'metadata: an EndpointSlice generation moves with labels too', strict: true,
+    category: 'metadata',
+    steps: [
+      { method: 'POST', path: '/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices', body: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'e' }, addressType: 'IPv4' }, pick: (e: { metadata: { generation?: number } }) => e.metadata.generation ?? null },
+      { method: 'PATCH', path: '/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices/e', contentType: MERGE, body: { metadata: { labels: { a: 'b' } } }, pick: (e: { metadata: { generation?: number } }) => e.metadata.generation ?? null },
+      { method: 'PATCH', path: '/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices/e', contentType: MERGE, body: { metadata: { annotations: { a: 'b' } } }, pick: (e: { metadata: { generation?: number } }) => e.metadata.generation ?? null },
+    ],
+  },
+  { name: 'metadata: a ConfigMap keeps the generation a client sends', strict: true, category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('g', { generation: 5 }), setup: true }, { method: 'PATCH', path: `${CM}/g`, contentType: MERGE, body: { metadata: { generation: 9 }, data: { b: '2' } }, pick: (c: { metadata: { generation?: number } }) => c.metadata.generation ?? null }] },
   { name: 'metadata: managedFields record the field manager', strict: true, category: 'metadata', steps: [{ method: 'POST', path: `${CM}?fieldManager=conf-test`, body: cm('m'), pick: (c: { metadata: { managedFields?: unknown } }) => c.metadata.managedFields }] },
   { name: 'metadata: managedFields default manager of a JSON create', strict: true, category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('m'), pick: (c: { metadata: { managedFields?: { manager: string }[] } }) => c.metadata.managedFields?.map((f) => f.manager) }] },
   { name: 'metadata: empty labels and annotations are normalised', category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('e', { labels: {}, annotations: {} }, {}), pick: (c: Record<string, unknown>) => ({ ...c, metadata: { ...(c['metadata'] as object), managedFields: undefined } }) }] },
@@ -294,6 +321,8 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'endpoints: a non-IP address is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: 'not-an-ip' }], ports: [{ port: 80 }] }]) }] },
   { name: 'endpoints: port 0 is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ port: 0 }] }]) }] },
   { name: 'endpoints: an invalid hostname is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '10.1.2.3', hostname: 'Bad_Host' }], ports: [{ port: 80 }] }]) }] },
+  { name: 'endpoints: a subset without addresses is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ ports: [{ port: 80 }] }]) }] },
+  { name: 'endpoints: link-local and unspecified addresses are Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '169.254.1.1' }, { ip: '0.0.0.0' }, { ip: 'fe80::1' }], ports: [{ port: 80 }] }]), keepMessage: true }] },
   { name: 'endpoints: PUT creates a missing Endpoints', category: 'endpoints-service', steps: [{ method: 'PUT', path: `${EP}/e`, body: ep('e', [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ port: 80 }] }]) }] },
   { name: 'endpoints: two ports without names are Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: EP, body: ep('e', [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ port: 80 }, { port: 81 }] }]) }] },
   { name: 'service: ports are required unless headless', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', {}) }] },
@@ -301,6 +330,8 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'service: ExternalName needs an externalName', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { type: 'ExternalName' }) }] },
   { name: 'service: an ExternalName Service', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { type: 'ExternalName', externalName: 'example.com' }), pick: (s: { spec: unknown }) => s.spec }] },
   { name: 'service: duplicate port names are Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { ports: [{ name: 'a', port: 80 }, { name: 'a', port: 81 }] }) }] },
+  { name: 'service: a clusterIP that is no IP is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { clusterIP: 'nope', ports: [{ port: 80 }] }), keepMessage: true }] },
+  { name: 'service: clusterIPs must start with the clusterIP', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s'), setup: true }, { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { clusterIPs: ['10.0.0.250'] } } }] },
   { name: 'service: a clusterIP outside the range is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { clusterIP: '192.168.99.1', ports: [{ port: 80 }] }) }] },
 
   // ---- server-side apply

@@ -9,15 +9,10 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   // watches
   'watch: a malformed resourceVersion is refused': 'kept on purpose: devcluster answers 400 BadRequest; the real server answers 500 for an unparsable resourceVersion, which clients must not rely on',
   // writes
-  'write: strategic merge patch merges Service ports by port': 'to converge (issue 8 §5): devcluster appends the new port; the real server puts patch-list items first',
   'write: fieldValidation=Strict refuses an unknown field in a list item': 'to converge (issue 8 §5): devcluster does not check fields below the top level of spec lists',
   'write: fieldValidation=Strict refuses a duplicate field': 'to converge (issue 8 §5): devcluster accepts duplicate JSON keys (last wins) under Strict',
   'write: fieldValidation=Ignore drops unknown fields': 'to converge (issue 8 §5): devcluster stores unknown nested fields instead of pruning them',
   'write: an invalid fieldValidation value is refused': 'to converge (issue 8 §5): devcluster answers 400 BadRequest; the real server 422 Invalid with a FieldValueNotSupported cause',
-  'write: an immutable ConfigMap refuses data changes': 'to converge (issue 8 §5): devcluster does not enforce immutable ConfigMaps',
-  'write: a Service clusterIP cannot change': 'to converge (issue 8 §5): the cause names spec.clusterIP; the real server names spec.clusterIPs[0]',
-  'write: Secret stringData becomes data': 'to converge (issue 8 §5): devcluster stores stringData as is instead of merging it base64-encoded into data',
-  'write: create an EndpointSlice': 'to converge (issue 8 §5): devcluster does not default endpoints[].conditions and ports[].protocol',
   // deletion
   'delete: a uid precondition that does not match is a Conflict': 'to converge (issue 8 §5): the Conflict Status names details.kind "configmaps" (the resource); the real server names the kind "ConfigMap"',
   'delete: a namespace goes Terminating and then away': 'to converge (issue 8 §5): devcluster deletes a namespace at once (no spec.finalizers kubernetes, no Terminating phase)',
@@ -26,21 +21,11 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'delete: orphan propagation keeps dependents without the owner reference': 'to converge (issue 8 §5): no orphan finalizer and no garbage collector removing ownerReferences',
   'delete: foreground propagation deletes dependents first': 'to converge (issue 8 §5): no foregroundDeletion finalizer and no garbage collector',
   // metadata
-  'metadata: a ConfigMap has no generation': 'to converge (issue 8 §5): devcluster sets metadata.generation on every kind; the real server only on kinds with spec/status',
-  'metadata: a Service generation moves with spec, not labels': 'to converge (issue 8 §5): the real Service strategy sets no generation at all; devcluster counts spec changes',
   'metadata: managedFields record the field manager': 'to converge (issue 8 §5): devcluster records no managedFields',
   'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
   'metadata: empty labels and annotations are normalised': 'to converge (issue 8 §5): devcluster keeps empty labels/annotations/data maps; the real server drops them',
   'metadata: Namespace defaulting': 'to converge (issue 8 §5): no kubernetes.io/metadata.name label and no spec.finalizers ["kubernetes"]',
-  'metadata: Pod defaulting': 'to converge (issue 8 §5): devcluster applies few Pod defaults (imagePullPolicy, dnsPolicy, terminationMessage*, …)',
   // Endpoints and Service validation
-  'endpoints: a loopback address is Invalid': 'to converge (issue 8 §5): devcluster accepts loopback Endpoints addresses the real server refuses',
-  'endpoints: a non-IP address is Invalid': 'to converge (issue 8 §5): the real server reports a second cause (the address is also not a valid IP for endpoints)',
-  'endpoints: an invalid hostname is Invalid': 'to converge (issue 8 §5): devcluster does not validate addresses[].hostname',
-  'endpoints: two ports without names are Invalid': 'to converge (issue 8 §5): devcluster accepts unnamed ports when a subset has several',
-  'service: headless without ports is allowed': 'to converge (issue 8 §5): a selector-less headless Service defaults to RequireDualStack with both families on the real server',
-  'service: ExternalName needs an externalName': 'to converge (issue 8 §5): devcluster accepts type ExternalName without spec.externalName',
-  'service: a clusterIP outside the range is Invalid': 'to converge (issue 8 §5): the cause names spec.clusterIP; the real server names spec.clusterIPs',
   // server-side apply
   'apply: creates an object': 'to converge (issue 8 §5): devcluster has no server-side apply (415 for application/apply-patch+yaml)',
   'apply: without fieldManager is refused': 'to converge (issue 8 §5): no server-side apply (415)',

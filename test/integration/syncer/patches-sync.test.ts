@@ -111,6 +111,25 @@ describe.each(runnableBackends('the patches suite on a real kube-apiserver'))('p
     expect(host.subsets?.[0]?.addresses).toEqual([{ ip: '10.0.0.1' }, { ip: '10.0.0.2', hostname: 'vc1-db' }]);
   });
 
+  it('records a SyncError with the host cause when the host refuses the patched Endpoints as Invalid, retries with backoff, and syncs once the virtual object changes', async () => {
+    // The patch turns 10.0.0.2 into a loopback address, which Endpoints validation refuses.
+    const run = await startWithPatches(clusters, [
+      '        - path: subsets[*].addresses[*].ip',
+      '          expression: \'value === "10.0.0.2" ? "127.0.0.1" : value\'',
+    ].join('\n'));
+    close = run.close;
+    await createVirtual({});
+    const refused = await waitFor('SyncError event', () => run.warnings.find((warning) => warning.startsWith('SyncError: ')));
+    expect(refused).toContain('subsets[0].addresses[1].ip');
+    expect(refused).toContain('loopback');
+    expect(await hostEndpoints()).toBeUndefined();
+    // Each failure went back through the rate-limited queue (exponential backoff), not a tight loop.
+    expect(await metricValue(run.registry, 'vcsync_workqueue_retries_total', { name: 'endpoints' })).toBeGreaterThanOrEqual(1);
+    await clusters.virtualClient.patch('/api/v1/namespaces/shop/endpoints/web', 'merge', { subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.3' }], ports: [{ port: 8080 }] }] });
+    const host = await waitFor('host copy once the virtual object changed', async () => await hostEndpoints());
+    expect(host.subsets?.[0]?.addresses).toEqual([{ ip: '10.0.0.1' }, { ip: '10.0.0.3' }]);
+  });
+
   describe('a patched key that only the host object has', () => {
     const SUFFIX_PATCH = [
       '        - path: metadata.annotations["suffix"]',

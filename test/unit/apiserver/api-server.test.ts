@@ -17,6 +17,8 @@ const WIDGETS: KindDefinition = {
   returnDeletedObject: true,
   fields: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
   selectableFields: ['spec.size'],
+  // Like a custom resource: the generation follows spec changes.
+  generation: 'spec',
   columns: [NAME_COLUMN, tableColumn('Size', 'How big the widget is', (object) => String((object['spec'] as { size?: string } | undefined)?.size ?? ''))],
   strategy: {
     prepareForWrite(object) {

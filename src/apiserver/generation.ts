@@ -1,0 +1,48 @@
+import type { JsonObject } from './kind-strategy.js';
+import { deepEqual } from './strategic-merge-patch.js';
+
+/**
+ * How a kind keeps `metadata.generation`, as its strategy in kube-apiserver does:
+ * - `untracked`: the generic registry store alone (ConfigMap, Secret, Service, Endpoints,
+ *   Namespace, Event, …): a create keeps what the client sent (nothing when it sent nothing), an
+ *   update keeps the stored value whatever the client sends.
+ * - `spec`: 1 on create; +1 on each write that changes anything outside metadata and status
+ *   (Pods, and custom resources).
+ * - `spec-and-labels`: as `spec`, and labels count too (EndpointSlices).
+ */
+export type GenerationPolicy = 'untracked' | 'spec' | 'spec-and-labels';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Everything outside metadata, status, kind and apiVersion: what a tracked generation follows. */
+function specOf(object: JsonObject): JsonObject {
+  const rest: JsonObject = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (key !== 'metadata' && key !== 'status' && key !== 'kind' && key !== 'apiVersion') rest[key] = value;
+  }
+  return rest;
+}
+
+function labelsOf(object: JsonObject): unknown {
+  const metadata = isObject(object['metadata']) ? object['metadata'] : {};
+  const labels = metadata['labels'];
+  return isObject(labels) && Object.keys(labels).length > 0 ? labels : undefined;
+}
+
+/** The generation of a new object under `policy`; `sent` is the client's value. Undefined: none. */
+export function generationOnCreate(policy: GenerationPolicy, sent: unknown): number | undefined {
+  if (policy !== 'untracked') return 1;
+  return typeof sent === 'number' ? sent : undefined;
+}
+
+/** The generation `next` gets when it replaces `current` under `policy`. Undefined: none. */
+export function generationOnUpdate(policy: GenerationPolicy, next: JsonObject, current: JsonObject): number | undefined {
+  const currentMeta = isObject(current['metadata']) ? current['metadata'] : {};
+  const stored = typeof currentMeta['generation'] === 'number' ? currentMeta['generation'] : undefined;
+  if (policy === 'untracked') return stored;
+  const base = stored ?? 1;
+  const changed = !deepEqual(specOf(next), specOf(current)) || (policy === 'spec-and-labels' && !deepEqual(labelsOf(next), labelsOf(current)));
+  return changed ? base + 1 : base;
+}
