@@ -30,20 +30,12 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'write: a Service clusterIP cannot change': 'to converge (issue 8 §5): the cause names spec.clusterIP; the real server names spec.clusterIPs[0]',
   'write: Secret stringData becomes data': 'to converge (issue 8 §5): devcluster stores stringData as is instead of merging it base64-encoded into data',
   'write: create an EndpointSlice': 'to converge (issue 8 §5): devcluster does not default endpoints[].conditions and ports[].protocol',
-  // deletion
-  'delete: a uid precondition that does not match is a Conflict': 'to converge (issue 8 §5): the Conflict Status names details.kind "configmaps" (the resource); the real server names the kind "ConfigMap"',
-  'delete: a namespace goes Terminating and then away': 'to converge (issue 8 §5): devcluster deletes a namespace at once (no spec.finalizers kubernetes, no Terminating phase)',
-  'delete: creating in a terminating namespace is Forbidden': 'to converge (issue 8 §5): devcluster has no Terminating namespaces, so the create meets a missing namespace (404) instead of 403 NamespaceTerminating',
-  'delete: background propagation collects dependents': 'to converge (issue 8 §5): devcluster has no garbage collector; dependents stay',
-  'delete: orphan propagation keeps dependents without the owner reference': 'to converge (issue 8 §5): no orphan finalizer and no garbage collector removing ownerReferences',
-  'delete: foreground propagation deletes dependents first': 'to converge (issue 8 §5): no foregroundDeletion finalizer and no garbage collector',
   // metadata
   'metadata: a ConfigMap has no generation': 'to converge (issue 8 §5): devcluster sets metadata.generation on every kind; the real server only on kinds with spec/status',
   'metadata: a Service generation moves with spec, not labels': 'to converge (issue 8 §5): the real Service strategy sets no generation at all; devcluster counts spec changes',
   'metadata: managedFields record the field manager': 'to converge (issue 8 §5): devcluster records no managedFields',
   'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
   'metadata: empty labels and annotations are normalised': 'to converge (issue 8 §5): devcluster keeps empty labels/annotations/data maps; the real server drops them',
-  'metadata: Namespace defaulting': 'to converge (issue 8 §5): no kubernetes.io/metadata.name label and no spec.finalizers ["kubernetes"]',
   'metadata: Pod defaulting': 'to converge (issue 8 §5): devcluster applies few Pod defaults (imagePullPolicy, dnsPolicy, terminationMessage*, …)',
   // Endpoints and Service validation
   'endpoints: a loopback address is Invalid': 'to converge (issue 8 §5): devcluster accepts loopback Endpoints addresses the real server refuses',
