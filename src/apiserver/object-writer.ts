@@ -259,7 +259,7 @@ export class ObjectWriter {
     const blocked = finalizers.length > 0 || type.strategy.heldByKindFinalizers?.(current as JsonObject) === true;
     if (!options.dryRun) await type.strategy.beforeDelete?.(current);
     if (blocked) {
-      if (current.metadata['deletionTimestamp'] !== undefined || options.dryRun) return { object: current, removed: false };
+      if (current.metadata['deletionTimestamp'] !== undefined) return { object: current, removed: false };
       const marked = structuredClone(current) as JsonObject;
       const metadata = marked['metadata'] as JsonObject;
       metadata['deletionTimestamp'] = rfc3339(this.#now());
@@ -267,6 +267,8 @@ export class ObjectWriter {
       if (finalizers.length > 0) metadata['finalizers'] = finalizers;
       else delete metadata['finalizers'];
       type.strategy.markForDeletion?.(marked);
+      // A dry run answers the object as the delete would mark it, without storing it.
+      if (options.dryRun) return { object: marked as StoredObject, removed: false };
       const stored = await this.#storage.update(type.id, marked as StoredObject, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
         throw storeFailure(error, type, name);
       });

@@ -98,13 +98,21 @@ describe('namespaces', () => {
     expect((await fx.request(`${NS}/kept`)).status).toBe(404);
   });
 
-  it('refuses to delete default, kube-system and kube-public, even as a dry run', async () => {
+  it('refuses to delete default, kube-system and kube-public, even as a dry run; a dry run of another answers it marked', async () => {
     for (const name of ['default', 'kube-system', 'kube-public']) {
       const refused = await fx.request(`${NS}/${name}?dryRun=All`, { method: 'DELETE' });
       expect(refused.status).toBe(403);
       expect(refused.body).toMatchObject({ reason: 'Forbidden', message: `namespaces "${name}" is forbidden: this namespace may not be deleted`, details: { name, kind: 'namespaces' } });
     }
-    expect((await fx.request(`${NS}/kube-node-lease?dryRun=All`, { method: 'DELETE' })).status).toBe(200);
+    const dry = await fx.request(`${NS}/kube-node-lease?dryRun=All&propagationPolicy=Orphan`, { method: 'DELETE' });
+    expect(dry.status).toBe(200);
+    // A dry run answers the namespace as the delete would mark it, and stores nothing.
+    expect(dry.body.status.phase).toBe('Terminating');
+    expect(dry.body.metadata.finalizers).toEqual(['orphan']);
+    expect(dry.body.metadata.deletionTimestamp).toBeDefined();
+    const stored = await fx.request(`${NS}/kube-node-lease`);
+    expect(stored.body.status.phase).toBe('Active');
+    expect(stored.body.metadata.deletionTimestamp).toBeUndefined();
   });
 });
 
