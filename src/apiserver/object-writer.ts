@@ -259,14 +259,18 @@ export class ObjectWriter {
     const blocked = finalizers.length > 0 || type.strategy.heldByKindFinalizers?.(current as JsonObject) === true;
     if (!options.dryRun) await type.strategy.beforeDelete?.(current);
     if (blocked) {
-      if (current.metadata['deletionTimestamp'] !== undefined) return { object: current, removed: false };
+      // Deleting again only changes the garbage-collection finalizer a new propagationPolicy asks for.
+      const deleting = current.metadata['deletionTimestamp'] !== undefined;
+      if (deleting && deepEqual(finalizers, finalizersOf(current.metadata))) return { object: current, removed: false };
       const marked = structuredClone(current) as JsonObject;
       const metadata = marked['metadata'] as JsonObject;
-      metadata['deletionTimestamp'] = rfc3339(this.#now());
-      metadata['deletionGracePeriodSeconds'] = 0;
       if (finalizers.length > 0) metadata['finalizers'] = finalizers;
       else delete metadata['finalizers'];
-      type.strategy.markForDeletion?.(marked);
+      if (!deleting) {
+        metadata['deletionTimestamp'] = rfc3339(this.#now());
+        metadata['deletionGracePeriodSeconds'] = 0;
+        type.strategy.markForDeletion?.(marked);
+      }
       // A dry run answers the object as the delete would mark it, without storing it.
       if (options.dryRun) return { object: marked as StoredObject, removed: false };
       const stored = await this.#storage.update(type.id, marked as StoredObject, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {

@@ -178,6 +178,22 @@ describe('garbage collector', () => {
     expect((await fx.request(`${NS}/gc-foreground/configmaps/owner`)).status).toBe(404);
   });
 
+  it('a second DELETE with another propagationPolicy adds its finalizer to an owner that other finalizers keep', async () => {
+    await createNamespace('gc-switch');
+    const owner = await fx.request(`${NS}/gc-switch/configmaps`, { method: 'POST', body: cm('owner', { finalizers: ['example.com/hold'] }) });
+    await fx.request(`${NS}/gc-switch/configmaps`, { method: 'POST', body: cm('dep', ownedBy(owner.body.metadata.uid as string)) });
+    const marked = await fx.request(`${NS}/gc-switch/configmaps/owner`, { method: 'DELETE' });
+    expect(marked.body.metadata.finalizers).toEqual(['example.com/hold']);
+    await fx.cluster.settled();
+    expect((await fx.request(`${NS}/gc-switch/configmaps/dep`)).status).toBe(200);
+    const switched = await fx.request(`${NS}/gc-switch/configmaps/owner?propagationPolicy=Foreground`, { method: 'DELETE' });
+    expect(switched.body.metadata.finalizers).toEqual(['example.com/hold', 'foregroundDeletion']);
+    expect(switched.body.metadata.deletionTimestamp).toBe(marked.body.metadata.deletionTimestamp);
+    await fx.cluster.settled();
+    expect((await fx.request(`${NS}/gc-switch/configmaps/dep`)).status).toBe(404);
+    expect((await fx.request(`${NS}/gc-switch/configmaps/owner`)).body.metadata.finalizers).toEqual(['example.com/hold']);
+  });
+
   it('leaves alone a dependent whose owner is of a kind the server does not serve', async () => {
     await createNamespace('gc-foreign');
     const foreign = { ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: '7d8b2b44-0000-4000-8000-000000000000' }] };
