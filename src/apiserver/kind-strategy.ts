@@ -1,6 +1,5 @@
 import type { StatusCause } from './api-error.js';
 import type { ResourceType } from './resource-type.js';
-import type { StoredObject } from './storage.js';
 
 /** A Kubernetes object as JSON, freshly copied and owned by the caller. */
 export type JsonObject = Record<string, unknown>;
@@ -25,8 +24,6 @@ export interface KindStrategy {
    * nothing is held. The release runs once the write settled, whether it succeeded or not.
    */
   reserve?(object: JsonObject): (() => void) | undefined;
-  /** Runs before a delete that is not a dry run (a Namespace removes its contents). */
-  beforeDelete?(object: StoredObject): Promise<void>;
   /** Changes `object`, which finalizers keep, when it is marked for deletion (a Namespace's phase). */
   markForDeletion?(object: JsonObject): void;
   /**

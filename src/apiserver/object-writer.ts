@@ -257,7 +257,6 @@ export class ObjectWriter {
     }
     const finalizers = finalizersForPropagation(finalizersOf(current.metadata), options.propagationPolicy);
     const blocked = finalizers.length > 0 || type.strategy.heldByKindFinalizers?.(current as JsonObject) === true;
-    if (!options.dryRun) await type.strategy.beforeDelete?.(current);
     if (blocked) {
       // Deleting again only changes the garbage-collection finalizer a new propagationPolicy asks for.
       const deleting = current.metadata['deletionTimestamp'] !== undefined;
