@@ -1,6 +1,5 @@
 import type { StatusCause } from './api-error.js';
 import type { ResourceType } from './resource-type.js';
-import type { StoredObject } from './storage.js';
 
 /** A Kubernetes object as JSON, freshly copied and owned by the caller. */
 export type JsonObject = Record<string, unknown>;
@@ -28,17 +27,27 @@ export interface KindStrategy {
    * nothing is held. The release runs once the write settled, whether it succeeded or not.
    */
   reserve?(object: JsonObject): (() => void) | undefined;
-  /** Runs before a delete that is not a dry run (a Namespace removes its contents). */
-  beforeDelete?(object: StoredObject): Promise<void>;
   /** Changes `object`, which finalizers keep, when it is marked for deletion (a Namespace's phase). */
   markForDeletion?(object: JsonObject): void;
+  /**
+   * Whether the kind's own finalizers (a Namespace's spec.finalizers) keep `object` when a delete
+   * or the removal of its last metadata finalizer would remove it: it is marked for deletion
+   * instead, and removed by the write that leaves it with no finalizer of either kind.
+   */
+  heldByKindFinalizers?(object: JsonObject): boolean;
 }
 
 /**
- * Admission of creates, run after validation and before the write: the place for rules about
- * where an object may be created, like the NamespaceLifecycle admission plugin.
+ * Admission of creates (run after validation and before the write) and of deletes (run first):
+ * the place for rules about where an object may be created and what may not be deleted, like
+ * the NamespaceLifecycle admission plugin.
  */
 export interface CreateAdmission {
-  /** Throws an `ApiError` (403, 404) when an object of `type` may not be created in `namespace`. */
-  admitCreate(type: ResourceType, namespace: string): Promise<void>;
+  /**
+   * Throws an `ApiError` (403, 404) when an object of `type` may not be created in `namespace`.
+   * `name` is the object's name, or its generateName while the name is still to be generated.
+   */
+  admitCreate(type: ResourceType, namespace: string, name: string): Promise<void>;
+  /** Throws an `ApiError` (403) when the object `name` of `type` may not be deleted. */
+  admitDelete?(type: ResourceType, namespace: string, name: string): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { alreadyExists, ApiError, badRequest, conflict, expired, invalid, notFound, type ErrorSubject, type StatusCause } from './api-error.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
+import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { dropUnknownFields, type FieldValidation } from './field-validation.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import type { CreateAdmission, JsonObject } from './kind-strategy.js';
@@ -27,6 +28,8 @@ export interface WriteOptions {
 export interface DeleteOptions extends WriteOptions {
   /** DeleteOptions.preconditions: the delete fails with 409 unless they hold. */
   preconditions?: Preconditions;
+  /** DeleteOptions.propagationPolicy (or orphanDependents); undefined: the kind's default (Background). */
+  propagationPolicy?: PropagationPolicy;
 }
 
 /** The result of a DELETE. */
@@ -97,6 +100,11 @@ export function resourceVersionFailure(error: unknown): unknown {
   return error;
 }
 
+function finalizersOf(metadata: JsonObject): string[] {
+  const finalizers = metadata['finalizers'];
+  return Array.isArray(finalizers) ? finalizers.filter((finalizer): finalizer is string => typeof finalizer === 'string') : [];
+}
+
 function withoutVersion(object: JsonObject): JsonObject {
   const metadata = isObject(object['metadata']) ? { ...object['metadata'] } : {};
   delete metadata['resourceVersion'];
@@ -136,6 +144,8 @@ export class ObjectWriter {
     const object = this.#checkBody(type, body, options);
     const metadata = { ...(object['metadata'] as JsonObject) };
     this.#checkNamespace(type, namespace, metadata);
+    // Admission names the object as the client did: by its generateName while it has no name.
+    const admittedName = String(metadata['name'] || metadata['generateName'] || '');
     if (typeof metadata['name'] !== 'string' || metadata['name'] === '') {
       const prefix = metadata['generateName'];
       if (typeof prefix === 'string' && prefix !== '') metadata['name'] = generateName(prefix);
@@ -152,7 +162,7 @@ export class ObjectWriter {
     this.#validate(type, object, undefined);
     // Held from validation on: what defaulting took (a cluster IP) stays taken until the write settled.
     return this.#reserved(type, object, async () => {
-      await this.#admission?.admitCreate(type, namespace);
+      await this.#admission?.admitCreate(type, namespace, admittedName);
       if (options.dryRun) {
         if ((await this.#storage.get({ resource: type.id, namespace, name })) !== undefined) throw alreadyExists(subjectOf(type, name));
         return object as StoredObject;
@@ -227,8 +237,10 @@ export class ObjectWriter {
   /** DELETE of one object; finalizers turn it into marking the object for deletion. */
   async delete(type: ResourceType, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
     const ref = { resource: type.id, namespace: type.namespaced ? namespace : '', name };
+    await this.#admission?.admitDelete?.(type, namespace, name);
     const current = await this.get(type, namespace, name);
-    const subject = subjectOf(type, name);
+    // The precondition checks (rest.BeforeDelete) name the Kind, not the resource.
+    const subject = { group: type.group, resource: type.kind, name };
     const wanted = options.preconditions;
     if (wanted?.uid !== undefined && wanted.uid !== current.metadata.uid) {
       throw conflict(subject, `Precondition failed: UID in precondition: ${wanted.uid}, UID in object meta: ${String(current.metadata.uid)}`);
@@ -236,16 +248,23 @@ export class ObjectWriter {
     if (wanted?.resourceVersion !== undefined && wanted.resourceVersion !== current.metadata.resourceVersion) {
       throw conflict(subject, `Precondition failed: ResourceVersion in precondition: ${wanted.resourceVersion}, ResourceVersion in object meta: ${String(current.metadata.resourceVersion)}`);
     }
-    const finalizers = current.metadata['finalizers'];
-    const blocked = Array.isArray(finalizers) && finalizers.length > 0;
-    if (!options.dryRun) await type.strategy.beforeDelete?.(current);
+    const finalizers = finalizersForPropagation(finalizersOf(current.metadata), options.propagationPolicy);
+    const blocked = finalizers.length > 0 || type.strategy.heldByKindFinalizers?.(current as JsonObject) === true;
     if (blocked) {
-      if (current.metadata['deletionTimestamp'] !== undefined || options.dryRun) return { object: current, removed: false };
+      // Deleting again only changes the garbage-collection finalizer a new propagationPolicy asks for.
+      const deleting = current.metadata['deletionTimestamp'] !== undefined;
+      if (deleting && deepEqual(finalizers, finalizersOf(current.metadata))) return { object: current, removed: false };
       const marked = structuredClone(current) as JsonObject;
       const metadata = marked['metadata'] as JsonObject;
-      metadata['deletionTimestamp'] = rfc3339(this.#now());
-      metadata['deletionGracePeriodSeconds'] = 0;
-      type.strategy.markForDeletion?.(marked);
+      if (finalizers.length > 0) metadata['finalizers'] = finalizers;
+      else delete metadata['finalizers'];
+      if (!deleting) {
+        metadata['deletionTimestamp'] = rfc3339(this.#now());
+        metadata['deletionGracePeriodSeconds'] = 0;
+        type.strategy.markForDeletion?.(marked);
+      }
+      // A dry run answers the object as the delete would mark it, without storing it.
+      if (options.dryRun) return { object: marked as StoredObject, removed: false };
       const stored = await this.#storage.update(type.id, marked as StoredObject, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
         throw storeFailure(error, type, name);
       });
@@ -259,7 +278,7 @@ export class ObjectWriter {
   }
 
   /** Deletes every listed object (already filtered by the caller); answers what was deleted. */
-  async deleteCollection(type: ResourceType, objects: readonly StoredObject[], options: WriteOptions): Promise<StoredObject[]> {
+  async deleteCollection(type: ResourceType, objects: readonly StoredObject[], options: DeleteOptions): Promise<StoredObject[]> {
     const results: StoredObject[] = [];
     for (const object of objects) {
       try {
@@ -288,7 +307,7 @@ export class ObjectWriter {
     const stored = await this.#reserved(type, next, () => this.#storage.update(type.id, next as StoredObject, preconditions)).catch((error: unknown) => {
       throw storeFailure(error, type, name);
     });
-    if (deleting && nextFinalizers.length === 0) {
+    if (deleting && nextFinalizers.length === 0 && type.strategy.heldByKindFinalizers?.(stored as JsonObject) !== true) {
       return this.#storage.delete({ resource: type.id, namespace: stored.metadata.namespace ?? '', name }, { resourceVersion: stored.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
         throw storeFailure(error, type, name);
       });

@@ -10,7 +10,8 @@ import { fieldValidationOf } from './field-validation.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
 import { listVersionOptions, validateWatchOptions } from './list-options.js';
 import type { ListPager } from './list-pager.js';
-import { resourceVersionFailure, type ObjectWriter, type WriteOptions } from './object-writer.js';
+import { isPropagationPolicy } from './deletion-propagation.js';
+import { resourceVersionFailure, type DeleteOptions, type ObjectWriter, type WriteOptions } from './object-writer.js';
 import type { ResourceRequest } from './request-info.js';
 import type { ResourceType } from './resource-type.js';
 import type { Preconditions, Storage, StoredObject } from './storage.js';
@@ -160,7 +161,10 @@ export class ResourceHandler {
         const selected = selectors(query, type);
         const scope = type.namespaced && namespace !== '' ? { namespace } : {};
         const listed = await this.#init.storage.list(type.id, scope);
-        const deleted = await writer.deleteCollection(type, listed.items.filter(matcher(selected)), { dryRun: options.dryRun });
+        const deleted = await writer.deleteCollection(type, listed.items.filter(matcher(selected)), {
+          dryRun: options.dryRun,
+          ...(options.propagationPolicy !== undefined ? { propagationPolicy: options.propagationPolicy } : {}),
+        });
         // The list's resourceVersion is the storage's after the deletes.
         const { resourceVersion } = await this.#init.storage.list(type.id, scope);
         const list = { kind: type.listKind, apiVersion: type.apiVersion, metadata: { resourceVersion }, items: deleted };
@@ -177,7 +181,7 @@ export class ResourceHandler {
     return mediaType;
   }
 
-  #deleteOptions(request: FastifyRequest, query: URLSearchParams): { dryRun: boolean; preconditions?: Preconditions } {
+  #deleteOptions(request: FastifyRequest, query: URLSearchParams): DeleteOptions {
     const body: unknown = request.body;
     if (body !== undefined && body !== null) {
       // DeleteOptions are never binary: body decoders leave DELETE bodies as bytes.
@@ -190,12 +194,17 @@ export class ResourceHandler {
       throw badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
     }
     const dryRun = dryRunOf(query, body);
+    // The deprecated orphanDependents stands for Orphan (true) or Background (false).
+    const orphan = query.get('orphanDependents') ?? (isObject(body) ? body['orphanDependents'] : undefined);
+    const orphanPolicy = orphan === true || orphan === 'true' ? 'Orphan' : orphan === false || orphan === 'false' ? 'Background' : undefined;
+    const propagationPolicy = isPropagationPolicy(policy) ? policy : orphanPolicy;
+    const propagation = propagationPolicy !== undefined ? { propagationPolicy } : {};
     const given = isObject(body) && isObject(body['preconditions']) ? body['preconditions'] : undefined;
-    if (given === undefined) return { dryRun };
+    if (given === undefined) return { dryRun, ...propagation };
     const preconditions: Preconditions = {};
     if (typeof given['uid'] === 'string') preconditions.uid = given['uid'];
     if (typeof given['resourceVersion'] === 'string') preconditions.resourceVersion = given['resourceVersion'];
-    return { dryRun, preconditions };
+    return { dryRun, preconditions, ...propagation };
   }
 
   async #delete(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<FastifyReply> {

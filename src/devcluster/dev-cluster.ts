@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { buildApiServer } from '../apiserver/api-server.js';
 import type { ServerVersion } from '../apiserver/discovery.js';
+import type { ObjectWriter } from '../apiserver/object-writer.js';
 import type { RequestAuthenticator } from '../apiserver/request-authentication.js';
 import { resourceIdOf, ResourceRegistry } from '../apiserver/resource-type.js';
 import { createAuthenticator } from '../apiserver/security/authenticator.js';
@@ -12,8 +13,11 @@ import { coreKindDefinitions } from './core-kinds.js';
 import { withDefaults, type DevClusterOptions } from './dev-cluster-options.js';
 import { serviceStrategy } from './service-rules.js';
 import { buildKubeConfig, kubeConfigYaml, type KubeConfigDocument } from './kube-config.js';
-import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { GarbageCollector } from './garbage-collector.js';
+import { NamespaceController } from './namespace-controller.js';
+import { NAMESPACE_STRATEGY, NamespaceLifecycle } from './namespace-lifecycle.js';
 import { PROTOBUF_BODY_DECODER } from './protobuf-object-decoder.js';
+import { StoreControllers } from './store-controllers.js';
 import { ApiStorage } from './storage/api-storage.js';
 import { openStore } from './storage/open-store.js';
 import type { Store } from './storage/types.js';
@@ -32,7 +36,13 @@ export interface DevCluster {
   readonly kubeConfig: KubeConfigDocument;
   /** {@link DevCluster.kubeConfig} as YAML text. */
   kubeConfigYaml(): string;
-  /** Stops listening, ends every watch, closes the store. Idempotent. */
+  /**
+   * Resolves once the devcluster's controllers (namespace controller, garbage collector) have
+   * nothing left to do for the changes made so far: after it, a deleted namespace or the
+   * dependents of a deleted owner are gone unless finalizers hold them.
+   */
+  settled(): Promise<void>;
+  /** Stops listening, ends every watch, stops the controllers, closes the store. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -48,20 +58,28 @@ function formatHost(host: string): string {
 
 /**
  * The core kinds with their running state over `store`: the Service cluster-IP pool (its index
- * follows the store's own events) and the namespace lifecycle, which is also the admission.
+ * follows the store's own events) and the namespace lifecycle admission.
  */
-function coreKinds(store: Store, storage: ApiStorage, logger: Logger): { registry: ResourceRegistry; admission: NamespaceLifecycle } {
-  const lifecycle: NamespaceLifecycle = new NamespaceLifecycle({
-    storage,
-    // Read on the first write, once the registry below exists.
-    resources: () => ({ namespaces: registry.byKind('Namespace'), namespaced: registry.types.filter((type) => type.namespaced) }),
-    logger,
-  });
+function coreKinds(store: Store, storage: ApiStorage): { registry: ResourceRegistry; admission: NamespaceLifecycle } {
+  // Read on the first write, once the registry below exists.
+  const lifecycle = new NamespaceLifecycle({ storage, namespaces: () => registry.byKind('Namespace') });
   const services = coreKindDefinitions().find((definition) => definition.kind === 'Service');
   if (services === undefined) throw new Error('the core kinds have no Service');
   const clusterIps = new ClusterIpIndex(store, resourceIdOf(services));
-  const registry: ResourceRegistry = new ResourceRegistry(coreKindDefinitions({ Namespace: lifecycle.strategy, Service: serviceStrategy(clusterIps) }));
+  const registry: ResourceRegistry = new ResourceRegistry(coreKindDefinitions({ Namespace: NAMESPACE_STRATEGY, Service: serviceStrategy(clusterIps) }));
   return { registry, admission: lifecycle };
+}
+
+/** The devcluster's stand-ins for kube-controller-manager: the namespace controller and the garbage collector. */
+function controllers(store: Store, registry: ResourceRegistry, writer: ObjectWriter, logger: Logger): StoreControllers {
+  const namespaces = registry.byKind('Namespace');
+  const namespaced = registry.types.filter((type) => type.namespaced);
+  return new StoreControllers({
+    store,
+    resources: registry.types.map((type) => type.id),
+    controllers: [new NamespaceController({ store, writer, namespaces, namespaced, now: Date.now }), new GarbageCollector({ writer, types: registry.types })],
+    logger,
+  });
 }
 
 /**
@@ -81,7 +99,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
       ? createAuthenticator({ tokens: resolved.tokens, ...(resolved.tokenReviewUrl !== undefined ? { tokenReviewUrl: resolved.tokenReviewUrl } : {}), logger })
       : undefined;
     const storage = new ApiStorage(store);
-    const { registry, admission } = coreKinds(store, storage, logger);
+    const { registry, admission } = coreKinds(store, storage);
     let address = `${formatHost(resolved.host)}:${resolved.port}`;
     const { app, writer, endWatches } = buildApiServer({
       registry,
@@ -101,12 +119,14 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     const port = (app.server.address() as AddressInfo).port;
     address = `${formatHost(resolved.host)}:${port}`;
     const url = `${tls !== undefined ? 'https' : 'http'}://${address}`;
+    const running = controllers(store, registry, writer, logger);
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= (async () => {
         endWatches();
         try {
           await app.close();
+          await running.stop();
         } finally {
           await store.close();
         }
@@ -115,6 +135,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
       return closing;
     };
     try {
+      running.start();
       await ensureBootstrapObjects(writer, registry, { host: resolved.host, port });
     } catch (error: unknown) {
       await close();
@@ -132,6 +153,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
       url,
       kubeConfig,
       kubeConfigYaml: () => kubeConfigYaml(kubeConfig),
+      settled: () => running.idle(),
       close,
     };
   } catch (error: unknown) {

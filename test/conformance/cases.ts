@@ -240,6 +240,12 @@ export const CASES: readonly ConformanceCase[] = [
     ],
   },
   {
+    name: 'delete: protected namespaces cannot be deleted',
+    category: 'deletion',
+    namespace: false,
+    steps: ['default', 'kube-system', 'kube-public'].map((name): Step => ({ method: 'DELETE', path: `/api/v1/namespaces/${name}`, keepMessage: true })),
+  },
+  {
     name: 'delete: background propagation collects dependents',
     category: 'deletion',
     steps: [

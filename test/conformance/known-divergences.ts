@@ -13,18 +13,10 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'write: fieldValidation=Strict refuses a duplicate field': 'to converge (issue 8 §5): devcluster accepts duplicate JSON keys (last wins) under Strict',
   'write: fieldValidation=Ignore drops unknown fields': 'to converge (issue 8 §5): devcluster stores unknown nested fields instead of pruning them',
   'write: an invalid fieldValidation value is refused': 'to converge (issue 8 §5): devcluster answers 400 BadRequest; the real server 422 Invalid with a FieldValueNotSupported cause',
-  // deletion
-  'delete: a uid precondition that does not match is a Conflict': 'to converge (issue 8 §5): the Conflict Status names details.kind "configmaps" (the resource); the real server names the kind "ConfigMap"',
-  'delete: a namespace goes Terminating and then away': 'to converge (issue 8 §5): devcluster deletes a namespace at once (no spec.finalizers kubernetes, no Terminating phase)',
-  'delete: creating in a terminating namespace is Forbidden': 'to converge (issue 8 §5): devcluster has no Terminating namespaces, so the create meets a missing namespace (404) instead of 403 NamespaceTerminating',
-  'delete: background propagation collects dependents': 'to converge (issue 8 §5): devcluster has no garbage collector; dependents stay',
-  'delete: orphan propagation keeps dependents without the owner reference': 'to converge (issue 8 §5): no orphan finalizer and no garbage collector removing ownerReferences',
-  'delete: foreground propagation deletes dependents first': 'to converge (issue 8 §5): no foregroundDeletion finalizer and no garbage collector',
   // metadata
   'metadata: managedFields record the field manager': 'to converge (issue 8 §5): devcluster records no managedFields',
   'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
   'metadata: empty labels and annotations are normalised': 'to converge (issue 8 §5): devcluster keeps empty labels/annotations/data maps; the real server drops them',
-  'metadata: Namespace defaulting': 'to converge (issue 8 §5): no kubernetes.io/metadata.name label and no spec.finalizers ["kubernetes"]',
   // Endpoints and Service validation
   // server-side apply
   'apply: creates an object': 'to converge (issue 8 §5): devcluster has no server-side apply (415 for application/apply-patch+yaml)',

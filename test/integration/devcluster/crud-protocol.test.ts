@@ -248,23 +248,6 @@ describe('delete', () => {
     expect(deleted.body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['c1', 'c2']);
     expect((await fx.request(`${EP}/c3`)).status).toBe(200);
   });
-
-  it('deleting a namespace removes what is in it, and creates into it fail meanwhile', async () => {
-    await fx.request('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'doomed' } } });
-    await fx.request('/api/v1/namespaces/doomed/endpoints', { method: 'POST', body: endpoints('inside', ['10.0.0.1'], { finalizers: ['example.com/hold'] }) });
-    await fx.request('/api/v1/namespaces/doomed/configmaps', { method: 'POST', body: { metadata: { name: 'cm' } } });
-    const deleted = await fx.request('/api/v1/namespaces/doomed', { method: 'DELETE' });
-    expect(deleted.status).toBe(200);
-    expect((await fx.request('/api/v1/namespaces/doomed')).status).toBe(404);
-    expect((await fx.request('/api/v1/namespaces/doomed/endpoints/inside')).status).toBe(404);
-    expect((await fx.request('/api/v1/namespaces/doomed/configmaps/cm')).status).toBe(404);
-    await fx.request('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'held', finalizers: ['example.com/ns'] } } });
-    const marked = await fx.request('/api/v1/namespaces/held', { method: 'DELETE' });
-    expect(marked.body.status.phase).toBe('Terminating');
-    const refused = await fx.request('/api/v1/namespaces/held/configmaps', { method: 'POST', body: { metadata: { name: 'late' } } });
-    expect(refused.status).toBe(403);
-    expect(refused.body.reason).toBe('Forbidden');
-  });
 });
 
 describe('protocol errors', () => {
