@@ -74,6 +74,9 @@ export interface ToHostControllerOptions<V extends KubeObject> {
 /** The outcome when the host already has our copy but the host cache has not caught up. */
 const CACHE_LAG: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host cache has not seen the host object yet' });
 
+/** The host cache has not seen this process's last write to the host object; its watch event re-queues the key. */
+const HOST_CACHE_BEHIND: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host cache has not seen our last write yet' });
+
 /** Initial syncs of at least this many keys report their progress. */
 const LARGE_INITIAL_SYNC = 1000;
 /** How often a large initial sync reports progress, in ms. */
@@ -234,6 +237,7 @@ export class ToHostController<V extends KubeObject> {
     let current = virtual;
     let virtualUpdated = false;
     const last = this.#lastSync.get(key);
+    if (this.#hostCacheBehind(last, virtual, host)) return HOST_CACHE_BEHIND;
     if (
       last !== undefined &&
       last.virtualResourceVersion === virtual.metadata?.resourceVersion &&
@@ -274,13 +278,24 @@ export class ToHostController<V extends KubeObject> {
   }
 
   /**
+   * The host cache still shows the copy this process replaced in its last write, and the virtual
+   * object has not moved: the difference is our own write in flight, not a host change, so it must
+   * neither flow back to the virtual object nor be written over with a stale resourceVersion.
+   */
+  #hostCacheBehind(last: LastSync | undefined, virtual: V, host: V): boolean {
+    if (last === undefined || last.virtualResourceVersion !== virtual.metadata?.resourceVersion) return false;
+    const version = host.metadata?.resourceVersion;
+    return version !== last.hostResourceVersion && version === last.previousHostResourceVersion;
+  }
+
+  /**
    * Only the host object moved since this process last converged the key, to a version it did not
    * write itself: someone else changed it.
    */
   #changedByOthers(last: LastSync | undefined, virtual: V, host: V): boolean {
     if (last === undefined || last.virtualResourceVersion !== virtual.metadata?.resourceVersion) return false;
-    const version = host.metadata?.resourceVersion;
-    return version !== last.hostResourceVersion && version !== last.previousHostResourceVersion;
+    // A host cache one write behind never gets here (see #hostCacheBehind).
+    return host.metadata?.resourceVersion !== last.hostResourceVersion;
   }
 
   #forget(key: string): void {

@@ -70,4 +70,55 @@ describe('ToHostController.reconcile', () => {
     };
     await expect(controller(client).reconcile('default/web')).rejects.toMatchObject({ name: 'TerminalError', code: 'HostObjectNotManaged' });
   });
+
+  it('does not take a host cache one write behind for a host change (no stale labels flow back)', async () => {
+    // The caches are filled by hand; the writer plays the API server and assigns resourceVersions.
+    const virtualCache = new Map<string, Endpoints>();
+    const hostCache = new Map<string, Endpoints>();
+    const cache = (byKey: Map<string, Endpoints>): Informer<Endpoints> => ({ get: (key: string) => byKey.get(key), list: () => [...byKey.values()] }) as unknown as Informer<Endpoints>;
+    let version = 10;
+    const written = (body: Endpoints): Endpoints => ({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } });
+    const hostWrites: Endpoints[] = [];
+    const virtualWrites: Endpoints[] = [];
+    const hostClient: ObjectWriter = {
+      get: () => Promise.reject(new Error('unexpected get')),
+      create: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); hostWrites.push(stored); return Promise.resolve(stored as T); },
+      update: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); hostWrites.push(stored); return Promise.resolve(stored as T); },
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    const virtualClient: ObjectWriter = {
+      ...hostClient,
+      create: () => Promise.reject(new Error('unexpected virtual create')),
+      update: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); virtualWrites.push(stored); return Promise.resolve(stored as T); },
+    };
+    const sync = new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: cache(virtualCache),
+      hostInformer: cache(hostCache),
+      virtualClient,
+      hostClient,
+      queue: new RateLimitingWorkQueue(),
+      state: { enabled: true, translator, patcher: passThrough },
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
+    });
+    const hostKey = (object: Endpoints): string => `${object.metadata?.namespace}/${object.metadata?.name}`;
+
+    virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, labels: { app: 'two' } } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'created' });
+    const first = hostWrites[0] as Endpoints;
+    hostCache.set(hostKey(first), first);
+
+    // The tenant changes the label; the host is updated to it.
+    virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, resourceVersion: '2', labels: { app: 'two-v2' } } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'updated' });
+    expect(hostWrites[1]?.metadata?.labels?.['app']).toBe('two-v2');
+
+    // Reconciled again before the host cache has seen that write: it still shows the first copy.
+    const outcome = await sync.reconcile('default/web');
+    expect(virtualWrites).toEqual([]);
+    expect(hostWrites).toHaveLength(2);
+    expect(outcome).toMatchObject({ kind: 'requeue' });
+  });
 });
+
