@@ -201,6 +201,7 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
   if (parts[0] === 'openapi') {
     return get(() => {
       if (path === '/openapi/v3') return sendJson(reply, init.openApi.index());
+      if (path === '/openapi/v2') return sendJson(reply, init.openApi.documentV2());
       const document = parts[1] === 'v3' ? init.openApi.document(parts.slice(2).join('/')) : undefined;
       if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
       const hashed = request.url.includes('hash=');

@@ -15,7 +15,6 @@ const WIDGETS: KindDefinition = {
   plural: 'widgets',
   namespaced: false,
   returnDeletedObject: true,
-  fields: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
   selectableFields: ['spec.size'],
   columns: [NAME_COLUMN, tableColumn('Size', 'How big the widget is', (object) => String((object['spec'] as { size?: string } | undefined)?.size ?? ''))],
   strategy: {

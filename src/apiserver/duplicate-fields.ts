@@ -1,0 +1,99 @@
+/**
+ * Duplicate JSON object keys, which `JSON.parse` silently resolves (the last one wins) but the
+ * real server reports: `duplicate field "metadata.name"` under `fieldValidation` Strict and Warn.
+ * The body parser remembers the text of each parsed object body; the write path asks for the
+ * duplicates of the body it got, only when it reports them.
+ */
+
+/** The JSON text each parsed request body came from, until the body is garbage. */
+const sources = new WeakMap<object, string>();
+
+/** Remembers that `value` was parsed from `text` (a no-op for scalars). */
+export function rememberJsonSource(value: unknown, text: string): void {
+  if (typeof value === 'object' && value !== null) sources.set(value, text);
+}
+
+/**
+ * One open container while scanning: where it sits in its parent, and the keys seen so far
+ * (objects) or the current index (arrays). Paths are only built for a duplicate.
+ */
+interface Frame {
+  readonly parent: Frame | undefined;
+  /** The parent's key or index when this container opened; undefined for the root. */
+  readonly at: string | number | undefined;
+  /** Undefined for an array. */
+  readonly keys: Set<string> | undefined;
+  key: string;
+  index: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+
+/** The end (exclusive) of the JSON string starting at `start` (its opening quote). */
+function stringEnd(text: string, start: number): number {
+  let quote = text.indexOf('"', start + 1);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return text.length;
+}
+
+function pathOf(frame: Frame | undefined, child: string | number): string {
+  const steps: (string | number)[] = [child];
+  for (let at = frame; at?.parent !== undefined; at = at.parent) steps.push(at.at as string | number);
+  let path = '';
+  for (const step of steps.reverse()) path = typeof step === 'number' ? `${path}[${step}]` : path === '' ? step : `${path}.${step}`;
+  return path;
+}
+
+/**
+ * The paths of the duplicate keys of the body `value` was parsed from, in document order, e.g.
+ * `metadata.name` or `spec.ports[0].name`; empty when there are none or the body was not JSON.
+ * One pass over the text, which `JSON.parse` has already accepted: only brackets, commas and
+ * strings matter (numbers, literals, colons and whitespace are stepped over).
+ */
+export function duplicateFields(value: unknown): string[] {
+  const text = typeof value === 'object' && value !== null ? sources.get(value) : undefined;
+  if (text === undefined) return [];
+  const duplicates: string[] = [];
+  const stack: Frame[] = [];
+  let expectKey = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      const end = stringEnd(text, index);
+      const frame = stack[stack.length - 1];
+      if (expectKey && frame?.keys !== undefined) {
+        const raw = text.slice(index + 1, end - 1);
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+        frame.key = key;
+        if (frame.keys.has(key)) duplicates.push(pathOf(frame, key));
+        else frame.keys.add(key);
+        expectKey = false;
+      }
+      index = end - 1;
+    } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
+      const parent = stack[stack.length - 1];
+      const at = parent === undefined ? undefined : parent.keys !== undefined ? parent.key : parent.index;
+      stack.push({ parent, at, keys: code === OPEN_OBJECT ? new Set() : undefined, key: '', index: 0 });
+      expectKey = code === OPEN_OBJECT;
+    } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+      stack.pop();
+      expectKey = false;
+    } else if (code === COMMA) {
+      const frame = stack[stack.length - 1];
+      if (frame !== undefined) frame.index += 1;
+      expectKey = frame?.keys !== undefined;
+    }
+  }
+  return duplicates;
+}
