@@ -1,8 +1,8 @@
 /**
  * Duplicate JSON object keys, which `JSON.parse` silently resolves (the last one wins) but the
- * real server reports: `duplicate field "metadata.name"` under `fieldValidation` Strict and Warn.
- * The body parser remembers the text of each parsed object body; the write path asks for the
- * duplicates of the body it got, only when it reports them.
+ * real server reports (`duplicate field "metadata.name"` under `fieldValidation` Strict and Warn),
+ * interleaved with the unknown fields in document order. The body parser remembers the text of
+ * each parsed body; the write path asks about the body it got, only when it reports fields.
  */
 
 /** The JSON text each parsed request body came from, until the body is garbage. */
@@ -55,16 +55,26 @@ function pathOf(frame: Frame | undefined, child: string | number): string {
   return path;
 }
 
+/** A field a write reports under `fieldValidation` Warn or Strict. */
+export interface ReportedField {
+  /** e.g. `metadata.name` or `spec.ports[0].bogus`. */
+  readonly path: string;
+  readonly problem: 'unknown' | 'duplicate';
+}
+
 /**
- * The paths of the duplicate keys of the body `value` was parsed from, in document order, e.g.
- * `metadata.name` or `spec.ports[0].name`; empty when there are none or the body was not JSON.
- * One pass over the text, which `JSON.parse` has already accepted: only brackets, commas and
- * strings matter (numbers, literals, colons and whitespace are stepped over).
+ * The duplicate keys of the body `value` was parsed from, and the `unknown` fields (paths the
+ * schema does not know, found by pruning), in the order of the document, as the real server
+ * reports them; without a remembered text (YAML, protobuf, a patched object) just the unknown
+ * fields. One pass over the text, which `JSON.parse` has already accepted: only brackets, commas
+ * and strings matter (numbers, literals, colons and whitespace are stepped over); paths are only
+ * built for duplicates, or for every key when there are unknown fields to place.
  */
-export function duplicateFields(value: unknown): string[] {
+export function reportedFields(value: unknown, unknown: readonly string[]): ReportedField[] {
   const text = typeof value === 'object' && value !== null ? sources.get(value) : undefined;
-  if (text === undefined) return [];
-  const duplicates: string[] = [];
+  if (text === undefined) return unknown.map((path) => ({ path, problem: 'unknown' }));
+  const unplaced = new Set(unknown);
+  const reported: ReportedField[] = [];
   const stack: Frame[] = [];
   let expectKey = false;
   for (let index = 0; index < text.length; index += 1) {
@@ -76,8 +86,10 @@ export function duplicateFields(value: unknown): string[] {
         const raw = text.slice(index + 1, end - 1);
         const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
         frame.key = key;
-        if (frame.keys.has(key)) duplicates.push(pathOf(frame, key));
+        const path = unplaced.size > 0 || frame.keys.has(key) ? pathOf(frame, key) : '';
+        if (frame.keys.has(key)) reported.push({ path, problem: 'duplicate' });
         else frame.keys.add(key);
+        if (unplaced.delete(path)) reported.push({ path, problem: 'unknown' });
         expectKey = false;
       }
       index = end - 1;
@@ -95,5 +107,6 @@ export function duplicateFields(value: unknown): string[] {
       expectKey = frame?.keys !== undefined;
     }
   }
-  return duplicates;
+  for (const path of unplaced) reported.push({ path, problem: 'unknown' });
+  return reported;
 }

@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from './api-error.js';
-import { duplicateFields } from './duplicate-fields.js';
+import { reportedFields } from './duplicate-fields.js';
 import { genericKindSchema } from './openapi.js';
 import type { ResourceType } from './resource-type.js';
 import { pruneObject } from './schema-pruning.js';
@@ -33,7 +33,7 @@ export function fieldValidationOf(query: URLSearchParams, options: WriteOptionsK
  * empty optional lists and maps go (see {@link pruneObject}). `body` is the request body the
  * object was copied from, whose duplicate JSON keys are reported too. `Strict` refuses an object
  * with unknown or duplicate fields with the server's 400 message instead; `Warn` reports each
- * through `warn` (the handler turns them into `Warning` headers), unknown fields first.
+ * through `warn` (the handler turns them into `Warning` headers); both in document order.
  */
 export function pruneUnknownFields(
   type: ResourceType,
@@ -44,10 +44,7 @@ export function pruneUnknownFields(
 ): void {
   const { unknown } = pruneObject(type.schema ?? genericKindSchema(type), object);
   if (mode === 'Ignore') return;
-  const messages = [
-    ...unknown.map((field) => `unknown field ${JSON.stringify(field)}`),
-    ...duplicateFields(body).map((field) => `duplicate field ${JSON.stringify(field)}`),
-  ];
+  const messages = reportedFields(body, unknown).map(({ path, problem }) => `${problem} field ${JSON.stringify(path)}`);
   if (messages.length === 0) return;
   if (mode === 'Strict') {
     throw badRequest(`${type.kind} in version ${JSON.stringify(type.version)} cannot be handled as a ${type.kind}: strict decoding error: ${messages.join(', ')}`);

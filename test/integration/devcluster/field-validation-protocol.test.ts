@@ -117,6 +117,12 @@ describe('duplicate JSON fields', () => {
     );
   });
 
+  it('Warn lists them among the unknown fields in document order, as the real server does', async () => {
+    const mixed = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup-m","zz":1,"name":"dup-n"},"data":{"a":"1","a":"2"}}';
+    const warned = await send(`${CM}?fieldValidation=Warn`, mixed);
+    expect(warned.headers.get('warning')).toBe('299 - "unknown field \\"metadata.zz\\"", 299 - "duplicate field \\"metadata.name\\"", 299 - "duplicate field \\"data.a\\""');
+  });
+
   it('Warn keeps the last value and warns per field; Ignore keeps the last value silently', async () => {
     const warned = await send(`${CM}?fieldValidation=Warn`, body);
     expect(warned.status).toBe(201);
