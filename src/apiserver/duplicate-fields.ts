@@ -4,6 +4,7 @@
  * interleaved with the unknown fields in document order. The body parser remembers the text of
  * each parsed body; the write path asks about the body it got, only when it reports fields.
  */
+import { endOfJsonString } from './body-limits.js';
 
 /** The JSON text each parsed request body came from, until the body is garbage. */
 const sources = new WeakMap<object, string>();
@@ -28,24 +29,11 @@ interface Frame {
 }
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
-
-/** The end (exclusive) of the JSON string starting at `start` (its opening quote). */
-function stringEnd(text: string, start: number): number {
-  let quote = text.indexOf('"', start + 1);
-  while (quote !== -1) {
-    let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
-    if (backslashes % 2 === 0) return quote + 1;
-    quote = text.indexOf('"', quote + 1);
-  }
-  return text.length;
-}
 
 function pathOf(frame: Frame | undefined, child: string | number): string {
   const steps: (string | number)[] = [child];
@@ -80,7 +68,7 @@ export function reportedFields(value: unknown, unknown: readonly string[]): Repo
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (code === QUOTE) {
-      const end = stringEnd(text, index);
+      const end = endOfJsonString(text, index) + 1;
       const frame = stack[stack.length - 1];
       if (expectKey && frame?.keys !== undefined) {
         const raw = text.slice(index + 1, end - 1);
