@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from './api-error.js';
+import { badRequest, invalidOptions } from './api-error.js';
 import { reportedFields } from './duplicate-fields.js';
 import { genericKindSchema } from './openapi.js';
 import type { ResourceType } from './resource-type.js';
@@ -23,8 +23,7 @@ export function fieldValidationOf(query: URLSearchParams, options: WriteOptionsK
   if (value === null || value === '') return 'Warn';
   if ((MODES as readonly string[]).includes(value)) return value as FieldValidation;
   const message = `Unsupported value: ${JSON.stringify(value)}: supported values: "", "${[...MODES].sort().join('", "')}"`;
-  const causes = [{ reason: 'FieldValueNotSupported', message, field: 'fieldValidation' }];
-  throw new ApiError('Invalid', `${options}.meta.k8s.io "" is invalid: fieldValidation: ${message}`, { group: 'meta.k8s.io', kind: options, causes });
+  throw invalidOptions(options, [{ reason: 'FieldValueNotSupported', message, field: 'fieldValidation' }]);
 }
 
 /**
