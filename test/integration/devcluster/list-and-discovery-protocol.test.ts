@@ -208,5 +208,7 @@ describe('discovery', () => {
     const create = v2.body.paths['/api/v1/namespaces/{namespace}/configmaps'].post;
     expect(create.parameters).toContainEqual({ name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/io.k8s.api.core.v1.ConfigMap' } });
     expect(create.responses['201'].schema).toEqual({ $ref: '#/definitions/io.k8s.api.core.v1.ConfigMap' });
+    const protobufOnly = await fx.request('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+    expect(protobufOnly.status).toBe(406);
   });
 });
