@@ -124,11 +124,23 @@ export function badRequest(message: string): ApiError {
   return new ApiError('BadRequest', message);
 }
 
+/** Causes as an Invalid message lists them: `field: message`, in brackets when there are several. */
+function causeList(causes: readonly StatusCause[]): string {
+  const summary = causes.map((cause) => (cause.field !== undefined ? `${cause.field}: ${cause.message}` : cause.message));
+  return summary.length === 1 ? (summary[0] ?? '') : `[${summary.join(', ')}]`;
+}
+
 /** 422 Invalid: `Endpoints "web" is invalid: <cause>; <cause>` with one cause per field. */
 export function invalid(kind: string, group: string, name: string, causes: readonly StatusCause[]): ApiError {
-  const summary = causes.map((cause) => (cause.field !== undefined ? `${cause.field}: ${cause.message}` : cause.message));
-  const list = summary.length === 1 ? (summary[0] ?? '') : `[${summary.join(', ')}]`;
-  return new ApiError('Invalid', `${kind} "${name}" is invalid: ${list}`, { name, group, kind, causes: [...causes] });
+  return new ApiError('Invalid', `${kind} "${name}" is invalid: ${causeList(causes)}`, { name, group, kind, causes: [...causes] });
+}
+
+/**
+ * 422 Invalid about a request's options (`CreateOptions`, `UpdateOptions`, …) rather than its
+ * object: `CreateOptions.meta.k8s.io "" is invalid: <cause>`, details naming the options kind.
+ */
+export function invalidOptions(kind: string, causes: readonly StatusCause[]): ApiError {
+  return new ApiError('Invalid', `${kind}.meta.k8s.io "" is invalid: ${causeList(causes)}`, { group: 'meta.k8s.io', kind, causes: [...causes] });
 }
 
 /** 415: the request body's media type is not one this verb accepts. */

@@ -81,7 +81,7 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
 /** The index of the quote that closes the JSON string opened at `open` (text.length when none does). */
-function endOfJsonString(text: string, open: number): number {
+export function endOfJsonString(text: string, open: number): number {
   for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
     let backslashes = 0;
     while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;

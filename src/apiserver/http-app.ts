@@ -201,6 +201,12 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
   if (parts[0] === 'openapi') {
     return get(() => {
       if (path === '/openapi/v3') return sendJson(reply, init.openApi.index());
+      if (path === '/openapi/v2') {
+        // JSON only: a client that accepts nothing but the protobuf encoding gets a 406 (client-go
+        // then falls back as from a server without v2), not JSON it would fail to decode.
+        negotiate(request.headers.accept, ['json']);
+        return sendJson(reply, init.openApi.documentV2());
+      }
       const document = parts[1] === 'v3' ? init.openApi.document(parts.slice(2).join('/')) : undefined;
       if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
       const hashed = request.url.includes('hash=');

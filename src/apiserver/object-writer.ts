@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { alreadyExists, ApiError, badRequest, conflict, expired, invalid, notFound, type ErrorSubject, type StatusCause } from './api-error.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
-import { dropUnknownFields, type FieldValidation } from './field-validation.js';
+import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import type { CreateAdmission, JsonObject } from './kind-strategy.js';
 import { validateObjectMeta } from './metadata-validation.js';
@@ -18,9 +18,9 @@ function isObject(value: unknown): value is JsonObject {
 export interface WriteOptions {
   /** `dryRun=All`: validate and answer the result without storing anything. */
   dryRun: boolean;
-  /** How fields the kind's schema does not know are handled. Default `Warn` (dropped). */
+  /** How fields the kind's schema does not know, and duplicate JSON fields, are handled. Default `Warn` (dropped). */
   fieldValidation?: FieldValidation;
-  /** Receives one message per dropped unknown field under `Warn`. Default: discarded. */
+  /** Receives one message per dropped unknown or duplicate field under `Warn`. Default: discarded. */
   warn?: (message: string) => void;
 }
 
@@ -384,7 +384,7 @@ export class ObjectWriter {
     const metadata = object['metadata'];
     if (metadata !== undefined && metadata !== null && !isObject(metadata)) throw badRequest('metadata must be an object');
     object['metadata'] = isObject(metadata) ? metadata : {};
-    dropUnknownFields(type, object, options.fieldValidation ?? 'Warn', options.warn ?? (() => undefined));
+    pruneUnknownFields(type, object, body, options.fieldValidation ?? 'Warn', options.warn ?? (() => undefined));
     return object;
   }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry, ResourceType } from './resource-type.js';
+import type { KindSchema } from './schema-pruning.js';
 
 /** An OpenAPI v3 schema object (or any part of an OpenAPI document), as plain JSON. */
 export type SchemaObject = Record<string, unknown>;
@@ -13,19 +14,10 @@ const stringMap: Schema = { type: 'object', additionalProperties: { type: 'strin
 const freeObject: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 const objectList = (extensions: Schema = {}): Schema => ({ type: 'array', items: freeObject, ...extensions });
 
-/** Schema building blocks for kind definitions' `fields`, the same the core's documents use. */
-export const SCHEMA = Object.freeze({
-  string,
-  /** int32 */
-  integer,
-  /** A map of strings (labels, ConfigMap data). */
-  stringMap,
-  /** An object whose fields are kept as sent. */
-  freeObject,
-  /** A list of free objects, with extensions such as `x-kubernetes-list-type`. */
-  objectList,
-});
-
+/**
+ * The schemas a document needs besides the kinds' own, for kinds defined without a schema: a
+ * kind's {@link KindSchema} components replace them with the real server's.
+ */
 const COMMON_SCHEMAS: Record<string, Schema> = {
   [`${META}.ObjectMeta`]: {
     description: 'ObjectMeta is metadata that all persisted resources must have.',
@@ -105,8 +97,8 @@ function operation(type: ResourceType, action: string, id: string, extra: Schema
 function paths(type: ResourceType): Record<string, Schema> {
   const prefix = type.group === '' ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
   const scope = type.namespaced ? `/namespaces/{namespace}` : '';
-  const object = ref(`${packageOf(type)}.${type.kind}`);
-  const list = ref(`${packageOf(type)}.${type.listKind}`);
+  const object = ref(schemaNameOf(type));
+  const list = ref(`${schemaNameOf(type)}List`);
   const status = ref(`${META}.Status`);
   const ok = (schema: Schema): Schema => ({ '200': { description: 'OK', content: content(schema) } });
   const created = (schema: Schema): Schema => ({ ...ok(schema), '201': { description: 'Created', content: content(schema) }, '202': { description: 'Accepted', content: content(schema) } });
@@ -116,9 +108,9 @@ function paths(type: ResourceType): Record<string, Schema> {
   ];
   const collectionParams = type.namespaced ? [pathParams[1]] : [];
   // The server accepts strategic merge patches, but the document does not advertise them: kubectl
-  // would then compute apply patches from these (deliberately loose) schemas and warn about every
-  // field they leave out. Without the advertisement it uses its compiled-in types, whose merge keys
-  // are the ones the kinds' merge strategies implement.
+  // would then compute apply patches from the schemas' merge keys (and, for a kind defined without
+  // a schema, warn about every field it leaves out). Without the advertisement it uses its
+  // compiled-in types, whose merge keys are the ones the kinds' merge strategies implement.
   const patchBody = {
     required: true,
     content: content(ref(`${META}.Patch`), ['application/json-patch+json', 'application/merge-patch+json']),
@@ -151,16 +143,49 @@ function paths(type: ResourceType): Record<string, Schema> {
   return result;
 }
 
+/** The component name of a kind's schema, e.g. `io.k8s.api.core.v1.ConfigMap`. */
+function schemaNameOf(type: ResourceType): string {
+  return type.schema?.name ?? `${packageOf(type)}.${type.kind}`;
+}
+
+/** What every document references besides the kinds: errors, deletes, patches, watches. */
+const COMMON_ROOTS = [`${META}.Status`, `${META}.DeleteOptions`, `${META}.Patch`, `${META}.WatchEvent`];
+const REF_PREFIX = '#/components/schemas/';
+
+function referencesOf(value: unknown, into: string[]): void {
+  if (Array.isArray(value)) {
+    for (const item of value) referencesOf(item, into);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string' && item.startsWith(REF_PREFIX)) into.push(item.slice(REF_PREFIX.length));
+      else referencesOf(item, into);
+    }
+  }
+}
+
+/** The schemas of `components` reachable from `roots` through `$ref`s (roots not in `components` are skipped). */
+export function reachableSchemas(components: Readonly<Record<string, Schema>>, roots: readonly string[]): Record<string, Schema> {
+  const kept: Record<string, Schema> = {};
+  const queue = [...roots];
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    const schema = components[name];
+    if (schema === undefined || name in kept) continue;
+    kept[name] = schema;
+    referencesOf(schema, queue);
+  }
+  return kept;
+}
+
+/** A kind's schema and its list's, with everything they reference. */
 function schemas(type: ResourceType, serverName: string): Record<string, Schema> {
-  const name = `${packageOf(type)}.${type.kind}`;
+  if (type.schema !== undefined) {
+    const { name, components } = type.schema;
+    return reachableSchemas(components, [name, `${name}List`, ...COMMON_ROOTS]);
+  }
+  const name = schemaNameOf(type);
   return {
-    [name]: {
-      description: `${type.kind} as served by the ${serverName}.`,
-      type: 'object',
-      properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ObjectMeta`), ...type.fields },
-      'x-kubernetes-group-version-kind': [gvk(type)],
-    },
-    [`${packageOf(type)}.${type.listKind}`]: {
+    [name]: { description: `${type.kind} as served by the ${serverName}.`, ...genericSchema(type) },
+    [`${name}List`]: {
       type: 'object',
       required: ['items'],
       properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ListMeta`), items: { type: 'array', items: ref(name) } },
@@ -169,17 +194,81 @@ function schemas(type: ResourceType, serverName: string): Record<string, Schema>
   };
 }
 
-/**
- * The fields the served schema of `type` knows: top-level ones and those of `metadata`. The same
- * tables the OpenAPI documents are built from, so what kubectl is told and what the server
- * accepts cannot drift apart.
- */
-export function knownFields(type: ResourceType): { topLevel: ReadonlySet<string>; metadata: ReadonlySet<string> } {
-  const objectMeta = COMMON_SCHEMAS[`${META}.ObjectMeta`]?.['properties'] as Record<string, unknown>;
+/** The schema of a kind defined without one: apiVersion, kind, ObjectMeta, the rest kept as sent. */
+function genericSchema(type: ResourceType): Schema {
   return {
-    topLevel: new Set(['apiVersion', 'kind', 'metadata', ...Object.keys(type.fields)]),
-    metadata: new Set(Object.keys(objectMeta)),
+    type: 'object',
+    properties: { apiVersion: string, kind: string, metadata: ref(`${META}.ObjectMeta`) },
+    'x-kubernetes-preserve-unknown-fields': true,
+    'x-kubernetes-group-version-kind': [gvk(type)],
   };
+}
+
+const genericKindSchemas = new WeakMap<ResourceType, KindSchema>();
+
+/** The {@link KindSchema} writes of a kind defined without one are pruned to (one per type). */
+export function genericKindSchema(type: ResourceType): KindSchema {
+  let schema = genericKindSchemas.get(type);
+  if (schema === undefined) {
+    const name = schemaNameOf(type);
+    schema = { name, components: { ...COMMON_SCHEMAS, [name]: genericSchema(type) } };
+    genericKindSchemas.set(type, schema);
+  }
+  return schema;
+}
+
+/**
+ * An OpenAPI v3 schema as Swagger 2.0 writes it (what the real server's two documents differ in):
+ * `$ref`s into `#/definitions/`, the `allOf` wrapper v3 puts around a described `$ref`
+ * unwrapped, `oneOf` (int-or-string, quantities) as the string type v2 declares, no `default`.
+ */
+function schemaV2(schema: unknown): Schema {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return {};
+  const result: Schema = {};
+  for (const [key, value] of Object.entries(schema as Schema)) {
+    if (key === '$ref' && typeof value === 'string') result[key] = value.replace(REF_PREFIX, '#/definitions/');
+    else if (key === 'allOf' && Array.isArray(value) && value.length === 1) Object.assign(result, schemaV2(value[0]));
+    else if (key === 'oneOf') result['type'] = 'string';
+    else if (key === 'properties') result[key] = Object.fromEntries(Object.entries(value as Schema).map(([name, property]) => [name, schemaV2(property)]));
+    else if (key === 'items' || key === 'additionalProperties') result[key] = typeof value === 'object' ? schemaV2(value) : value;
+    else if (key !== 'default') result[key] = value;
+  }
+  return result;
+}
+
+/** An OpenAPI v3 operation as a Swagger 2.0 one: parameters typed inline, the body a parameter, one schema per response. */
+function operationV2(operation: Schema): Schema {
+  const { parameters, requestBody, responses, ...rest } = operation as { parameters?: Schema[]; requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> }; responses?: Record<string, { description: string; content?: Record<string, { schema: Schema }> }> };
+  const result: Schema = { ...rest };
+  const converted = (parameters ?? []).map(parameterV2);
+  if (requestBody !== undefined) {
+    result['consumes'] = Object.keys(requestBody.content);
+    converted.push({ name: 'body', in: 'body', required: requestBody.required ?? false, schema: schemaV2(Object.values(requestBody.content)[0]?.schema) });
+  }
+  if (converted.length > 0) result['parameters'] = converted;
+  if (responses !== undefined) {
+    const produced = Object.values(responses).flatMap((response) => Object.keys(response.content ?? {}));
+    if (produced.length > 0) result['produces'] = [...new Set(produced)];
+    result['responses'] = Object.fromEntries(
+      Object.entries(responses).map(([code, response]) => {
+        const schema = Object.values(response.content ?? {})[0]?.schema;
+        return [code, { description: response.description, ...(schema !== undefined ? { schema: schemaV2(schema) } : {}) }];
+      }),
+    );
+  }
+  return result;
+}
+
+function parameterV2(parameter: Schema): Schema {
+  const { schema, ...rest } = parameter as { schema?: Schema };
+  return { ...rest, ...(schema !== undefined ? schemaV2(schema) : {}) };
+}
+
+/** A v3 path item as a v2 one. */
+function pathItemV2(item: Schema): Schema {
+  return Object.fromEntries(
+    Object.entries(item).map(([key, value]) => [key, key === 'parameters' ? (value as Schema[]).map(parameterV2) : operationV2(value as Schema)]),
+  );
 }
 
 /** The OpenAPI v3 path of a group-version, e.g. `api/v1` or `apis/coordination.k8s.io/v1`. */
@@ -225,6 +314,21 @@ export class OpenApiDocuments {
       paths: Object.assign({}, ...types.map(paths)) as Record<string, unknown>,
       components: { schemas: Object.assign({ ...COMMON_SCHEMAS }, ...types.map((type) => schemas(type, serverName))) as Record<string, unknown> },
     };
+  }
+
+  /**
+   * `GET /openapi/v2`: the Swagger 2.0 document of every served group-version (kubectl explain
+   * and clients that predate OpenAPI v3 read it), converted from the v3 documents.
+   */
+  documentV2(): Record<string, unknown> {
+    const paths: Record<string, unknown> = {};
+    const definitions: Record<string, unknown> = {};
+    for (const { group, version } of this.#init.registry.servedGroupVersions()) {
+      const document = this.document(openApiPath(group, version)) as { paths: Record<string, Schema>; components: { schemas: Record<string, Schema> } };
+      for (const [path, item] of Object.entries(document.paths)) paths[path] = pathItemV2(item);
+      for (const [name, schema] of Object.entries(document.components.schemas)) definitions[name] = schemaV2(schema);
+    }
+    return { swagger: '2.0', info: { title: 'Kubernetes', version: this.#init.gitVersion }, paths, definitions };
   }
 
   /** A stable hash of a group-version's document, used in `serverRelativeURL` like the real server. */

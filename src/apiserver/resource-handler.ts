@@ -6,7 +6,7 @@ import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
 import { UndecodableBody } from './body-decoder.js';
 import { negotiate, type Representation } from './content-negotiation.js';
 import { parseFieldSelector, type FieldSelector } from './field-selector.js';
-import { fieldValidationOf } from './field-validation.js';
+import { fieldValidationOf, type WriteOptionsKind } from './field-validation.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
 import { listVersionOptions, validateWatchOptions } from './list-options.js';
 import type { ListPager } from './list-pager.js';
@@ -67,11 +67,11 @@ function integerParam(query: URLSearchParams, name: string): number | undefined 
  * The options of a create, update or patch from its query: `dryRun`, and `fieldValidation`
  * whose `Warn` messages become `Warning: 299 - "<message>"` response headers, as kubectl expects.
  */
-function writeOptions(query: URLSearchParams, reply: FastifyReply): WriteOptions {
+function writeOptions(query: URLSearchParams, reply: FastifyReply, kind: WriteOptionsKind): WriteOptions {
   const warnings: string[] = [];
   return {
     dryRun: dryRunOf(query, undefined),
-    fieldValidation: fieldValidationOf(query),
+    fieldValidation: fieldValidationOf(query, kind),
     warn: (message) => {
       warnings.push(`299 - ${JSON.stringify(message)}`);
       reply.header('warning', warnings);
@@ -138,19 +138,19 @@ export class ResourceHandler {
       case 'create': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, this.#init.objectMediaTypes);
-        const created = await writer.create(type, namespace, request.body, writeOptions(query, reply));
+        const created = await writer.create(type, namespace, request.body, writeOptions(query, reply, 'CreateOptions'));
         return this.#sendOne(reply, 201, type, created, representation, query);
       }
       case 'update': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, this.#init.objectMediaTypes);
-        const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply), ...(subresource !== undefined ? { subresource } : {}) });
+        const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply, 'UpdateOptions'), ...(subresource !== undefined ? { subresource } : {}) });
         return this.#sendOne(reply, result.created ? 201 : 200, type, result.object, representation, query);
       }
       case 'patch': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         const mediaType = this.#requireMediaType(request, PATCH_MEDIA_TYPES) as PatchMediaType;
-        const patched = await writer.patch(type, namespace, name, mediaType, request.body, { ...writeOptions(query, reply), ...(subresource !== undefined ? { subresource } : {}) });
+        const patched = await writer.patch(type, namespace, name, mediaType, request.body, { ...writeOptions(query, reply, 'PatchOptions'), ...(subresource !== undefined ? { subresource } : {}) });
         return this.#sendOne(reply, 200, type, patched, representation, query);
       }
       case 'delete':

@@ -2,7 +2,7 @@ import type { KindSelectableFields } from './field-selector.js';
 import type { GenerationPolicy } from './generation.js';
 import type { KindStrategy } from './kind-strategy.js';
 import type { NameRule } from './metadata-validation.js';
-import type { SchemaObject } from './openapi.js';
+import type { KindSchema } from './schema-pruning.js';
 import type { ResourceId } from './storage.js';
 import type { PatchStrategyTable } from './strategic-merge-patch.js';
 import { DEFAULT_COLUMNS, type TableColumn } from './table-view.js';
@@ -44,10 +44,12 @@ export interface KindDefinition {
   /** The columns of the Table view (`kubectl get`). Default NAME and AGE. */
   readonly columns?: readonly TableColumn[];
   /**
-   * The OpenAPI schemas of the kind's top-level fields besides apiVersion, kind and metadata.
-   * Fields not listed are unknown: dropped, warned about or refused per `fieldValidation`. Default: none.
+   * The kind's OpenAPI v3 schema (the devcluster's come from the real server): what the OpenAPI
+   * documents describe and what writes are pruned to. Fields it does not know, at any depth, are
+   * dropped, warned about or refused per `fieldValidation`. Default: apiVersion, kind and the
+   * core's ObjectMeta, every other field kept as sent.
    */
-  readonly fields?: Readonly<Record<string, SchemaObject>>;
+  readonly schema?: KindSchema;
   /** Field-selector fields besides metadata.name and metadata.namespace. Default: none. */
   readonly selectableFields?: readonly string[];
   /** Selectable fields that read another path, e.g. `source` → `source.component`. Default: none. */
@@ -84,7 +86,8 @@ export interface ResourceType extends KindSelectableFields {
   readonly returnDeletedObject: boolean;
   readonly nameRule: NameRule;
   readonly columns: readonly TableColumn[];
-  readonly fields: Readonly<Record<string, SchemaObject>>;
+  /** Undefined for a kind defined without one (see {@link KindDefinition.schema}). */
+  readonly schema: KindSchema | undefined;
   readonly mergeStrategies: PatchStrategyTable;
   readonly strategy: KindStrategy;
   readonly generation: GenerationPolicy;
@@ -115,7 +118,7 @@ export function resourceType(definition: KindDefinition): ResourceType {
     returnDeletedObject: definition.returnDeletedObject ?? false,
     nameRule: definition.nameRule ?? 'dns1123-subdomain',
     columns: definition.columns ?? DEFAULT_COLUMNS,
-    fields: definition.fields ?? {},
+    schema: definition.schema,
     selectableFields: definition.selectableFields ?? [],
     selectableFieldPaths: definition.selectableFieldPaths ?? {},
     mergeStrategies: definition.mergeStrategies ?? {},

@@ -1,5 +1,6 @@
 import { Composer } from 'yaml';
 import { ApiError, badRequest } from './api-error.js';
+import { rememberJsonSource } from './duplicate-fields.js';
 import { jsonNestingViolation, MAX_YAML_ALIASES, positionOf, readYamlSyntax, resolvedNestingViolation, type BodyLimitViolation } from './body-limits.js';
 
 /** The Status error for a body limit the request exceeded. */
@@ -9,15 +10,18 @@ export function bodyLimitError(violation: BodyLimitViolation): ApiError {
 
 /**
  * The value of a JSON request body (the object and patch media types), or undefined for an empty
- * body. The nesting limit is checked on the text before `JSON.parse`. Pure; throws an
- * {@link ApiError} 400 for a body over the limits or not valid JSON.
+ * body. The nesting limit is checked on the text before `JSON.parse`; the text is remembered for
+ * the duplicate-field check of writes (`duplicate-fields.ts`). Throws an {@link ApiError} 400 for
+ * a body over the limits or not valid JSON.
  */
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   const violation = jsonNestingViolation(text);
   if (violation !== undefined) throw bodyLimitError(violation);
   try {
-    return JSON.parse(text) as unknown;
+    const value = JSON.parse(text) as unknown;
+    rememberJsonSource(value, text);
+    return value;
   } catch (error: unknown) {
     throw badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }

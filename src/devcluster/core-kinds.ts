@@ -1,14 +1,15 @@
 import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
+import type { KindSchema } from '../apiserver/schema-pruning.js';
 import { CONFIG_MAP_STRATEGY, SECRET_STRATEGY } from './config-data-rules.js';
 import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY } from './endpoints-rules.js';
 import { POD_STRATEGY } from './kind-rules.js';
-import { CORE_KIND_FIELDS } from './kind-schemas.js';
 import { mergeStrategiesOf } from './patch-strategies.js';
+import { realKindSchema } from './real-schemas.js';
 import { TABLE_COLUMNS } from './table-columns.js';
 
 /** A core kind's definition before its schema, columns and merge keys are attached. */
-type CoreKindSpec = Omit<KindDefinition, 'columns' | 'fields' | 'mergeStrategies'>;
+type CoreKindSpec = Omit<KindDefinition, 'columns' | 'schema' | 'mergeStrategies'>;
 
 /** Extra field-selector fields of Events, as the real server offers them. */
 const EVENT_SELECTABLE_FIELDS = [
@@ -86,6 +87,13 @@ const SPECS: readonly CoreKindSpec[] = [
   { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', strategy: ENDPOINT_SLICE_STRATEGY, generation: 'spec-and-labels' },
 ];
 
+/** The real server's schema of a kind; every served kind has one in the fixture (a test checks it). */
+function kindSchemaOf(spec: CoreKindSpec): KindSchema {
+  const schema = realKindSchema(spec);
+  if (schema === undefined) throw new TypeError(`the OpenAPI fixture has no schema for ${spec.kind}; regenerate it with npm run openapi-fixture`);
+  return schema;
+}
+
 /**
  * The strategies that hold state of a running devcluster (the namespace lifecycle, the Service
  * cluster-IP pool), by kind; they replace the stateless ones of the definitions.
@@ -103,7 +111,7 @@ export function coreKindDefinitions(stateful: StatefulStrategies = {}): KindDefi
     return {
       ...spec,
       ...(TABLE_COLUMNS[spec.kind] !== undefined ? { columns: TABLE_COLUMNS[spec.kind] } : {}),
-      fields: CORE_KIND_FIELDS[spec.kind] ?? {},
+      schema: kindSchemaOf(spec),
       mergeStrategies: mergeStrategiesOf(spec.kind),
       ...(strategy !== undefined ? { strategy } : {}),
     };

@@ -184,6 +184,13 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'write: fieldValidation=Strict refuses a duplicate field', category: 'writes', steps: [{ method: 'POST', path: `${CM}?fieldValidation=Strict`, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f","name":"g"}}' }] },
   { name: 'write: fieldValidation=Ignore drops unknown fields', category: 'writes', steps: [{ method: 'POST', path: `${SVC}?fieldValidation=Ignore`, body: svc('f', { ports: [{ port: 80, bogus: 1 }] }), pick: (s: { spec: { ports: unknown } }) => s.spec.ports }] },
   { name: 'write: an invalid fieldValidation value is refused', category: 'writes', steps: [{ method: 'POST', path: `${CM}?fieldValidation=Loud`, body: cm('f') }] },
+  {
+    name: 'write: fieldValidation=Strict names unknown and duplicate fields in document order',
+    category: 'writes',
+    steps: [{ method: 'POST', path: `${CM}?fieldValidation=Strict`, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f","zz":1,"name":"g"},"data":{"a":"1","a":"2"},"top":{"x":1}}', keepMessage: true }],
+  },
+  { name: 'write: fieldValidation=Warn drops unknown fields at every depth', category: 'writes', steps: [{ method: 'POST', path: SVC, body: svc('f', { ports: [{ port: 80, bogus: 1 }], zzz: { a: 1 } }, { colour: 'red' }), pick: (s: { metadata: { colour?: unknown }; spec: Record<string, unknown> }) => ({ colour: s.metadata.colour, zzz: s.spec['zzz'], ports: s.spec['ports'] }) }] },
+  { name: 'write: an invalid fieldValidation value on a patch is refused', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('p'), setup: true }, { method: 'PATCH', path: `${CM}/p?fieldValidation=Loud`, contentType: MERGE, body: { data: { a: '2' } }, keepMessage: true }] },
   { name: 'write: an immutable ConfigMap refuses data changes', category: 'writes', steps: [{ method: 'POST', path: CM, body: { ...cm('i'), immutable: true }, setup: true }, { method: 'PATCH', path: `${CM}/i`, contentType: MERGE, body: { data: { a: '2' } } }] },
   { name: 'write: a Service clusterIP cannot change', category: 'writes', steps: [{ method: 'POST', path: SVC, body: svc('s'), setup: true }, { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { clusterIP: '10.0.0.200' } } }] },
   { name: 'write: a body naming another namespace is refused', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c', { namespace: 'default' }) }] },
@@ -313,6 +320,7 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'metadata: managedFields record the field manager', strict: true, category: 'metadata', steps: [{ method: 'POST', path: `${CM}?fieldManager=conf-test`, body: cm('m'), pick: (c: { metadata: { managedFields?: unknown } }) => c.metadata.managedFields }] },
   { name: 'metadata: managedFields default manager of a JSON create', strict: true, category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('m'), pick: (c: { metadata: { managedFields?: { manager: string }[] } }) => c.metadata.managedFields?.map((f) => f.manager) }] },
   { name: 'metadata: empty labels and annotations are normalised', category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('e', { labels: {}, annotations: {} }, {}), pick: (c: Record<string, unknown>) => ({ ...c, metadata: { ...(c['metadata'] as object), managedFields: undefined } }) }] },
+  { name: 'metadata: empty finalizers, ownerReferences and binaryData are dropped', category: 'metadata', steps: [{ method: 'POST', path: CM, body: { ...cm('e', { finalizers: [], ownerReferences: [], labels: null }), binaryData: {}, immutable: false }, pick: (c: { metadata: Record<string, unknown> }) => ({ ...c, metadata: Object.keys(c.metadata).filter((key) => key !== 'managedFields').sort() }) }] },
   { name: 'metadata: Service defaulting', category: 'metadata', steps: [{ method: 'POST', path: SVC, body: svc('s'), pick: (s: { spec: unknown }) => s.spec }] },
   { name: 'metadata: Namespace defaulting', category: 'metadata', steps: [{ path: NS, pick: (n: { metadata: { labels?: unknown }; spec?: unknown; status?: unknown }) => ({ labels: n.metadata.labels, spec: n.spec, status: n.status }) }] },
   {
@@ -389,6 +397,13 @@ export const CASES: readonly ConformanceCase[] = [
     namespace: false,
     steps: [{ path: '/openapi/v2', pick: (o: { definitions: Record<string, { properties?: Record<string, unknown>; required?: unknown }> }) => { const d = o.definitions['io.k8s.api.core.v1.ConfigMap']; return { properties: Object.keys(d?.properties ?? {}).sort(), required: d?.required }; } }],
   },
+  {
+    name: 'openapi: v2 ServicePort definition',
+    category: 'discovery',
+    namespace: false,
+    steps: [{ path: '/openapi/v2', pick: (o: { definitions: Record<string, unknown> }) => o.definitions['io.k8s.api.core.v1.ServicePort'] }],
+  },
+  { name: 'openapi: v3 ConfigMap schema', category: 'discovery', namespace: false, steps: [{ path: '/openapi/v3/api/v1', pick: (o: { components: { schemas: Record<string, unknown> } }) => o.components.schemas['io.k8s.api.core.v1.ConfigMap'] }] },
   { name: 'openapi: v3 index names api/v1', category: 'discovery', namespace: false, steps: [{ path: '/openapi/v3', pick: (o: { paths: Record<string, unknown> }) => ['api/v1', 'apis/discovery.k8s.io/v1'].map((p) => p in o.paths) }] },
 
   // ---- errors

@@ -9,14 +9,9 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   // watches
   'watch: a malformed resourceVersion is refused': 'kept on purpose: devcluster answers 400 BadRequest; the real server answers 500 for an unparsable resourceVersion, which clients must not rely on',
   // writes
-  'write: fieldValidation=Strict refuses an unknown field in a list item': 'to converge (issue 8 §5): devcluster does not check fields below the top level of spec lists',
-  'write: fieldValidation=Strict refuses a duplicate field': 'to converge (issue 8 §5): devcluster accepts duplicate JSON keys (last wins) under Strict',
-  'write: fieldValidation=Ignore drops unknown fields': 'to converge (issue 8 §5): devcluster stores unknown nested fields instead of pruning them',
-  'write: an invalid fieldValidation value is refused': 'to converge (issue 8 §5): devcluster answers 400 BadRequest; the real server 422 Invalid with a FieldValueNotSupported cause',
   // metadata
   'metadata: managedFields record the field manager': 'to converge (issue 8 §5): devcluster records no managedFields',
   'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
-  'metadata: empty labels and annotations are normalised': 'to converge (issue 8 §5): devcluster keeps empty labels/annotations/data maps; the real server drops them',
   // Endpoints and Service validation
   // server-side apply
   'apply: creates an object': 'to converge (issue 8 §5): devcluster has no server-side apply (415 for application/apply-patch+yaml)',
@@ -29,7 +24,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'apply: a body with another name is refused': 'to converge (issue 8 §5): no server-side apply (415)',
   // discovery and OpenAPI
   'discovery: /version fields': 'to converge (issue 8 §5): the real /version also has emulationMajor/Minor and minCompatibilityMajor/Minor',
-  'openapi: v2 ConfigMap definition': 'to converge (issue 8 §5): devcluster serves no /openapi/v2 (kubectl explain and validation of older clients use it)',
   // errors
   'error: unknown resource is NotFound': 'to converge (issue 8 §5): devcluster adds details.causes [UnexpectedServerResponse]; the real Status has no details',
   'error: unknown group is NotFound': 'kept on purpose: the real server answers a text/plain "404 page not found" outside its API groups; devcluster always answers a Status (STYLE rule 7)',

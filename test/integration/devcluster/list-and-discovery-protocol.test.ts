@@ -190,4 +190,25 @@ describe('discovery', () => {
     expect(slices.body.components.schemas['io.k8s.api.discovery.v1.EndpointSlice']).toBeDefined();
     expect((await fx.request('/openapi/v3/apis/nope/v1')).status).toBe(404);
   });
+
+  it('serves the real server\'s schemas in /openapi/v3, and as Swagger 2.0 in /openapi/v2', async () => {
+    const v3 = await fx.request('/openapi/v3/api/v1');
+    const configMap = v3.body.components.schemas['io.k8s.api.core.v1.ConfigMap'];
+    expect(configMap.properties.data.description).toMatch(/^Data contains the configuration data\./);
+    expect(v3.body.components.schemas['io.k8s.api.core.v1.ServicePort'].required).toEqual(['port']);
+    const v2 = await fx.request('/openapi/v2');
+    expect(v2.status).toBe(200);
+    expect(v2.body.swagger).toBe('2.0');
+    const definitions = v2.body.definitions;
+    expect(Object.keys(definitions['io.k8s.api.core.v1.ConfigMap'].properties).sort()).toEqual(['apiVersion', 'binaryData', 'data', 'immutable', 'kind', 'metadata']);
+    expect(definitions['io.k8s.api.core.v1.ConfigMap'].properties.metadata).toEqual({ $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', description: expect.any(String) });
+    expect(definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString']).toMatchObject({ type: 'string', format: 'int-or-string' });
+    expect(definitions['io.k8s.api.discovery.v1.EndpointSlice']).toBeDefined();
+    expect(JSON.stringify(v2.body)).not.toContain('#/components/');
+    const create = v2.body.paths['/api/v1/namespaces/{namespace}/configmaps'].post;
+    expect(create.parameters).toContainEqual({ name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/io.k8s.api.core.v1.ConfigMap' } });
+    expect(create.responses['201'].schema).toEqual({ $ref: '#/definitions/io.k8s.api.core.v1.ConfigMap' });
+    const protobufOnly = await fx.request('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+    expect(protobufOnly.status).toBe(406);
+  });
 });

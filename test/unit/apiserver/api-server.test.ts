@@ -15,7 +15,6 @@ const WIDGETS: KindDefinition = {
   plural: 'widgets',
   namespaced: false,
   returnDeletedObject: true,
-  fields: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
   selectableFields: ['spec.size'],
   // Like a custom resource: the generation follows spec changes.
   generation: 'spec',

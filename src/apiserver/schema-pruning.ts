@@ -1,0 +1,146 @@
+import type { SchemaObject } from './openapi.js';
+
+/**
+ * A kind's OpenAPI v3 schema: the name of its component and the components its `$ref`s
+ * (`#/components/schemas/<name>`) resolve in. Several kinds may share one `components` object.
+ */
+export interface KindSchema {
+  readonly name: string;
+  readonly components: Readonly<Record<string, SchemaObject>>;
+}
+
+/** What one walk over a written object found (see {@link pruneObject}). */
+export interface PruneOutcome {
+  /** Paths of the fields the schema does not know, in document order, e.g. `spec.ports[0].bogus`. */
+  readonly unknown: string[];
+}
+
+/** A schema compiled for walking: `$ref` and single-`allOf` wrappers resolved, one shape per node. */
+type Node =
+  | { readonly shape: 'struct'; readonly properties: ReadonlyMap<string, Node>; readonly required: ReadonlySet<string> }
+  | { readonly shape: 'list'; items: Node }
+  | { readonly shape: 'map'; values: Node }
+  /** Kept as sent: scalars, int-or-string, `x-kubernetes-preserve-unknown-fields`, objects without properties. */
+  | { readonly shape: 'free' };
+
+const FREE: Node = { shape: 'free' };
+const REF_PREFIX = '#/components/schemas/';
+
+/** Compiled nodes by component name, per components object (the devcluster's kinds share one). */
+const compiledComponents = new WeakMap<object, Map<string, Node>>();
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The component a schema stands for when it is only a `$ref`, or an `allOf` of one `$ref` (how v3 adds a description). */
+function referenceOf(schema: SchemaObject): string | undefined {
+  const ref = schema['$ref'];
+  if (typeof ref === 'string') return ref.startsWith(REF_PREFIX) ? ref.slice(REF_PREFIX.length) : undefined;
+  const allOf = schema['allOf'];
+  if (Array.isArray(allOf) && allOf.length === 1 && isPlainObject(allOf[0])) return referenceOf(allOf[0]);
+  return undefined;
+}
+
+function compile(schema: SchemaObject, components: Readonly<Record<string, SchemaObject>>, named: Map<string, Node>): Node {
+  const name = referenceOf(schema);
+  if (name !== undefined) return compileNamed(name, components, named);
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true) return FREE;
+  if (schema['type'] === 'array') {
+    const node: { shape: 'list'; items: Node } = { shape: 'list', items: FREE };
+    if (isPlainObject(schema['items'])) node.items = compile(schema['items'], components, named);
+    return node;
+  }
+  const properties = schema['properties'];
+  if (isPlainObject(properties)) {
+    const compiled = new Map<string, Node>();
+    for (const [field, property] of Object.entries(properties)) compiled.set(field, isPlainObject(property) ? compile(property, components, named) : FREE);
+    const required = Array.isArray(schema['required']) ? schema['required'].filter((field): field is string => typeof field === 'string') : [];
+    return { shape: 'struct', properties: compiled, required: new Set(required) };
+  }
+  const additional = schema['additionalProperties'];
+  if (isPlainObject(additional)) return { shape: 'map', values: compile(additional, components, named) };
+  return FREE;
+}
+
+function compileNamed(name: string, components: Readonly<Record<string, SchemaObject>>, named: Map<string, Node>): Node {
+  const known = named.get(name);
+  if (known !== undefined) return known;
+  const schema = components[name];
+  if (schema === undefined) return FREE;
+  // A placeholder first, so that recursive schemas end; filled in below.
+  const placeholder = { shape: 'list', items: FREE } as { shape: string };
+  named.set(name, placeholder as Node);
+  const node = compile(schema, components, named);
+  Object.assign(placeholder, node);
+  return placeholder as Node;
+}
+
+/** The compiled root of `schema`, compiled once per components object and name. */
+function rootOf(schema: KindSchema): Node {
+  let named = compiledComponents.get(schema.components);
+  if (named === undefined) {
+    named = new Map();
+    compiledComponents.set(schema.components, named);
+  }
+  return compileNamed(schema.name, schema.components, named);
+}
+
+function isEmptyCollection(node: Node, value: unknown): boolean {
+  if (node.shape === 'list') return Array.isArray(value) && value.length === 0;
+  if (node.shape === 'map') return isPlainObject(value) && Object.keys(value).length === 0;
+  return false;
+}
+
+function walk(node: Node, value: unknown, path: string, unknown: string[]): void {
+  switch (node.shape) {
+    case 'struct': {
+      if (!isPlainObject(value)) return;
+      for (const field of Object.keys(value)) {
+        const property = node.properties.get(field);
+        const at = path === '' ? field : `${path}.${field}`;
+        if (property === undefined) {
+          unknown.push(at);
+          delete value[field];
+          continue;
+        }
+        const child = value[field];
+        const required = node.required.has(field);
+        // What the real server stores comes back through Go's encoding: a nil or empty optional
+        // list or map is omitted, a required one (no omitempty) is written as null.
+        if (child === null) {
+          if (!required) delete value[field];
+          continue;
+        }
+        walk(property, child, at, unknown);
+        if (isEmptyCollection(property, child)) {
+          if (required) value[field] = null;
+          else delete value[field];
+        }
+      }
+      return;
+    }
+    case 'list':
+      if (!Array.isArray(value) || node.items.shape === 'free') return;
+      for (let index = 0; index < value.length; index += 1) walk(node.items, value[index], `${path}[${index}]`, unknown);
+      return;
+    case 'map':
+      if (!isPlainObject(value) || node.values.shape === 'free') return;
+      for (const [key, item] of Object.entries(value)) walk(node.values, item, `${path}.${key}`, unknown);
+      return;
+    case 'free':
+      return;
+  }
+}
+
+/**
+ * Prunes `object` (changed in place) in one walk over its schema, as the real server's decoding
+ * and storage do: drops the fields the schema does not know, at every depth, and reporting their
+ * paths; drops null and empty optional lists and maps (`labels: {}`, `finalizers: []`) and turns
+ * empty required ones into null, as Go's encoding of the stored object does.
+ */
+export function pruneObject(schema: KindSchema, object: Record<string, unknown>): PruneOutcome {
+  const unknown: string[] = [];
+  walk(rootOf(schema), object, '', unknown);
+  return { unknown };
+}

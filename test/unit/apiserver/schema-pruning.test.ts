@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { SchemaObject } from '../../../src/apiserver/openapi.js';
+import { pruneObject, type KindSchema } from '../../../src/apiserver/schema-pruning.js';
+
+const ref = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
+const described = (name: string): SchemaObject => ({ allOf: [ref(name)], description: 'wrapped as OpenAPI v3 does', default: {} });
+
+const COMPONENTS: Record<string, SchemaObject> = {
+  Thing: {
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion: { type: 'string' },
+      metadata: described('Meta'),
+      spec: described('Spec'),
+      items: { type: 'array', items: { type: 'string' } },
+      free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      raw: { type: 'object' },
+    },
+  },
+  Meta: { type: 'object', properties: { name: { type: 'string' }, labels: { type: 'object', additionalProperties: { type: 'string' } } } },
+  Spec: {
+    type: 'object',
+    properties: {
+      ports: { type: 'array', items: described('Port') },
+      byName: { type: 'object', additionalProperties: described('Port') },
+      tree: ref('Tree'),
+      flag: { type: 'boolean' },
+    },
+  },
+  Port: { type: 'object', properties: { port: { type: 'integer' }, target: { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] } } },
+  // Recursive, as some real schemas are: compiling it must end.
+  Tree: { type: 'object', properties: { children: { type: 'array', items: ref('Tree') }, leaf: { type: 'string' } } },
+};
+const THING: KindSchema = { name: 'Thing', components: COMPONENTS };
+
+describe('pruneObject', () => {
+  it('drops unknown fields at every depth (structs, list items, map values, recursive types) and names them in document order', () => {
+    const object = {
+      bogus: 1,
+      metadata: { name: 'a', colour: 'red' },
+      spec: {
+        ports: [{ port: 80, target: 'http', extra: true }, { port: 81 }],
+        byName: { web: { port: 80, extra: 1 } },
+        tree: { children: [{ leaf: 'x', children: [{ deep: 1 }] }] },
+        zzz: {},
+      },
+      items: ['x'],
+    };
+    expect(pruneObject(THING, object).unknown).toEqual([
+      'bogus',
+      'metadata.colour',
+      'spec.ports[0].extra',
+      'spec.byName.web.extra',
+      'spec.tree.children[0].children[0].deep',
+      'spec.zzz',
+    ]);
+    expect(object).toEqual({
+      metadata: { name: 'a' },
+      spec: { ports: [{ port: 80, target: 'http' }, { port: 81 }], byName: { web: { port: 80 } }, tree: { children: [{ leaf: 'x', children: [{}] }] } },
+      items: ['x'],
+    });
+  });
+
+  it('keeps what the schema leaves open: preserve-unknown-fields, objects without properties, scalars', () => {
+    const object = { free: { anything: { goes: [1] } }, raw: { also: true }, spec: { ports: [{ port: 80, target: 8080 }] }, items: ['x'] };
+    expect(pruneObject(THING, structuredClone(object)).unknown).toEqual([]);
+  });
+
+  it('drops null and empty optional lists and maps, writes an empty required list as null, keeps false and empty objects', () => {
+    const object: Record<string, unknown> = { metadata: { name: 'a', labels: {} }, spec: { ports: [], byName: null, flag: false, tree: {} }, items: [] };
+    pruneObject(THING, object);
+    expect(object).toEqual({ metadata: { name: 'a' }, spec: { flag: false, tree: {} }, items: null });
+  });
+});
