@@ -63,12 +63,7 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'apply: a Service': 'to converge (issue 8 §5): no server-side apply (415)',
   'apply: a body with another name is refused': 'to converge (issue 8 §5): no server-side apply (415)',
   // discovery and OpenAPI
-  'discovery: /version fields': 'to converge (issue 8 §5): the real /version also has emulationMajor/Minor and minCompatibilityMajor/Minor',
   'openapi: v2 ConfigMap definition': 'to converge (issue 8 §5): devcluster serves no /openapi/v2 (kubectl explain and validation of older clients use it)',
   // errors
-  'error: unknown resource is NotFound': 'to converge (issue 8 §5): devcluster adds details.causes [UnexpectedServerResponse]; the real Status has no details',
   'error: unknown group is NotFound': 'kept on purpose: the real server answers a text/plain "404 page not found" outside its API groups; devcluster always answers a Status (STYLE rule 7)',
-  'error: PATCH on a collection is MethodNotAllowed': 'to converge (issue 8 §5): the real Status carries an empty details {}; devcluster none',
-  'error: a namespaced resource without a namespace name in a body': 'to converge (issue 8 §5): devcluster sends details.name ""; the real server omits it',
-  'error: Status shape of NotFound with message': 'to converge (issue 8 §5): devcluster sends details.group "" for core resources; the real server omits empty group',
 };
