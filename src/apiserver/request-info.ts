@@ -15,7 +15,6 @@ export interface ResourceRequest {
   readonly verb: RequestVerb;
 }
 
-
 function verbOf(method: string, named: boolean, watch: boolean, path: string): RequestVerb {
   switch (method) {
     case 'GET':
