@@ -24,6 +24,10 @@ const LAYERS = {
   management: { forbidden: ['cli', 'devcluster', 'manager', 'patches', 'syncer', 'translate'], why: 'management/ imports only apiserver/, kube/ (its store is the host cluster), config/ and observe/' },
   syncer: { forbidden: ['cli', 'apiserver', 'devcluster', 'management', 'manager'], why: 'syncer/ uses config/, translate/, patches/, kube/ and observe/ only' },
   manager: { forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'management', 'patches', 'syncer', 'translate'], why: 'manager/ uses kube/ and observe/ only' },
+  testbed: {
+    forbidden: ['cli', 'config', 'management', 'manager', 'patches', 'syncer', 'translate'],
+    why: 'testbed/ starts the real control plane (kube-assets) for tests and benchmarks: it uses apiserver/security, devcluster/kube-config and kube/ only',
+  },
   observe: {
     forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'kube', 'management', 'manager', 'patches', 'syncer', 'translate'],
     why: 'observe/ (logs, metrics, health) is used by every folder and imports none',
@@ -35,17 +39,23 @@ function climbsInto(folders) {
   return `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 }
 
+/** Test and benchmark machinery under src/ (so benchmarks reach it in dist/): no product folder imports it. */
+const TEST_ONLY = ['testbed'];
+
 /** One block per folder: static imports and re-exports, and dynamic import() of a literal path. */
-const layerBlocks = Object.entries(LAYERS).map(([folder, { forbidden, why }]) => ({
-  files: [`src/${folder}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': ['error', { patterns: [{ regex: climbsInto(forbidden), message: `${why} (README, Architecture: who may import whom).` }] }],
-    'no-restricted-syntax': [
-      'error',
-      { selector: `ImportExpression[source.value=/${climbsInto(forbidden).replaceAll('/', '\\/')}/]`, message: `${why} (README, Architecture: who may import whom).` },
-    ],
-  },
-}));
+const layerBlocks = Object.entries(LAYERS).map(([folder, { forbidden: own, why }]) => {
+  const forbidden = TEST_ONLY.includes(folder) ? own : [...own, ...TEST_ONLY];
+  return {
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: climbsInto(forbidden), message: `${why} (README, Architecture: who may import whom).` }] }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `ImportExpression[source.value=/${climbsInto(forbidden).replaceAll('/', '\\/')}/]`, message: `${why} (README, Architecture: who may import whom).` },
+      ],
+    },
+  };
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.vcsync/**', 'coverage/**'] },

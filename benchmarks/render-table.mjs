@@ -38,6 +38,7 @@ lines.push('');
 for (const { file, document } of documents) {
   const when = document.date ? document.date.slice(0, 10) : 'unknown date';
   const quick = document.quick === true ? ', quick mode' : '';
-  lines.push(`- \`${file}\`: \`${document.command ?? 'unknown command'}\` (Node ${document.node ?? '?'}, ${when}${quick})`);
+  const load = Array.isArray(document.machine?.loadAverage) ? `, load average ${document.machine.loadAverage.join(' / ')} on ${document.machine.cpus} CPUs` : '';
+  lines.push(`- \`${file}\`: \`${document.command ?? 'unknown command'}\` (Node ${document.node ?? '?'}, ${when}${quick}${load})`);
 }
 console.log(lines.join('\n'));

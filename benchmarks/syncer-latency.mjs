@@ -4,19 +4,26 @@
 // in the benchmark process that does the same two hops with no syncer in between (see the setup
 // note in the results). Probes are sequential; syncer and relay probes alternate so both see the
 // same conditions. The syncer runs in its own process with --host-qps/--host-burst 100000.
+// With --host real the host is the real kube-apiserver (kube-assets); the relay's host namespace
+// is on that same server, so the ratio compares both on it.
 //
 //   npx tsc -p tsconfig.build.json
-//   node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100]
+//   node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--host devcluster|real]
 //
-// Writes benchmarks/results/syncer-latency.json and prints a summary.
-import { benchArgs, percentile, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent } from './lib/bench-run.mjs';
-import { startDevClusterProcess, startSyncerProcess, scrapeMetrics } from './lib/cluster-processes.mjs';
+// Writes benchmarks/results/syncer-latency.json (syncer-latency-real-host.json with --host real) and prints a summary.
+import { benchArgs, percentile, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent, HOST_CHOICES, HOST_USAGE } from './lib/bench-run.mjs';
+import { startDevClusterProcess, startRealHost, startSyncerProcess, scrapeMetrics } from './lib/cluster-processes.mjs';
 import { collectionPath, createNamespace, endpoints, endpointsType, firstIp, objectName, objectPath, populateVirtual, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
 
 const args = benchArgs({
-  usage: 'usage: node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100]\n(build first: npx tsc -p tsconfig.build.json)',
+  usage: `usage: node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--host devcluster|real]\n${HOST_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
   numbers: { objects: (quick) => (quick ? 300 : 1000), samples: (quick) => (quick ? 100 : 500), 'load-rate': 100 },
+  strings: { host: 'devcluster' },
+  choices: { host: HOST_CHOICES },
 });
+const realHost = args.host === 'real';
+/** The name of this run's rows in the README table. */
+const BENCHMARK = realHost ? 'syncer-latency (real host)' : 'syncer-latency';
 const { quick, objects: objectCount, samples } = args;
 const loadRate = args['load-rate'];
 const PROBES = 50; // Endpoints 0..49 are probed; the rest are the background writer's
@@ -49,11 +56,12 @@ const dir = await tempDir('syncer-latency');
 const stops = [];
 const clients = [];
 try {
-  console.log(`syncer-latency: ${objectCount} synced Endpoints, ${samples} samples per phase and contender, load ${loadRate} updates/s${quick ? ' (quick)' : ''}`);
+  console.log(`syncer-latency: ${objectCount} synced Endpoints, ${samples} samples per phase and contender, load ${loadRate} updates/s, host ${args.host}${quick ? ' (quick)' : ''}`);
   const virtual = await startDevClusterProcess('virtual', dir.path);
   stops.push(() => virtual.stop());
-  const host = await startDevClusterProcess('host', dir.path);
+  const host = realHost ? await startRealHost('host') : await startDevClusterProcess('host', dir.path);
   stops.push(() => host.stop());
+  if (realHost) console.log(`  real host ${host.version} at ${host.url} (started in ${round(host.startupMs / 1000, 1)} s)`);
   const virtualClient = unlimitedClient(virtual.kubeconfig, 'virtual');
   const hostClient = unlimitedClient(host.kubeconfig, 'host');
   // The writer gets its own connections so its requests never queue in front of a probe's.
@@ -177,8 +185,11 @@ try {
     syncerHostUpdatesDuringLoadPhase: after[updatedKey] - before[updatedKey],
     hostQps: HIGH_QPS,
     quick,
+    host: args.host,
     setup: {
-      devclusters: 'virtual and host: separate `vcsync devcluster` processes, memory only',
+      devclusters: realHost
+        ? 'virtual: a `vcsync devcluster` process, memory only; host: the real etcd (--unsafe-no-fsync) + kube-apiserver from the kube-assets, holding both the syncer\'s and the relay\'s host namespace'
+        : 'virtual and host: separate `vcsync devcluster` processes, memory only',
       syncer: '`vcsync start` in its own process, --no-leader-elect, 10 workers, host QPS/burst 100000, no patches',
       syncerProbe: 'PUT one virtual Endpoints (new addresses) → host copy with the new first IP seen on a watch of the host namespace',
       relayBaseline:
@@ -196,13 +207,13 @@ try {
     },
   };
   result.table = [
-    { benchmark: 'syncer-latency', metric: 'virtual write → host visible, idle, p50 ms', value: idle.syncer.p50, baseline: idle.relay.p50, ratio: result.ratios.idleP50 },
-    { benchmark: 'syncer-latency', metric: 'virtual write → host visible, idle, p99 ms', value: idle.syncer.p99, baseline: idle.relay.p99, ratio: result.ratios.idleP99 },
-    { benchmark: 'syncer-latency', metric: `virtual write → host visible, ${loadRate} updates/s load, p50 ms`, value: loaded.syncer.p50, baseline: loaded.relay.p50, ratio: result.ratios.loadP50 },
-    { benchmark: 'syncer-latency', metric: `virtual write → host visible, ${loadRate} updates/s load, p99 ms`, value: loaded.syncer.p99, baseline: loaded.relay.p99, ratio: result.ratios.loadP99 },
+    { benchmark: BENCHMARK, metric: 'virtual write → host visible, idle, p50 ms', value: idle.syncer.p50, baseline: idle.relay.p50, ratio: result.ratios.idleP50 },
+    { benchmark: BENCHMARK, metric: 'virtual write → host visible, idle, p99 ms', value: idle.syncer.p99, baseline: idle.relay.p99, ratio: result.ratios.idleP99 },
+    { benchmark: BENCHMARK, metric: `virtual write → host visible, ${loadRate} updates/s load, p50 ms`, value: loaded.syncer.p50, baseline: loaded.relay.p50, ratio: result.ratios.loadP50 },
+    { benchmark: BENCHMARK, metric: `virtual write → host visible, ${loadRate} updates/s load, p99 ms`, value: loaded.syncer.p99, baseline: loaded.relay.p99, ratio: result.ratios.loadP99 },
   ];
-  const file = await writeResult('syncer-latency', result);
-  printSummary(`syncer-latency (${objectCount} synced Endpoints, ${samples} samples each)`, [
+  const file = await writeResult(realHost ? 'syncer-latency-real-host' : 'syncer-latency', result);
+  printSummary(`${BENCHMARK} (${objectCount} synced Endpoints, ${samples} samples each)`, [
     ['idle, syncer p50 / p99', `${idle.syncer.p50} / ${idle.syncer.p99} ms`],
     ['idle, relay baseline p50 / p99', `${idle.relay.p50} / ${idle.relay.p99} ms`],
     [`load ${loadRate}/s, syncer p50 / p99`, `${loaded.syncer.p50} / ${loaded.syncer.p99} ms`],

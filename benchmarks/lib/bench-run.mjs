@@ -3,7 +3,7 @@
 // statistics. Benchmarks import the built code from ../dist, so build first:
 // `npx tsc -p tsconfig.build.json`.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -14,11 +14,12 @@ export const mainJs = join(repoDir, 'dist', 'cli', 'main.js');
 
 /**
  * Parses a benchmark's command line before it does anything: `--help` prints `usage` and exits 0;
- * an unknown option or a bad number prints the problem and `usage` and exits 2 (node:util
- * parseArgs, strict). `numbers` and `strings` map option names to defaults (a function of `quick`
- * for sizes that shrink with `--quick`). `--quick` or BENCH_QUICK=1 sets `quick`.
+ * an unknown option, a bad number or a value outside its `choices` prints the problem and `usage`
+ * and exits 2 (node:util parseArgs, strict). `numbers` and `strings` map option names to defaults
+ * (a function of `quick` for sizes that shrink with `--quick`); `choices` maps a string option to
+ * the values it takes. `--quick` or BENCH_QUICK=1 sets `quick`.
  */
-export function benchArgs({ usage, numbers = {}, strings = {}, positionals = false }, argv = process.argv.slice(2)) {
+export function benchArgs({ usage, numbers = {}, strings = {}, choices = {}, positionals = false }, argv = process.argv.slice(2)) {
   const options = { help: { type: 'boolean' }, quick: { type: 'boolean' } };
   for (const name of [...Object.keys(numbers), ...Object.keys(strings)]) options[name] = { type: 'string' };
   const fail = (message) => {
@@ -44,7 +45,11 @@ export function benchArgs({ usage, numbers = {}, strings = {}, positionals = fal
     if (!Number.isFinite(number)) fail(`--${name} needs a number, got "${raw}"`);
     result[name] = number;
   }
-  for (const [name, value] of Object.entries(strings)) result[name] = parsed.values[name] ?? fallback(value);
+  for (const [name, value] of Object.entries(strings)) {
+    result[name] = parsed.values[name] ?? fallback(value);
+    const allowed = choices[name];
+    if (allowed !== undefined && !allowed.includes(result[name])) fail(`--${name} takes ${allowed.join(' or ')}, got "${result[name]}"`);
+  }
   return result;
 }
 
@@ -73,7 +78,8 @@ export async function writeResult(name, body) {
     command: commandLine(),
     node: process.version,
     date: new Date().toISOString(),
-    machine: { cpus: (await import('node:os')).cpus().length, platform: process.platform, arch: process.arch },
+    // The load average (1, 5, 15 min) at the end of the run: on a shared machine it says how noisy the figures are.
+    machine: { cpus: os.cpus().length, platform: process.platform, arch: process.arch, loadAverage: os.loadavg().map((value) => round(value)) },
     ...body,
   };
   const file = join(dir, `${name}.json`);
@@ -103,6 +109,15 @@ export function round(value, digits = 2) {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** `--host`: where the syncer benchmarks' host cluster runs. */
+export const HOST_CHOICES = ['devcluster', 'real'];
+
+/** The usage line of `--host`, shared by the benchmarks that take it. */
+export const HOST_USAGE =
+  '--host devcluster|real: the host cluster is a devcluster process (default) or the real control plane (etcd + kube-apiserver ' +
+  'from the kube-assets in VCSYNC_KUBE_ASSETS: `export VCSYNC_KUBE_ASSETS=$(npm run --silent kube-assets | tail -n 1)`); ' +
+  'with real, one server holds every measurement of the run, the baseline included, each in its own namespace';
 
 /** Resolves after `ms`. */
 export function sleep(ms) {

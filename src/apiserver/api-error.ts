@@ -76,10 +76,26 @@ export class ApiError extends Error {
   }
 }
 
-/** Builds a Failure Status. */
+/**
+ * `details` as the real server sends them: every field is `omitempty` there, so an empty name or
+ * group (a core resource, an object without a name yet), no causes and a zero retry delay are left
+ * out, while the `details` object itself stays (an empty `{}` when nothing is left).
+ */
+export function wireDetails(details: StatusDetails): StatusDetails {
+  const wire: StatusDetails = {};
+  if (details.name !== undefined && details.name !== '') wire.name = details.name;
+  if (details.group !== undefined && details.group !== '') wire.group = details.group;
+  if (details.kind !== undefined && details.kind !== '') wire.kind = details.kind;
+  if (details.uid !== undefined && details.uid !== '') wire.uid = details.uid;
+  if (details.causes !== undefined && details.causes.length > 0) wire.causes = details.causes;
+  if (details.retryAfterSeconds !== undefined && details.retryAfterSeconds !== 0) wire.retryAfterSeconds = details.retryAfterSeconds;
+  return wire;
+}
+
+/** Builds a Failure Status; `details` go out as {@link wireDetails}. */
 export function failureStatus(code: number, reason: string, message: string, details?: StatusDetails): StatusObject {
   const status: StatusObject = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  if (details !== undefined) status.details = details;
+  if (details !== undefined) status.details = wireDetails(details);
   return status;
 }
 
@@ -156,7 +172,27 @@ export function forbidden(message: string, details?: StatusDetails): ApiError {
   return new ApiError('Forbidden', message, details);
 }
 
-/** 405 for a verb the resource does not support. */
+/** 405 for a verb the resource does not support; like the real server's, with empty `details`. */
 export function methodNotAllowed(method: string, what: string): ApiError {
-  return new ApiError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${what})`);
+  return new ApiError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${what})`, {});
+}
+
+/** The message of a 404 for a path the server does not serve (the real server's words). */
+const NOT_SERVED_MESSAGE = 'the server could not find the requested resource';
+
+/**
+ * 404 for a path inside an API group the server serves (the core `/api`, or `/apis/<group>` it has)
+ * that names no resource it serves: the real server answers a Status with empty `details`.
+ */
+export function resourceNotServed(): ApiError {
+  return new ApiError('NotFound', NOT_SERVED_MESSAGE, {});
+}
+
+/**
+ * 404 for a path outside every API group the server serves. The real server answers a text/plain
+ * `404 page not found` there, which client-go turns into a NotFound Status with one
+ * `UnexpectedServerResponse` cause; this is that Status, so a client sees the same either way.
+ */
+export function pathNotFound(path: string): ApiError {
+  return new ApiError('NotFound', NOT_SERVED_MESSAGE, { causes: [{ reason: 'UnexpectedServerResponse', message: `404 page not found: ${path}` }] });
 }

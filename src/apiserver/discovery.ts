@@ -13,11 +13,18 @@ export function aggregatedDiscoveryContentType(version: 'v2' | 'v2beta1'): strin
   return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
 }
 
-/** `GET /version`. */
+/**
+ * `GET /version`, with the fields of the real server in its order: the emulated version is the
+ * server's own, and it stays compatible with the minor version before it (the real defaults).
+ */
 export function versionInfo(version: ServerVersion): Record<string, string> {
   return {
     major: version.major,
     minor: version.minor,
+    emulationMajor: version.major,
+    emulationMinor: version.minor,
+    minCompatibilityMajor: version.major,
+    minCompatibilityMinor: String(Number.parseInt(version.minor, 10) - 1),
     gitVersion: version.gitVersion,
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',

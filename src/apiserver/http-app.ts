@@ -1,6 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, failureStatus, methodNotAllowed } from './api-error.js';
+import { ApiError, badRequest, methodNotAllowed, pathNotFound } from './api-error.js';
 import { decodeBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
 import { negotiate } from './content-negotiation.js';
@@ -122,8 +122,7 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     return reply.code(failure.code).type('application/json').send(JSON.stringify(failure.toStatus()));
   });
   app.setNotFoundHandler((request, reply) => {
-    const status = failureStatus(404, 'NotFound', 'the server could not find the requested resource', { causes: [{ reason: 'UnexpectedServerResponse', message: `404 page not found: ${request.url}` }] });
-    return reply.code(404).type('application/json').send(JSON.stringify(status));
+    return reply.code(404).type('application/json').send(JSON.stringify(pathNotFound(request.url).toStatus()));
   });
 
   // The user each request authenticated as (requests without authentication have none).

@@ -1,4 +1,4 @@
-import { ApiError, methodNotAllowed } from './api-error.js';
+import { methodNotAllowed, pathNotFound, resourceNotServed } from './api-error.js';
 import type { ResourceRegistry, ResourceType } from './resource-type.js';
 
 /** The Kubernetes verb a resource request maps to. */
@@ -13,10 +13,6 @@ export interface ResourceRequest {
   readonly name: string;
   readonly subresource: 'status' | undefined;
   readonly verb: RequestVerb;
-}
-
-function unknownPath(path: string): ApiError {
-  return new ApiError('NotFound', 'the server could not find the requested resource', { causes: [{ reason: 'UnexpectedServerResponse', message: `404 page not found: ${path}` }] });
 }
 
 function verbOf(method: string, named: boolean, watch: boolean, path: string): RequestVerb {
@@ -62,8 +58,10 @@ export function parseResourceRequest(registry: ResourceRegistry, method: string,
     version = parts[2] ?? '';
     rest = parts.slice(3);
   } else {
-    throw unknownPath(path);
+    throw pathNotFound(path);
   }
+  // Inside a served group the real server answers a Status without details; outside, a plain 404.
+  const unknownPath = group === '' || registry.namedGroups().includes(group) ? resourceNotServed : pathNotFound;
   let watch = watchParam;
   if (rest[0] === 'watch') {
     watch = true;

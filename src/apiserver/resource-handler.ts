@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, unsupportedMediaType } from './api-error.js';
+import { ApiError, badRequest, unsupportedMediaType, wireDetails } from './api-error.js';
 import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
 import { UndecodableBody } from './body-decoder.js';
 import { negotiate, type Representation } from './content-negotiation.js';
@@ -212,7 +212,7 @@ export class ResourceHandler {
     const representation = negotiate(request.headers.accept, ['json', 'yaml']);
     const result = await this.#init.writer.delete(type, namespace, name, this.#deleteOptions(request, query));
     if (result.removed && !type.returnDeletedObject) {
-      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: type.group, kind: type.plural, uid: result.object.metadata.uid } };
+      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: wireDetails({ name, group: type.group, kind: type.plural, uid: result.object.metadata.uid }) };
       return this.#send(reply, 200, status, representation);
     }
     return this.#send(reply, 200, result.object, representation);

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { OutcomeLabel } from './reconcile-outcome.js';
+import { SKIP_CAUSES, type OutcomeLabel, type SkipCause } from './reconcile-outcome.js';
 
 const OUTCOMES: readonly OutcomeLabel[] = [
   'created', 'updated', 'recreated', 'virtual_updated', 'unchanged', 'skipped', 'deleted', 'requeued', 'deferred', 'error', 'terminal_error',
@@ -7,8 +7,8 @@ const OUTCOMES: readonly OutcomeLabel[] = [
 
 /** The metrics of one syncer controller, labelled by the controller's fixed name. */
 export interface ControllerMetrics {
-  /** Counts one reconcile by result and observes its duration. */
-  reconciled(result: OutcomeLabel, seconds: number): void;
+  /** Counts one reconcile by result (and a skip by its cause) and observes its duration. */
+  reconciled(result: OutcomeLabel, seconds: number, skipCause?: SkipCause): void;
   /**
    * Reports the number of host objects this controller manages through `count`, read at scrape
    * time (counting on every event would cost O(n) per event, O(n²) over an initial sync).
@@ -26,6 +26,7 @@ export interface ControllerMetrics {
  */
 export class SyncerMetrics {
   readonly #operations: Counter<'controller' | 'result'>;
+  readonly #skips: Counter<'controller' | 'cause'>;
   readonly #duration: Histogram<'controller'>;
   readonly #managed: Gauge<'controller'>;
   readonly #patchErrors: Counter<'controller'>;
@@ -38,6 +39,12 @@ export class SyncerMetrics {
       name: 'vcsync_sync_operations_total',
       help: 'Reconciles of a virtual object, by controller and result.',
       labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.#skips = new Counter({
+      name: 'vcsync_sync_skips_total',
+      help: 'Reconciles that skipped their key, by controller and cause (disabled, never_synced, not_placed, no_virtual_object, excluded).',
+      labelNames: ['controller', 'cause'],
       registers,
     });
     this.#duration = new Histogram({
@@ -74,12 +81,14 @@ export class SyncerMetrics {
   /** The metrics of controller `name` (a fixed word such as `endpoints`). */
   controller(name: string): ControllerMetrics {
     for (const result of OUTCOMES) this.#operations.labels(name, result).inc(0);
+    for (const cause of SKIP_CAUSES) this.#skips.labels(name, cause).inc(0);
     this.#managed.labels(name).set(0);
     this.#patchErrors.labels(name).inc(0);
     this.#competingWrites.labels(name).inc(0);
     return {
-      reconciled: (result, seconds) => {
+      reconciled: (result, seconds, skipCause) => {
         this.#operations.labels(name, result).inc();
+        if (skipCause !== undefined) this.#skips.labels(name, skipCause).inc();
         this.#duration.labels(name).observe(seconds);
       },
       observeManaged: (count) => this.#managedSources.set(name, count),

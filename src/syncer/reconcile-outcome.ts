@@ -11,11 +11,22 @@
 export type ReconcileOutcome =
   | { kind: 'synced'; action: 'created' | 'updated' | 'recreated' | 'virtual-updated'; contention?: Contention }
   | { kind: 'unchanged' }
-  | { kind: 'skipped'; reason: string }
+  | { kind: 'skipped'; cause: SkipCause; reason: string }
   | { kind: 'deleted'; reason: string }
   | { kind: 'requeue'; afterMs: number; reason: string }
   /** Another writer keeps changing the host object: its repair waits (see `competing-writers.ts`). */
   | { kind: 'deferred'; afterMs: number; contention: Contention };
+
+/**
+ * Why a reconcile skipped its key, as a bounded metric label (the `reason` says it in words):
+ * `disabled` the resource's sync is turned off; `never_synced` a key the resource never syncs
+ * (default/kubernetes); `not_placed` the translator maps it nowhere on the host; `no_virtual_object`
+ * nothing to sync; `excluded` the resource's rules leave it out (no Service, a selector, …).
+ */
+export type SkipCause = 'disabled' | 'never_synced' | 'not_placed' | 'no_virtual_object' | 'excluded';
+
+/** Every {@link SkipCause}, for metrics that start at zero. */
+export const SKIP_CAUSES: readonly SkipCause[] = ['disabled', 'never_synced', 'not_placed', 'no_virtual_object', 'excluded'];
 
 /** Another writer keeps changing a host object this controller converges: what to count and say. */
 export interface Contention {

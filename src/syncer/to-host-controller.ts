@@ -185,12 +185,12 @@ export class ToHostController<V extends KubeObject> {
   /** Reconciles one virtual key once and returns what happened (exposed for tests and preview). */
   async reconcile(key: string): Promise<ReconcileOutcome> {
     const state = this.#state;
-    if (!state.enabled) return { kind: 'skipped', reason: `sync.toHost.${this.#resource.name}.enabled is false` };
-    if (this.#resource.ignores(key)) return { kind: 'skipped', reason: 'never synced' };
+    if (!state.enabled) return { kind: 'skipped', cause: 'disabled', reason: `sync.toHost.${this.#resource.name}.enabled is false` };
+    if (this.#resource.ignores(key)) return { kind: 'skipped', cause: 'never_synced', reason: 'never synced' };
     const { namespace, name } = splitObjectKey(key);
     const virtual = this.#options.virtualInformer.get(key);
     const placement = state.translator.hostRef({ name, namespace });
-    if (!placement.synced) return { kind: 'skipped', reason: placement.reason };
+    if (!placement.synced) return { kind: 'skipped', cause: 'not_placed', reason: placement.reason };
     const hostRef = placement.ref;
     const host = this.#options.hostInformer.get(`${hostRef.namespace}/${hostRef.name}`);
     const ours = host !== undefined && this.#isOurs(host, state.translator, key);
@@ -202,7 +202,7 @@ export class ToHostController<V extends KubeObject> {
         await this.#deleteHost(host, key, reason);
         return { kind: 'deleted', reason };
       }
-      return { kind: 'skipped', reason: 'no virtual object' };
+      return { kind: 'skipped', cause: 'no_virtual_object', reason: 'no virtual object' };
     }
 
     const decision = this.#resource.decide(virtual);
@@ -212,7 +212,7 @@ export class ToHostController<V extends KubeObject> {
         await this.#deleteHost(host, key, decision.reason);
         return { kind: 'deleted', reason: decision.reason };
       }
-      return { kind: 'skipped', reason: decision.reason };
+      return { kind: 'skipped', cause: 'excluded', reason: decision.reason };
     }
 
     if (host !== undefined && !ours) throw this.#notManaged(hostRef, state, key);
@@ -463,7 +463,7 @@ export class ToHostController<V extends KubeObject> {
   /** The one place an outcome becomes a queue action and a metric. */
   #finish(key: string, outcome: ReconcileOutcome, started: number): void {
     const seconds = (this.#clock.now() - started) / 1000;
-    this.#options.metrics.reconciled(outcomeLabel(outcome), seconds);
+    this.#options.metrics.reconciled(outcomeLabel(outcome), seconds, outcome.kind === 'skipped' ? outcome.cause : undefined);
     if ((outcome.kind === 'synced' || outcome.kind === 'deferred') && outcome.contention !== undefined) this.#reportContention(key, outcome.contention);
     if (outcome.kind === 'requeue' || outcome.kind === 'deferred') {
       this.#queue.addAfter(key, outcome.afterMs);

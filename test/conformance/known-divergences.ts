@@ -8,11 +8,9 @@
 export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   // watches
   'watch: a malformed resourceVersion is refused': 'kept on purpose: devcluster answers 400 BadRequest; the real server answers 500 for an unparsable resourceVersion, which clients must not rely on',
-  // writes
   // metadata
   'metadata: managedFields record the field manager': 'to converge (issue 8 §5): devcluster records no managedFields',
   'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
-  // Endpoints and Service validation
   // server-side apply
   'apply: creates an object': 'to converge (issue 8 §5): devcluster has no server-side apply (415 for application/apply-patch+yaml)',
   'apply: without fieldManager is refused': 'to converge (issue 8 §5): no server-side apply (415)',
@@ -22,12 +20,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'apply: YAML body': 'to converge (issue 8 §5): no server-side apply (415); the real server answered 500 to this YAML apply body (not investigated yet)',
   'apply: a Service': 'to converge (issue 8 §5): no server-side apply (415)',
   'apply: a body with another name is refused': 'to converge (issue 8 §5): no server-side apply (415)',
-  // discovery and OpenAPI
-  'discovery: /version fields': 'to converge (issue 8 §5): the real /version also has emulationMajor/Minor and minCompatibilityMajor/Minor',
   // errors
-  'error: unknown resource is NotFound': 'to converge (issue 8 §5): devcluster adds details.causes [UnexpectedServerResponse]; the real Status has no details',
   'error: unknown group is NotFound': 'kept on purpose: the real server answers a text/plain "404 page not found" outside its API groups; devcluster always answers a Status (STYLE rule 7)',
-  'error: PATCH on a collection is MethodNotAllowed': 'to converge (issue 8 §5): the real Status carries an empty details {}; devcluster none',
-  'error: a namespaced resource without a namespace name in a body': 'to converge (issue 8 §5): devcluster sends details.name ""; the real server omits it',
-  'error: Status shape of NotFound with message': 'to converge (issue 8 §5): devcluster sends details.group "" for core resources; the real server omits empty group',
 };

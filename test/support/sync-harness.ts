@@ -54,6 +54,11 @@ export interface SyncClusters {
   virtualClient: RestClient;
   hostClient: RestClient;
   hostNamespace: string;
+  /**
+   * A further client of one side with its own User-Agent, which a real server records as the
+   * field manager of its writes (another controller, say). The caller closes it.
+   */
+  clientAs(side: 'virtual' | 'host', userAgent: string): RestClient;
   close(): Promise<void>;
 }
 
@@ -82,8 +87,8 @@ export interface TwoClustersOptions {
 }
 
 /** A REST client without client-side rate limit for `cluster`, named `name` in its kubeconfig. */
-export function clientFor(cluster: DevCluster, name: string): RestClient {
-  return new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: cluster.kubeConfig }, { name }), qps: Infinity });
+export function clientFor(cluster: DevCluster, name: string, userAgent?: string): RestClient {
+  return new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: cluster.kubeConfig }, { name }), qps: Infinity, ...(userAgent !== undefined ? { userAgent } : {}) });
 }
 
 /** Starts two devclusters (in-memory unless told otherwise) and creates the host namespace. */
@@ -100,6 +105,7 @@ export async function startTwoClusters(options: TwoClustersOptions = {}): Promis
     virtualClient,
     hostClient,
     hostNamespace,
+    clientAs: (side, userAgent) => clientFor(clusters[side], side, userAgent),
     async close() {
       virtualClient.close();
       hostClient.close();
@@ -249,8 +255,8 @@ async function emptyRealCluster(client: RestClient): Promise<void> {
   }
 }
 
-function realClientFor(plane: RealControlPlane, name: string): RestClient {
-  return new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: plane.kubeconfig }, { name }), qps: Infinity });
+function realClientFor(plane: RealControlPlane, name: string, userAgent?: string): RestClient {
+  return new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: plane.kubeconfig }, { name }), qps: Infinity, ...(userAgent !== undefined ? { userAgent } : {}) });
 }
 
 /** Options of {@link useSyncBackends}. */
@@ -291,21 +297,22 @@ export function useSyncBackends(backends: SyncBackends, options: UseSyncBackends
       backends.virtual === 'devcluster' ? startDevCluster() : undefined,
       backends.host === 'devcluster' ? startDevCluster() : undefined,
     ]);
-    const side = (which: 'virtual' | 'host', index: 0 | 1): RestClient => {
-      const dev = devclusters[index];
-      if (dev !== undefined) return clientFor(dev, which);
+    const side = (which: 'virtual' | 'host', userAgent?: string): RestClient => {
+      const dev = devclusters[which === 'virtual' ? 0 : 1];
+      if (dev !== undefined) return clientFor(dev, which, userAgent);
       const plane = planes[which];
       if (plane === undefined) throw new Error(`the real ${which} control plane did not start: see the beforeAll error`);
-      return realClientFor(plane, which);
+      return realClientFor(plane, which, userAgent);
     };
-    const virtualClient = side('virtual', 0);
-    const hostClient = side('host', 1);
+    const virtualClient = side('virtual');
+    const hostClient = side('host');
     await hostClient.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: hostNamespace } });
     return {
       backends,
       virtualClient,
       hostClient,
       hostNamespace,
+      clientAs: side,
       async close() {
         try {
           if (backends.virtual === 'real') await emptyRealCluster(virtualClient);

@@ -33,6 +33,8 @@ const CASES: readonly [file: string, forbidden: string, allowed: string][] = [
   ['src/management/access-keys.ts', '../devcluster/index.js', '../apiserver/api-server.js'],
   ['src/manager/manager.ts', '../syncer/metrics.js', '../kube/index.js'],
   ['src/observe/logger.ts', '../kube/index.js', 'pino'],
+  ['src/testbed/real-control-plane.ts', '../syncer/metrics.js', '../kube/rest-client.js'],
+  ['src/syncer/metrics.ts', '../testbed/real-control-plane.js', '../kube/index.js'],
 ];
 
 describe('import layers (eslint.config.js, one no-restricted-imports block per folder)', () => {

@@ -6,9 +6,9 @@ import { assertBuilt, REPO_ROOT } from '../../support/vcsync-cli.js';
 
 const scripts = readdirSync(join(REPO_ROOT, 'benchmarks')).filter((file) => file.endsWith('.mjs')).sort();
 
-function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--no-node-snapshot', join(REPO_ROOT, 'benchmarks', script), ...args], { cwd: REPO_ROOT, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--no-node-snapshot', join(REPO_ROOT, 'benchmarks', script), ...args], { cwd: REPO_ROOT, timeout: 20_000, env }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== 'number') reject(new Error(`${script} ${args.join(' ')} did not finish (a benchmark started?): ${error.message}`));
       else resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
     });
@@ -33,5 +33,33 @@ describe('benchmark scripts: the command line is parsed before anything runs', (
     const result = await run(script, ['--no-such-option']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("Unknown option '--no-such-option'");
+  });
+});
+
+/** The syncer benchmarks that can measure against the real kube-apiserver as the host. */
+const REAL_HOST_SCRIPTS = ['syncer-bulk.mjs', 'syncer-latency.mjs'];
+
+describe('syncer benchmarks with --host real', () => {
+  beforeAll(() => assertBuilt(['src/testbed', 'src/kube', 'src/syncer']));
+
+  it.each(REAL_HOST_SCRIPTS)('%s documents --host devcluster|real in its usage', async (script) => {
+    const result = await run(script, ['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('[--host devcluster|real]');
+    expect(result.stdout).toContain('VCSYNC_KUBE_ASSETS');
+  });
+
+  it.each(REAL_HOST_SCRIPTS)('%s refuses another --host with exit 2 before measuring', async (script) => {
+    const result = await run(script, ['--host', 'kind']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--host takes devcluster or real, got "kind"');
+  });
+
+  it.each(REAL_HOST_SCRIPTS)('%s --host real without kube-assets fails saying what to set', async (script) => {
+    const env = { ...process.env };
+    delete env['VCSYNC_KUBE_ASSETS'];
+    const result = await run(script, ['--host', 'real', '--quick'], env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('VCSYNC_KUBE_ASSETS is not set');
   });
 });

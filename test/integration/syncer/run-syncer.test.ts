@@ -101,8 +101,17 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
   };
   const reloads = (enabled: boolean) => log.matching('configuration reloaded', { enabled }).length;
   const rejections = () => log.matching('configuration change rejected; the last valid configuration stays in force').length;
-  const skippedWhileDisabled = (key: string) =>
-    log.matching('skipped', { key }).filter((l) => String(l['reason']).includes('enabled is false')).length;
+  /** Reconciles skipped because endpoints sync is turned off, from /metrics. */
+  const disabledSkips = () => scrape('vcsync_sync_skips_total', { controller: 'endpoints', cause: 'disabled' });
+  /** Watch events the virtual informers received so far: what the syncer has been told of. */
+  const virtualEvents = async () => ({
+    endpointsAdded: await scrape('vcsync_watch_events_total', { informer: 'virtual-endpoints', type: 'ADDED' }),
+    endpointsModified: await scrape('vcsync_watch_events_total', { informer: 'virtual-endpoints', type: 'MODIFIED' }),
+    servicesAdded: await scrape('vcsync_watch_events_total', { informer: 'virtual-services', type: 'ADDED' }),
+  });
+  /** Every key added to the endpoints queue has been reconciled (each add is taken and done once). */
+  const queueDrained = async () =>
+    (await scrape('vcsync_workqueue_adds_total', { name: 'endpoints' })) === (await scrape('vcsync_workqueue_work_duration_seconds_count', { name: 'endpoints' }));
 
   it('serves /syncz once synced and /metrics with the sync operation counters', async () => {
     await start(ENABLED);
@@ -125,11 +134,18 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     await writeConfig(DISABLED);
     await waitFor('reload with sync disabled applied', async () => (await scrape('vcsync_config_reloads_total', { result: 'applied' })) === 1);
     expect(reloads(false)).toBe(1);
-    await waitFor('existing key reconciled as disabled', () => skippedWhileDisabled('default/web') >= 1);
-    const before = skippedWhileDisabled('default/web');
+    await waitFor('existing keys reconciled as disabled', async () => (await disabledSkips()) >= 1 && (await queueDrained()));
+    const before = await disabledSkips();
+    const seen = await virtualEvents();
     await createPair('late');
     await clusters.virtualClient.patch(endpointsPath('default', 'web'), 'merge', { subsets: [simpleSubset('10.0.0.2')] });
-    await waitFor('the new object and the change reconciled as disabled', () => skippedWhileDisabled('default/late') >= 1 && skippedWhileDisabled('default/web') > before);
+    // State, not log text: the informers were told of the new Service and Endpoints and of the
+    // change, every key they queued has been reconciled, and the reconciles of late and web skipped as disabled.
+    await waitFor('the new object and the change reconciled as disabled', async () => {
+      const now = await virtualEvents();
+      const told = now.endpointsAdded > seen.endpointsAdded && now.endpointsModified > seen.endpointsModified && now.servicesAdded > seen.servicesAdded;
+      return told && (await queueDrained()) && (await disabledSkips()) >= before + 2;
+    });
     expect(await hostCopy('late')).toBeUndefined();
     const untouched = await hostCopy('web');
     expect(untouched?.subsets).toEqual([simpleSubset('10.0.0.1')]);

@@ -33,7 +33,7 @@ describe('ToHostController.reconcile', () => {
   const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
   const resource = endpointsResource({ get: () => ({ spec: {} }) });
 
-  function controller(hostClient: ObjectWriter) {
+  function controller(hostClient: ObjectWriter, enabled = true) {
     return new ToHostController<Endpoints>({
       resource,
       virtualInformer: cacheOf([virtual]),
@@ -41,7 +41,7 @@ describe('ToHostController.reconcile', () => {
       virtualClient: hostClient,
       hostClient,
       queue: new RateLimitingWorkQueue(),
-      state: { enabled: true, translator, patcher: passThrough },
+      state: { enabled, translator, patcher: passThrough },
       events: { warning: () => { throw new Error('no event expected'); } },
       metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
     });
@@ -59,6 +59,16 @@ describe('ToHostController.reconcile', () => {
     expect(await controller(client).reconcile('default/web')).toEqual({
       kind: 'requeue', afterMs: 100, reason: 'the host cache has not seen the host object yet',
     });
+  });
+
+  it('names the cause of a skip: a disabled resource skips every key', async () => {
+    const untouched: ObjectWriter = {
+      create: () => Promise.reject(new Error('unexpected create')),
+      get: () => Promise.reject(new Error('unexpected get')),
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    expect(await controller(untouched, false).reconcile('default/web')).toEqual({ kind: 'skipped', cause: 'disabled', reason: 'sync.toHost.endpoints.enabled is false' });
   });
 
   it('fails terminally when the name is taken by an object this vcluster did not write', async () => {
