@@ -16,13 +16,24 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** `value` without null-valued keys at any depth: a Go struct compares nil and absent alike. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isObject(value)) return value;
+  const kept: JsonObject = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry !== null) kept[key] = withoutNulls(entry);
+  }
+  return kept;
+}
+
 /** Everything outside metadata, status, kind and apiVersion: what a tracked generation follows. */
-function specOf(object: JsonObject): JsonObject {
+function specOf(object: JsonObject): unknown {
   const rest: JsonObject = {};
   for (const [key, value] of Object.entries(object)) {
     if (key !== 'metadata' && key !== 'status' && key !== 'kind' && key !== 'apiVersion') rest[key] = value;
   }
-  return rest;
+  return withoutNulls(rest);
 }
 
 function labelsOf(object: JsonObject): unknown {
