@@ -1,0 +1,534 @@
+/**
+ * Field ownership (`metadata.managedFields`), as k8s.io/apiserver's field manager and
+ * structured-merge-diff track it: which manager set which field, in the FieldsV1 encoding
+ * (`f:<field>`, `k:<list-map key>`, `v:<set value>`, `.` for a node owned itself). A field set is
+ * a set of paths; a path is its FieldsV1 elements joined by {@link SEPARATOR}. Pure functions over
+ * JSON objects; nothing here mutates its inputs.
+ */
+import { ApiError, type StatusCause } from './api-error.js';
+import type { JsonObject } from './kind-strategy.js';
+import type { ResourceType } from './resource-type.js';
+import { deepEqual, listStrategyOf } from './strategic-merge-patch.js';
+
+/** Joins the FieldsV1 elements of one path. Cannot occur in a field name, a key or a value of JSON text. */
+const SEPARATOR = '\u0000';
+
+/** A set of field paths (elements joined by {@link SEPARATOR}). */
+export type FieldSet = Set<string>;
+
+/** One entry of `metadata.managedFields` as stored and served. */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  /** RFC 3339; absent when the manager's last operation changed nothing. */
+  time?: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: JsonObject;
+  subresource?: string;
+}
+
+/** One manager's ownership while it is computed: the entry's identity plus its field set. */
+export interface ManagerFields {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time?: string;
+  subresource?: string;
+  fields: FieldSet;
+}
+
+/** How the lists and maps of a kind are owned: the list-map keys, sets and atomic fields. */
+export interface FieldSchema {
+  /** How the list at `path` (field names joined by `.`, list indices left out) is owned. */
+  list(path: string): ListOwnership;
+  /** Whether the map at `path` is owned as a whole (`x-kubernetes-map-type: atomic`). */
+  atomicMap(path: string): boolean;
+  /** Top-level fields that are structs: present (empty) in a new object of the kind, as in Go. */
+  readonly structFields: readonly string[];
+  /** Whether `status` is a subresource: then the main resource does not own it, and the reverse. */
+  readonly statusSubresource: boolean;
+}
+
+/** How one list is owned: as a whole, as a set of values, or item by item by key. */
+export type ListOwnership = { kind: 'atomic' } | { kind: 'set' } | { kind: 'map'; keys: readonly string[]; keyDefaults: Readonly<Record<string, unknown>> };
+
+/** The longest `fieldManager`, in bytes, as Kubernetes validates it. */
+export const MAX_FIELD_MANAGER_LENGTH = 128;
+
+/** Metadata the field manager never tracks (identity and server-owned fields), as StripMetaManager. */
+const STRIPPED_METADATA = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']);
+
+/** The path of `metadata`, never owned itself (only fields below it are). */
+const METADATA = 'f:metadata';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function joinName(path: string, name: string): string {
+  return path === '' ? name : `${path}.${name}`;
+}
+
+const schemas = new WeakMap<ResourceType, FieldSchema>();
+
+/** The {@link FieldSchema} of `type`, from its merge strategies and field schemas (cached per type). */
+export function fieldSchemaOf(type: ResourceType): FieldSchema {
+  const cached = schemas.get(type);
+  if (cached !== undefined) return cached;
+  const structFields = Object.entries(type.fields)
+    .filter(([, schema]) => schema.type === 'object' && schema.additionalProperties === undefined)
+    .map(([name]) => name);
+  const schema: FieldSchema = {
+    list(path) {
+      const strategy = listStrategyOf(type.mergeStrategies, path);
+      if (strategy === undefined || strategy.atomic === true) return { kind: 'atomic' };
+      const keys = strategy.listMapKeys ?? (strategy.mergeKey !== undefined ? [strategy.mergeKey] : undefined);
+      if (keys === undefined) return { kind: 'set' };
+      return { kind: 'map', keys, keyDefaults: strategy.keyDefaults ?? {} };
+    },
+    atomicMap(path) {
+      return listStrategyOf(type.mergeStrategies, path)?.atomic === true;
+    },
+    structFields,
+    statusSubresource: type.subresources.includes('status'),
+  };
+  schemas.set(type, schema);
+  return schema;
+}
+
+/** A new object of the kind as the Go type has it before any field is set: its struct fields empty. */
+export function emptyObjectOf(schema: FieldSchema): JsonObject {
+  return Object.fromEntries(schema.structFields.map((name) => [name, {}]));
+}
+
+/** The FieldsV1 element of a list item: `k:{…}` by the list-map keys, `v:<json>` for a set, else `i:<index>`. */
+export function itemElement(ownership: ListOwnership, item: unknown, index: number): string {
+  if (ownership.kind === 'set') return `v:${JSON.stringify(item)}`;
+  if (ownership.kind === 'map' && isObject(item)) {
+    const key: JsonObject = {};
+    for (const name of [...ownership.keys].sort()) {
+      const value = item[name] ?? ownership.keyDefaults[name];
+      if (value !== undefined) key[name] = value;
+    }
+    return `k:${JSON.stringify(key)}`;
+  }
+  return `i:${index}`;
+}
+
+/** What a walk visits below one node: the FieldsV1 element, the schema path and the value of each child. */
+interface Child {
+  element: string;
+  schemaPath: string;
+  value: unknown;
+  /** A list item (owned itself), rather than a field. */
+  item: boolean;
+}
+
+/** Whether `value` at `schemaPath` is a leaf of ownership: a scalar, null, an atomic list or map. */
+function isLeaf(schema: FieldSchema, value: unknown, schemaPath: string): boolean {
+  if (Array.isArray(value)) return schema.list(schemaPath).kind === 'atomic';
+  if (isObject(value)) return schema.atomicMap(schemaPath);
+  return true;
+}
+
+function childrenOf(schema: FieldSchema, value: unknown, schemaPath: string): Child[] {
+  if (Array.isArray(value)) {
+    const ownership = schema.list(schemaPath);
+    return value.map((item, index) => ({ element: itemElement(ownership, item, index), schemaPath, value: item, item: true }));
+  }
+  if (!isObject(value)) return [];
+  return Object.entries(value).map(([name, child]) => ({ element: `f:${name}`, schemaPath: joinName(schemaPath, name), value: child, item: false }));
+}
+
+/** Which part of the object a write tracks: the main resource leaves status alone when it is a subresource, the status subresource everything else. */
+export type Tracked = 'main' | 'status';
+
+/** Whether the top-level element `element` (below `parentPath`) is tracked at all. */
+function tracked(schema: FieldSchema, parentPath: string, element: string, part: Tracked): boolean {
+  if (parentPath === '') {
+    if (element === 'f:apiVersion' || element === 'f:kind') return false;
+    if (!schema.statusSubresource) return true;
+    return part === 'status' ? element === 'f:status' : element !== 'f:status';
+  }
+  if (parentPath === 'f:metadata') return !STRIPPED_METADATA.has(element.slice(2));
+  return true;
+}
+
+function childPath(path: string, element: string): string {
+  return path === '' ? element : `${path}${SEPARATOR}${element}`;
+}
+
+/**
+ * The fields `object` sets, as structured-merge-diff's ToFieldSet: every leaf, every list item, and
+ * every map entry that is null or empty; maps and structs themselves are not members.
+ */
+export function fieldSetOf(schema: FieldSchema, object: JsonObject, part: Tracked = 'main'): FieldSet {
+  const set: FieldSet = new Set();
+  const walk = (value: unknown, path: string, schemaPath: string): void => {
+    for (const child of childrenOf(schema, value, schemaPath)) {
+      if (!tracked(schema, path, child.element, part)) continue;
+      const next = childPath(path, child.element);
+      const leaf = isLeaf(schema, child.value, child.schemaPath);
+      if (!leaf) walk(child.value, next, child.schemaPath);
+      const empty = isObject(child.value) && Object.keys(child.value).length === 0;
+      if ((leaf || child.item || child.value === null || empty) && next !== METADATA) set.add(next);
+    }
+  };
+  walk(object, '', '');
+  return set;
+}
+
+/** What changed between two objects, by field path, as structured-merge-diff's Compare. */
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/**
+ * Compares `before` with `after`: leaves present only after are added, only before removed, in
+ * both but different modified; a map, struct or list item present on one side only is added or
+ * removed itself too.
+ */
+export function compareObjects(schema: FieldSchema, before: JsonObject, after: JsonObject, part: Tracked = 'main'): Comparison {
+  const result: Comparison = { added: new Set(), modified: new Set(), removed: new Set() };
+  const visit = (left: unknown, right: unknown, path: string, schemaPath: string): void => {
+    const leftLeaf = left === undefined || isLeaf(schema, left, schemaPath);
+    const rightLeaf = right === undefined || isLeaf(schema, right, schemaPath);
+    const sameShape = Array.isArray(left) === Array.isArray(right) && isObject(left) === isObject(right);
+    if ((leftLeaf && rightLeaf) || (left !== undefined && right !== undefined && !sameShape)) {
+      if (left === undefined) result.added.add(path);
+      else if (right === undefined) result.removed.add(path);
+      else if (!deepEqual(left, right)) result.modified.add(path);
+      return;
+    }
+    const leftChildren = new Map(childrenOf(schema, left, schemaPath).map((child) => [child.element, child]));
+    const rightChildren = new Map(childrenOf(schema, right, schemaPath).map((child) => [child.element, child]));
+    for (const [element, child] of leftChildren) {
+      if (!tracked(schema, path, element, part)) continue;
+      visit(child.value, rightChildren.get(element)?.value, childPath(path, element), child.schemaPath);
+    }
+    for (const [element, child] of rightChildren) {
+      if (leftChildren.has(element) || !tracked(schema, path, element, part)) continue;
+      visit(undefined, child.value, childPath(path, element), child.schemaPath);
+    }
+    if (path === '' || path === METADATA) return;
+    if (left === undefined) result.added.add(path);
+    else if (right === undefined) result.removed.add(path);
+  };
+  visit(before, after, '', '');
+  return result;
+}
+
+/** `a ∪ b` as a new set. */
+export function union(a: ReadonlySet<string>, b: ReadonlySet<string>): FieldSet {
+  const out = new Set(a);
+  for (const path of b) out.add(path);
+  return out;
+}
+
+/** `a − b` as a new set. */
+export function difference(a: ReadonlySet<string>, b: ReadonlySet<string>): FieldSet {
+  const out: FieldSet = new Set();
+  for (const path of a) if (!b.has(path)) out.add(path);
+  return out;
+}
+
+/** `a ∩ b` as a new set. */
+export function intersection(a: ReadonlySet<string>, b: ReadonlySet<string>): FieldSet {
+  const out: FieldSet = new Set();
+  for (const path of a) if (b.has(path)) out.add(path);
+  return out;
+}
+
+/** The FieldsV1 elements of a path. */
+export function pathElements(path: string): string[] {
+  return path === '' ? [] : path.split(SEPARATOR);
+}
+
+/** Joins FieldsV1 elements into a path. */
+export function pathOf(elements: readonly string[]): string {
+  return elements.join(SEPARATOR);
+}
+
+interface Node {
+  member: boolean;
+  children: Map<string, Node>;
+}
+
+function treeOf(set: ReadonlySet<string>): Node {
+  const root: Node = { member: false, children: new Map() };
+  for (const path of set) {
+    let node = root;
+    for (const element of pathElements(path)) {
+      let next = node.children.get(element);
+      if (next === undefined) {
+        next = { member: false, children: new Map() };
+        node.children.set(element, next);
+      }
+      node = next;
+    }
+    node.member = true;
+  }
+  return root;
+}
+
+const ELEMENT_RANK: Readonly<Record<string, number>> = { f: 0, k: 1, v: 2, i: 3 };
+
+/** structured-merge-diff's order of path elements: fields, then keys, values, indices. */
+function compareElements(a: string, b: string): number {
+  const rank = (ELEMENT_RANK[a[0] ?? ''] ?? 4) - (ELEMENT_RANK[b[0] ?? ''] ?? 4);
+  if (rank !== 0) return rank;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** `set` as a FieldsV1 object: nested elements, `{}` for a member leaf, `".": {}` for a member with children. */
+export function encodeFieldsV1(set: ReadonlySet<string>): JsonObject {
+  const encode = (node: Node): JsonObject => {
+    const out: JsonObject = {};
+    if (node.member && node.children.size > 0) out['.'] = {};
+    for (const element of [...node.children.keys()].sort()) out[element] = encode(node.children.get(element) as Node);
+    return out;
+  };
+  return encode(treeOf(set));
+}
+
+/** The field set a FieldsV1 object encodes; throws a TypeError when it is not one. */
+export function decodeFieldsV1(fields: unknown): FieldSet {
+  const set: FieldSet = new Set();
+  const walk = (node: unknown, path: string): void => {
+    if (!isObject(node)) throw new TypeError('a FieldsV1 node must be an object');
+    const keys = Object.keys(node);
+    if (keys.length === 0 && path !== '') set.add(path);
+    for (const key of keys) {
+      if (key === '.') {
+        if (path !== '') set.add(path);
+        continue;
+      }
+      if (!/^[fkvi]:/.test(key)) throw new TypeError(`unknown FieldsV1 element ${JSON.stringify(key)}`);
+      walk(node[key], childPath(path, key));
+    }
+  };
+  walk(fields, '');
+  return set;
+}
+
+/**
+ * The paths of `set` in structured-merge-diff's iteration order: at each level the members first,
+ * then the children's paths, each group in element order.
+ */
+export function orderedPaths(set: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  const walk = (node: Node, prefix: readonly string[]): void => {
+    const elements = [...node.children.keys()].sort(compareElements);
+    for (const element of elements) if (node.children.get(element)?.member === true) out.push(pathOf([...prefix, element]));
+    for (const element of elements) {
+      const child = node.children.get(element) as Node;
+      if (child.children.size > 0) walk(child, [...prefix, element]);
+    }
+  };
+  walk(treeOf(set), []);
+  return out;
+}
+
+/** A path as Kubernetes prints it in conflicts: `.spec.ports[port=80,protocol="TCP"]`, `.metadata.finalizers[="a"]`. */
+export function displayPath(path: string): string {
+  return pathElements(path)
+    .map((element) => {
+      const body = element.slice(2);
+      switch (element[0]) {
+        case 'f':
+          return `.${body}`;
+        case 'k': {
+          const key = JSON.parse(body) as JsonObject;
+          return `[${Object.entries(key)
+            .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
+            .join(',')}]`;
+        }
+        case 'v':
+          return `[=${body}]`;
+        default:
+          return `[${body}]`;
+      }
+    })
+    .join('');
+}
+
+/** The identity of a manager's entry: manager, operation, subresource, and the apiVersion of an Update. */
+export function managerKey(entry: Pick<ManagerFields, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
+  return JSON.stringify([entry.manager, entry.operation, entry.subresource ?? '', entry.operation === 'Update' ? entry.apiVersion : '']);
+}
+
+/** Whether `value` (a request's `metadata.managedFields`) asks to reset them: `[]` or `[{}]`. */
+export function isManagedFieldsReset(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  if (value.length === 0) return true;
+  return value.length === 1 && isObject(value[0]) && Object.keys(value[0]).length === 0;
+}
+
+/**
+ * Decodes `metadata.managedFields`: the managers by {@link managerKey}, or undefined when the value
+ * is not a valid list of entries (unknown operation or fields type, malformed FieldsV1, duplicates).
+ */
+export function decodeManagedFields(value: unknown): Map<string, ManagerFields> | undefined {
+  const managers = new Map<string, ManagerFields>();
+  if (value === undefined || value === null) return managers;
+  if (!Array.isArray(value)) return undefined;
+  for (const entry of value) {
+    if (!isObject(entry)) return undefined;
+    const { manager, operation, apiVersion, time, fieldsType, fieldsV1, subresource } = entry;
+    if (operation !== 'Apply' && operation !== 'Update') return undefined;
+    if (fieldsType !== 'FieldsV1') return undefined;
+    let fields: FieldSet;
+    try {
+      fields = fieldsV1 === undefined || fieldsV1 === null ? new Set() : decodeFieldsV1(fieldsV1);
+    } catch {
+      // Not a FieldsV1 object: the whole list is unusable, as the real decoder says.
+      return undefined;
+    }
+    const decoded: ManagerFields = {
+      manager: typeof manager === 'string' ? manager : '',
+      operation,
+      apiVersion: typeof apiVersion === 'string' ? apiVersion : '',
+      fields,
+      ...(typeof time === 'string' ? { time } : {}),
+      ...(typeof subresource === 'string' && subresource !== '' ? { subresource } : {}),
+    };
+    const key = managerKey(decoded);
+    if (managers.has(key)) return undefined;
+    managers.set(key, decoded);
+  }
+  return managers;
+}
+
+function seconds(time: string | undefined): number {
+  return time === undefined ? 0 : Math.floor(Date.parse(time) / 1000);
+}
+
+/**
+ * The managers as `metadata.managedFields`, in the real server's order (Apply before Update, then
+ * by time, manager, apiVersion, subresource), empty ones left out; undefined when none is left.
+ */
+export function encodeManagedFields(managers: Iterable<ManagerFields>): ManagedFieldsEntry[] | undefined {
+  const entries = [...managers]
+    .filter((entry) => entry.fields.size > 0)
+    .sort(
+      (p, q) =>
+        p.operation.localeCompare(q.operation) ||
+        seconds(p.time) - seconds(q.time) ||
+        (p.manager < q.manager ? -1 : p.manager > q.manager ? 1 : 0) ||
+        p.apiVersion.localeCompare(q.apiVersion) ||
+        (p.subresource ?? '').localeCompare(q.subresource ?? ''),
+    )
+    .map((entry): ManagedFieldsEntry => ({
+      manager: entry.manager,
+      operation: entry.operation,
+      apiVersion: entry.apiVersion,
+      ...(entry.time !== undefined ? { time: entry.time } : {}),
+      fieldsType: 'FieldsV1',
+      fieldsV1: encodeFieldsV1(entry.fields),
+      ...(entry.subresource !== undefined ? { subresource: entry.subresource } : {}),
+    }));
+  return entries.length > 0 ? entries : undefined;
+}
+
+/**
+ * The manager of a write without `fieldManager`, as the real server derives it: the User-Agent up
+ * to its first `/`, printable characters only, at most {@link MAX_FIELD_MANAGER_LENGTH}; `unknown`
+ * when that leaves nothing.
+ */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  const prefix = [...(userAgent ?? '').split('/')[0] ?? ''].filter((char) => /^\P{C}$/u.test(char)).join('');
+  const manager = prefix.slice(0, MAX_FIELD_MANAGER_LENGTH);
+  return manager === '' ? 'unknown' : manager;
+}
+
+/** What {@link updateManagedFields} needs. */
+export interface ManagedUpdate {
+  schema: FieldSchema;
+  /** The stored object; undefined on create. */
+  live: JsonObject | undefined;
+  /** The object about to be stored (its `metadata.managedFields` are not read). */
+  next: JsonObject;
+  /** The `metadata.managedFields` the request left on the object (a body's, a patch's result). */
+  requested: unknown;
+  manager: string;
+  apiVersion: string;
+  /** `status` for a write of the status subresource. */
+  subresource?: 'status' | undefined;
+  /** RFC 3339 time of the write. */
+  now: string;
+}
+
+/**
+ * The `metadata.managedFields` after an Update operation (create, update, non-apply patch), as the
+ * real field manager computes them: the request's own managedFields when it set valid ones (reset
+ * by `[]` or `[{}]`), else the live ones; the fields the write added or changed move to the
+ * writer's entry (merged with its earlier Update entry, whose time moves), fields it removed leave
+ * every entry, empty entries are dropped. Undefined when no entry is left.
+ */
+export function updateManagedFields(update: ManagedUpdate): ManagedFieldsEntry[] | undefined {
+  const { schema, next } = update;
+  const part: Tracked = update.subresource === 'status' ? 'status' : 'main';
+  const requested = update.requested;
+  const liveManaged = (): Map<string, ManagerFields> => decodeManagedFields(isObject(update.live?.['metadata']) ? update.live['metadata']['managedFields'] : undefined) ?? new Map();
+  let managers: Map<string, ManagerFields>;
+  if (update.subresource !== undefined) managers = liveManaged();
+  else if (isManagedFieldsReset(requested)) managers = new Map();
+  else {
+    const fromRequest = decodeManagedFields(requested);
+    managers = fromRequest === undefined || fromRequest.size === 0 ? liveManaged() : fromRequest;
+  }
+  const compared = compareObjects(schema, update.live ?? emptyObjectOf(schema), next, part);
+  const taken = union(compared.added, compared.modified);
+  for (const entry of managers.values()) entry.fields = difference(difference(entry.fields, taken), compared.removed);
+  if (taken.size > 0) {
+    const identity = { manager: update.manager, operation: 'Update' as const, apiVersion: update.apiVersion, ...(update.subresource !== undefined ? { subresource: update.subresource } : {}) };
+    const key = managerKey(identity);
+    const previous = managers.get(key);
+    managers.set(key, { ...identity, fields: union(previous?.fields ?? new Set(), taken), time: update.now });
+  }
+  return encodeManagedFields(managers.values());
+}
+
+/** Which write's options are checked: their kind names them in the 422 (`PatchOptions.meta.k8s.io`). */
+export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+/** What {@link fieldManagerOf} reads from a request. */
+export interface FieldManagerRequest {
+  kind: WriteOptionsKind;
+  /** The `fieldManager` query parameter; undefined when absent. */
+  fieldManager: string | undefined;
+  userAgent: string | undefined;
+  /** A server-side apply (then `fieldManager` is required). */
+  apply: boolean;
+  /** The `force` query parameter was given. */
+  force: boolean;
+}
+
+/**
+ * The manager of a write, after the checks the real server makes on its options: `fieldManager`
+ * at most {@link MAX_FIELD_MANAGER_LENGTH} bytes of printable characters, required for apply, and
+ * `force` only for apply; else a 422 Invalid about `<kind>.meta.k8s.io`. Without `fieldManager`
+ * the manager comes from the User-Agent ({@link managerFromUserAgent}).
+ */
+export function fieldManagerOf(request: FieldManagerRequest): string {
+  const given = request.fieldManager ?? '';
+  const causes: StatusCause[] = [];
+  if (!request.apply && request.force) causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' });
+  if (request.apply && given === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
+  if (Buffer.byteLength(given) > MAX_FIELD_MANAGER_LENGTH) {
+    causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${MAX_FIELD_MANAGER_LENGTH} bytes`, field: 'fieldManager' });
+  }
+  const unprintable = [...given].findIndex((char) => !/^\P{C}$/u.test(char));
+  if (unprintable >= 0) {
+    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(given)}: invalid characters at index ${unprintable}`, field: 'fieldManager' });
+  }
+  if (causes.length > 0) {
+    const summary = causes.map((cause) => `${cause.field ?? ''}: ${cause.message}`);
+    const list = summary.length === 1 ? (summary[0] ?? '') : `[${summary.join(', ')}]`;
+    throw new ApiError('Invalid', `${request.kind}.meta.k8s.io "" is invalid: ${list}`, { group: 'meta.k8s.io', kind: request.kind, causes });
+  }
+  return given !== '' ? given : managerFromUserAgent(request.userAgent);
+}
