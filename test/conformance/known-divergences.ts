@@ -40,8 +40,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   // metadata
   'metadata: a ConfigMap has no generation': 'to converge (issue 8 §5): devcluster sets metadata.generation on every kind; the real server only on kinds with spec/status',
   'metadata: a Service generation moves with spec, not labels': 'to converge (issue 8 §5): the real Service strategy sets no generation at all; devcluster counts spec changes',
-  'metadata: managedFields record the field manager': 'to converge (issue 8 §5): devcluster records no managedFields',
-  'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
   'metadata: empty labels and annotations are normalised': 'to converge (issue 8 §5): devcluster keeps empty labels/annotations/data maps; the real server drops them',
   'metadata: Namespace defaulting': 'to converge (issue 8 §5): no kubernetes.io/metadata.name label and no spec.finalizers ["kubernetes"]',
   'metadata: Pod defaulting': 'to converge (issue 8 §5): devcluster applies few Pod defaults (imagePullPolicy, dnsPolicy, terminationMessage*, …)',
@@ -53,15 +51,6 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'service: headless without ports is allowed': 'to converge (issue 8 §5): a selector-less headless Service defaults to RequireDualStack with both families on the real server',
   'service: ExternalName needs an externalName': 'to converge (issue 8 §5): devcluster accepts type ExternalName without spec.externalName',
   'service: a clusterIP outside the range is Invalid': 'to converge (issue 8 §5): the cause names spec.clusterIP; the real server names spec.clusterIPs',
-  // server-side apply
-  'apply: creates an object': 'to converge (issue 8 §5): devcluster has no server-side apply (415 for application/apply-patch+yaml)',
-  'apply: without fieldManager is refused': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: a second manager changing a field is a Conflict': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: force takes the field over': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: dropping a field removes it': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: YAML body': 'to converge (issue 8 §5): no server-side apply (415); the real server answered 500 to this YAML apply body (not investigated yet)',
-  'apply: a Service': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: a body with another name is refused': 'to converge (issue 8 §5): no server-side apply (415)',
   // discovery and OpenAPI
   'discovery: /version fields': 'to converge (issue 8 §5): the real /version also has emulationMajor/Minor and minCompatibilityMajor/Minor',
   'openapi: v2 ConfigMap definition': 'to converge (issue 8 §5): devcluster serves no /openapi/v2 (kubectl explain and validation of older clients use it)',
