@@ -202,44 +202,39 @@ function prune(schema: FieldSchema, object: JsonObject, dropped: ReadonlySet<str
     for (let length = 1; length <= elements.length; length += 1) keptPrefixes.add(elements.slice(0, length).join('\u0000'));
   }
   const result = structuredClone(object);
-  const paths = [...dropped].filter((path) => !keptPrefixes.has(path)).sort((a, b) => pathElements(b).length - pathElements(a).length);
+  const paths = [...dropped].filter((path) => !keptPrefixes.has(path)).sort((a, b) => pathElements(a).length - pathElements(b).length);
   for (const path of paths) removePath(schema, result, pathElements(path));
   return result;
 }
 
 /** Removes the field at `elements` from `root` (in place), then every container the removal emptied. */
 function removePath(schema: FieldSchema, root: JsonObject, elements: readonly string[]): void {
-  const chain: { container: JsonObject | unknown[]; schemaPath: string }[] = [];
+  // Each step down: the container and where the next element sits in it (a key or an index).
+  const chain: { container: JsonObject | unknown[]; at: string | number }[] = [];
   let node: unknown = root;
   let schemaPath = '';
   for (const element of elements) {
     if (isObject(node) && element.startsWith('f:')) {
-      chain.push({ container: node, schemaPath });
-      schemaPath = joinName(schemaPath, element.slice(2));
-      node = node[element.slice(2)];
+      const name = element.slice(2);
+      if (!(name in node)) return;
+      chain.push({ container: node, at: name });
+      schemaPath = joinName(schemaPath, name);
+      node = node[name];
     } else if (Array.isArray(node)) {
-      chain.push({ container: node, schemaPath });
       const at = itemElements(schema, node, schemaPath).indexOf(element);
       if (at < 0) return;
+      chain.push({ container: node, at });
       node = node[at];
     } else {
       return;
     }
   }
+  // Never the object itself, nor a top-level field merely because it became empty.
   for (let depth = chain.length - 1; depth >= 0; depth -= 1) {
-    const link = chain[depth];
-    const element = elements[depth];
-    if (link === undefined || element === undefined) return;
-    const { container } = link;
-    if (Array.isArray(container)) {
-      const at = itemElements(schema, container, link.schemaPath).indexOf(element);
-      if (at >= 0) container.splice(at, 1);
-      if (container.length > 0) return;
-    } else {
-      delete container[element.slice(2)];
-      if (Object.keys(container).length > 0) return;
-    }
-    // The container is empty now: remove it from its parent too, but never the object itself.
-    if (depth === 0) return;
+    const { container, at } = chain[depth] as { container: JsonObject | unknown[]; at: string | number };
+    if (Array.isArray(container)) container.splice(at as number, 1);
+    else delete container[at as string];
+    const empty = Array.isArray(container) ? container.length === 0 : Object.keys(container).length === 0;
+    if (!empty || depth === 0) return;
   }
 }
