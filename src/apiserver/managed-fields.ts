@@ -1,20 +1,13 @@
 /**
  * Field ownership (`metadata.managedFields`), as k8s.io/apiserver's field manager and
  * structured-merge-diff track it: which manager set which field, in the FieldsV1 encoding
- * (`f:<field>`, `k:<list-map key>`, `v:<set value>`, `.` for a node owned itself). A field set is
- * a set of paths; a path is its FieldsV1 elements joined by {@link SEPARATOR}. Pure functions over
- * JSON objects; nothing here mutates its inputs.
+ * (`f:<field>`, `k:<list-map key>`, `v:<set value>`, `.` for a node owned itself), over the field
+ * sets of `field-set.ts`. Pure functions over JSON objects; nothing here mutates its inputs.
  */
-import { ApiError, type StatusCause } from './api-error.js';
+import { childPath, decodeFieldsV1, difference, encodeFieldsV1, union, type FieldSet } from './field-set.js';
 import type { JsonObject } from './kind-strategy.js';
 import type { ResourceType } from './resource-type.js';
 import { deepEqual, listStrategyOf } from './strategic-merge-patch.js';
-
-/** Joins the FieldsV1 elements of one path. Cannot occur in a field name, a key or a value of JSON text. */
-const SEPARATOR = '\u0000';
-
-/** A set of field paths (elements joined by {@link SEPARATOR}). */
-export type FieldSet = Set<string>;
 
 /** One entry of `metadata.managedFields` as stored and served. */
 export interface ManagedFieldsEntry {
@@ -52,9 +45,6 @@ export interface FieldSchema {
 
 /** How one list is owned: as a whole, as a set of values, or item by item by key. */
 export type ListOwnership = { kind: 'atomic' } | { kind: 'set' } | { kind: 'map'; keys: readonly string[]; keyDefaults: Readonly<Record<string, unknown>> };
-
-/** The longest `fieldManager`, in bytes, as Kubernetes validates it. */
-export const MAX_FIELD_MANAGER_LENGTH = 128;
 
 /** Metadata the field manager never tracks (identity and server-owned fields), as StripMetaManager. */
 const STRIPPED_METADATA = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']);
@@ -155,10 +145,6 @@ function tracked(schema: FieldSchema, parentPath: string, element: string, part:
   return true;
 }
 
-function childPath(path: string, element: string): string {
-  return path === '' ? element : `${path}${SEPARATOR}${element}`;
-}
-
 /**
  * The fields `object` sets, as structured-merge-diff's ToFieldSet: every leaf, every list item, and
  * every map entry that is null or empty; maps and structs themselves are not members.
@@ -219,140 +205,6 @@ export function compareObjects(schema: FieldSchema, before: JsonObject, after: J
   };
   visit(before, after, '', '');
   return result;
-}
-
-/** `a ∪ b` as a new set. */
-export function union(a: ReadonlySet<string>, b: ReadonlySet<string>): FieldSet {
-  const out = new Set(a);
-  for (const path of b) out.add(path);
-  return out;
-}
-
-/** `a − b` as a new set. */
-export function difference(a: ReadonlySet<string>, b: ReadonlySet<string>): FieldSet {
-  const out: FieldSet = new Set();
-  for (const path of a) if (!b.has(path)) out.add(path);
-  return out;
-}
-
-/** `a ∩ b` as a new set. */
-export function intersection(a: ReadonlySet<string>, b: ReadonlySet<string>): FieldSet {
-  const out: FieldSet = new Set();
-  for (const path of a) if (b.has(path)) out.add(path);
-  return out;
-}
-
-/** The FieldsV1 elements of a path. */
-export function pathElements(path: string): string[] {
-  return path === '' ? [] : path.split(SEPARATOR);
-}
-
-/** Joins FieldsV1 elements into a path. */
-export function pathOf(elements: readonly string[]): string {
-  return elements.join(SEPARATOR);
-}
-
-interface Node {
-  member: boolean;
-  children: Map<string, Node>;
-}
-
-function treeOf(set: ReadonlySet<string>): Node {
-  const root: Node = { member: false, children: new Map() };
-  for (const path of set) {
-    let node = root;
-    for (const element of pathElements(path)) {
-      let next = node.children.get(element);
-      if (next === undefined) {
-        next = { member: false, children: new Map() };
-        node.children.set(element, next);
-      }
-      node = next;
-    }
-    node.member = true;
-  }
-  return root;
-}
-
-const ELEMENT_RANK: Readonly<Record<string, number>> = { f: 0, k: 1, v: 2, i: 3 };
-
-/** structured-merge-diff's order of path elements: fields, then keys, values, indices. */
-function compareElements(a: string, b: string): number {
-  const rank = (ELEMENT_RANK[a[0] ?? ''] ?? 4) - (ELEMENT_RANK[b[0] ?? ''] ?? 4);
-  if (rank !== 0) return rank;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** `set` as a FieldsV1 object: nested elements, `{}` for a member leaf, `".": {}` for a member with children. */
-export function encodeFieldsV1(set: ReadonlySet<string>): JsonObject {
-  const encode = (node: Node): JsonObject => {
-    const out: JsonObject = {};
-    if (node.member && node.children.size > 0) out['.'] = {};
-    for (const element of [...node.children.keys()].sort()) out[element] = encode(node.children.get(element) as Node);
-    return out;
-  };
-  return encode(treeOf(set));
-}
-
-/** The field set a FieldsV1 object encodes; throws a TypeError when it is not one. */
-export function decodeFieldsV1(fields: unknown): FieldSet {
-  const set: FieldSet = new Set();
-  const walk = (node: unknown, path: string): void => {
-    if (!isObject(node)) throw new TypeError('a FieldsV1 node must be an object');
-    const keys = Object.keys(node);
-    if (keys.length === 0 && path !== '') set.add(path);
-    for (const key of keys) {
-      if (key === '.') {
-        if (path !== '') set.add(path);
-        continue;
-      }
-      if (!/^[fkvi]:/.test(key)) throw new TypeError(`unknown FieldsV1 element ${JSON.stringify(key)}`);
-      walk(node[key], childPath(path, key));
-    }
-  };
-  walk(fields, '');
-  return set;
-}
-
-/**
- * The paths of `set` in structured-merge-diff's iteration order: at each level the members first,
- * then the children's paths, each group in element order.
- */
-export function orderedPaths(set: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  const walk = (node: Node, prefix: readonly string[]): void => {
-    const elements = [...node.children.keys()].sort(compareElements);
-    for (const element of elements) if (node.children.get(element)?.member === true) out.push(pathOf([...prefix, element]));
-    for (const element of elements) {
-      const child = node.children.get(element) as Node;
-      if (child.children.size > 0) walk(child, [...prefix, element]);
-    }
-  };
-  walk(treeOf(set), []);
-  return out;
-}
-
-/** A path as Kubernetes prints it in conflicts: `.spec.ports[port=80,protocol="TCP"]`, `.metadata.finalizers[="a"]`. */
-export function displayPath(path: string): string {
-  return pathElements(path)
-    .map((element) => {
-      const body = element.slice(2);
-      switch (element[0]) {
-        case 'f':
-          return `.${body}`;
-        case 'k': {
-          const key = JSON.parse(body) as JsonObject;
-          return `[${Object.entries(key)
-            .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
-            .join(',')}]`;
-        }
-        case 'v':
-          return `[=${body}]`;
-        default:
-          return `[${body}]`;
-      }
-    })
-    .join('');
 }
 
 /** The identity of a manager's entry: manager, operation, subresource, and the apiVersion of an Update. */
@@ -433,17 +285,6 @@ export function encodeManagedFields(managers: Iterable<ManagerFields>): ManagedF
   return entries.length > 0 ? entries : undefined;
 }
 
-/**
- * The manager of a write without `fieldManager`, as the real server derives it: the User-Agent up
- * to its first `/`, printable characters only, at most {@link MAX_FIELD_MANAGER_LENGTH}; `unknown`
- * when that leaves nothing.
- */
-export function managerFromUserAgent(userAgent: string | undefined): string {
-  const prefix = [...(userAgent ?? '').split('/')[0] ?? ''].filter((char) => /^\P{C}$/u.test(char)).join('');
-  const manager = prefix.slice(0, MAX_FIELD_MANAGER_LENGTH);
-  return manager === '' ? 'unknown' : manager;
-}
-
 /** What {@link updateManagedFields} needs. */
 export interface ManagedUpdate {
   schema: FieldSchema;
@@ -492,43 +333,3 @@ export function updateManagedFields(update: ManagedUpdate): ManagedFieldsEntry[]
   return encodeManagedFields(managers.values());
 }
 
-/** Which write's options are checked: their kind names them in the 422 (`PatchOptions.meta.k8s.io`). */
-export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
-
-/** What {@link fieldManagerOf} reads from a request. */
-export interface FieldManagerRequest {
-  kind: WriteOptionsKind;
-  /** The `fieldManager` query parameter; undefined when absent. */
-  fieldManager: string | undefined;
-  userAgent: string | undefined;
-  /** A server-side apply (then `fieldManager` is required). */
-  apply: boolean;
-  /** The `force` query parameter was given. */
-  force: boolean;
-}
-
-/**
- * The manager of a write, after the checks the real server makes on its options: `fieldManager`
- * at most {@link MAX_FIELD_MANAGER_LENGTH} bytes of printable characters, required for apply, and
- * `force` only for apply; else a 422 Invalid about `<kind>.meta.k8s.io`. Without `fieldManager`
- * the manager comes from the User-Agent ({@link managerFromUserAgent}).
- */
-export function fieldManagerOf(request: FieldManagerRequest): string {
-  const given = request.fieldManager ?? '';
-  const causes: StatusCause[] = [];
-  if (!request.apply && request.force) causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' });
-  if (request.apply && given === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
-  if (Buffer.byteLength(given) > MAX_FIELD_MANAGER_LENGTH) {
-    causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${MAX_FIELD_MANAGER_LENGTH} bytes`, field: 'fieldManager' });
-  }
-  const unprintable = [...given].findIndex((char) => !/^\P{C}$/u.test(char));
-  if (unprintable >= 0) {
-    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(given)}: invalid characters at index ${unprintable}`, field: 'fieldManager' });
-  }
-  if (causes.length > 0) {
-    const summary = causes.map((cause) => `${cause.field ?? ''}: ${cause.message}`);
-    const list = summary.length === 1 ? (summary[0] ?? '') : `[${summary.join(', ')}]`;
-    throw new ApiError('Invalid', `${request.kind}.meta.k8s.io "" is invalid: ${list}`, { group: 'meta.k8s.io', kind: request.kind, causes });
-  }
-  return given !== '' ? given : managerFromUserAgent(request.userAgent);
-}

@@ -8,7 +8,7 @@ import { negotiate, type Representation } from './content-negotiation.js';
 import { parseFieldSelector, type FieldSelector } from './field-selector.js';
 import { fieldValidationOf } from './field-validation.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
-import { fieldManagerOf, type WriteOptionsKind } from './managed-fields.js';
+import { fieldManagerOf, type WriteOptionsKind } from './field-manager.js';
 import type { ListPager } from './list-pager.js';
 import { resourceVersionFailure, type ObjectWriter, type WriteOptions } from './object-writer.js';
 import type { ResourceRequest } from './request-info.js';

@@ -7,24 +7,8 @@
  */
 import { ApiError, badRequest, type StatusCause } from './api-error.js';
 import type { JsonObject } from './kind-strategy.js';
-import {
-  compareObjects,
-  decodeManagedFields,
-  difference,
-  displayPath,
-  emptyObjectOf,
-  encodeManagedFields,
-  fieldSetOf,
-  intersection,
-  itemElement,
-  managerKey,
-  orderedPaths,
-  pathElements,
-  union,
-  type FieldSchema,
-  type FieldSet,
-  type ManagerFields,
-} from './managed-fields.js';
+import { difference, displayPath, intersection, orderedPaths, pathElements, pathOf, union, type FieldSet } from './field-set.js';
+import { compareObjects, decodeManagedFields, emptyObjectOf, encodeManagedFields, fieldSetOf, itemElement, managerKey, type FieldSchema, type ManagerFields } from './managed-fields.js';
 import { deepEqual } from './strategic-merge-patch.js';
 
 /** The media type of server-side apply. */
@@ -46,6 +30,8 @@ export interface ApplyRequest {
   force: boolean;
   /** RFC 3339 time of the write. */
   now: string;
+  /** `status` for an apply to the status subresource: its own entry, owning only status. */
+  subresource?: 'status' | undefined;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -86,10 +72,11 @@ export function applyConfiguration(request: ApplyRequest): JsonObject {
   }
   const live = request.live === undefined ? emptyObjectOf(schema) : withoutManagedFields(request.live);
   const managers = (request.live !== undefined ? decodeManagedFields(metadataOf(request.live)['managedFields']) : undefined) ?? new Map<string, ManagerFields>();
-  const identity = { manager: request.manager, operation: 'Apply' as const, apiVersion: request.apiVersion };
+  const identity = { manager: request.manager, operation: 'Apply' as const, apiVersion: request.apiVersion, ...(request.subresource !== undefined ? { subresource: request.subresource } : {}) };
+  const part = request.subresource ?? 'main';
   const key = managerKey(identity);
   const previous = managers.get(key);
-  const applied = fieldSetOf(schema, config);
+  const applied = fieldSetOf(schema, config, part);
   const others = [...managers.entries()].filter(([other]) => other !== key).map(([, entry]) => entry);
 
   let merged = mergeValue(schema, live, config, '') as JsonObject;
@@ -98,7 +85,7 @@ export function applyConfiguration(request: ApplyRequest): JsonObject {
     merged = prune(schema, merged, difference(previous.fields, applied), kept);
   }
 
-  const compared = compareObjects(schema, live, merged);
+  const compared = compareObjects(schema, live, merged, part);
   const changed = union(compared.added, compared.modified);
   const conflicts = others.map((entry) => ({ entry, fields: intersection(entry.fields, changed) })).filter((conflict) => conflict.fields.size > 0);
   if (conflicts.length > 0 && !request.force) throw applyConflict(conflicts);
@@ -199,7 +186,7 @@ function prune(schema: FieldSchema, object: JsonObject, dropped: ReadonlySet<str
   const keptPrefixes = new Set<string>();
   for (const path of kept) {
     const elements = pathElements(path);
-    for (let length = 1; length <= elements.length; length += 1) keptPrefixes.add(elements.slice(0, length).join('\u0000'));
+    for (let length = 1; length <= elements.length; length += 1) keptPrefixes.add(pathOf(elements.slice(0, length)));
   }
   const result = structuredClone(object);
   const paths = [...dropped].filter((path) => !keptPrefixes.has(path)).sort((a, b) => pathElements(a).length - pathElements(b).length);

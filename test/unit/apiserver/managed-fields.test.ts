@@ -1,32 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/apiserver/api-error.js';
-import {
-  compareObjects,
-  decodeFieldsV1,
-  decodeManagedFields,
-  displayPath,
-  encodeFieldsV1,
-  fieldManagerOf,
-  fieldSchemaOf,
-  fieldSetOf,
-  managerFromUserAgent,
-  orderedPaths,
-  pathOf,
-  updateManagedFields,
-  type ManagedFieldsEntry,
-} from '../../../src/apiserver/managed-fields.js';
-import { resourceType } from '../../../src/apiserver/resource-type.js';
+import { fieldManagerOf, managerFromUserAgent } from '../../../src/apiserver/field-manager.js';
+import { decodeFieldsV1, displayPath, encodeFieldsV1, orderedPaths, pathOf } from '../../../src/apiserver/field-set.js';
+import { compareObjects, decodeManagedFields, fieldSchemaOf, fieldSetOf, updateManagedFields, type ManagedFieldsEntry } from '../../../src/apiserver/managed-fields.js';
+import { CONFIG_MAP, SERVICE } from './ownership-kinds.js';
 
-const SERVICE = resourceType({
-  group: '',
-  version: 'v1',
-  kind: 'Service',
-  plural: 'services',
-  subresources: ['status'],
-  fields: { spec: { type: 'object' }, status: { type: 'object' } },
-  mergeStrategies: { 'spec.ports': { mergeKey: 'port', listMapKeys: ['port', 'protocol'], keyDefaults: { protocol: 'TCP' } }, 'spec.selector': { atomic: true } },
-});
-const CONFIG_MAP = resourceType({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', fields: { data: { type: 'object', additionalProperties: { type: 'string' } } } });
 const NOW = '2026-01-01T00:00:00Z';
 const LATER = '2026-01-01T00:01:00Z';
 
