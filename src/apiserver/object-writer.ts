@@ -273,6 +273,7 @@ export class ObjectWriter {
         manager: options.fieldManager ?? 'unknown',
         force: options.force,
         now: rfc3339(this.#now()),
+        subresource: options.subresource,
       });
       this.#checkIdentity(type, namespace, name, { ...(applied['metadata'] as JsonObject) });
       const internal: InternalWriteOptions = { ...options, applied: true };

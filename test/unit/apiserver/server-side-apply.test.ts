@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/apiserver/api-error.js';
 import { fieldSchemaOf } from '../../../src/apiserver/managed-fields.js';
-import { resourceType } from '../../../src/apiserver/resource-type.js';
 import { applyConfiguration, type ApplyRequest } from '../../../src/apiserver/server-side-apply.js';
+import { CONFIG_MAP, POD, SERVICE } from './ownership-kinds.js';
 
-const CONFIG_MAP = resourceType({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', fields: { data: { type: 'object', additionalProperties: { type: 'string' } } } });
-const SERVICE = resourceType({
-  group: '',
-  version: 'v1',
-  kind: 'Service',
-  plural: 'services',
-  subresources: ['status'],
-  fields: { spec: { type: 'object' }, status: { type: 'object' } },
-  mergeStrategies: { 'spec.ports': { mergeKey: 'port', listMapKeys: ['port', 'protocol'], keyDefaults: { protocol: 'TCP' } }, 'spec.selector': { atomic: true } },
-});
-const POD = resourceType({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', fields: { spec: { type: 'object' } }, mergeStrategies: { 'spec.containers': { mergeKey: 'name' } } });
 const NOW = '2026-01-01T00:00:00Z';
 const LATER = '2026-01-01T00:05:00Z';
 
@@ -109,6 +98,13 @@ describe('server-side apply', () => {
       applyConfiguration({ schema: fieldSchemaOf(POD), apiVersion: 'v1', kind: 'Pod', live, config: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers } }, manager: 'one', force: false, now: NOW });
     const live = applyPod(undefined, [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }]);
     expect(applyPod(live, [{ name: 'b', image: 'z' }])['spec']).toEqual({ containers: [{ name: 'b', image: 'z' }] });
+  });
+
+  it('to the status subresource: an entry of its own that owns only status', () => {
+    const live = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { type: 'ClusterIP' }, status: {} };
+    const config = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { type: 'NodePort' }, status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } };
+    const applied: Json = applyConfiguration({ schema: fieldSchemaOf(SERVICE), apiVersion: 'v1', kind: 'Service', live, config, manager: 'lb', force: false, now: NOW, subresource: 'status' });
+    expect(applied['metadata'].managedFields).toEqual([{ manager: 'lb', operation: 'Apply', apiVersion: 'v1', time: NOW, fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:loadBalancer': { 'f:ingress': {} } } }, subresource: 'status' }]);
   });
 
   it('refuses a configuration of another kind or version, or one that sets managedFields', () => {
