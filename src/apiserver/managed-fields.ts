@@ -258,6 +258,45 @@ function seconds(time: string | undefined): number {
   return time === undefined ? 0 : Math.floor(Date.parse(time) / 1000);
 }
 
+/** How many Update entries an object keeps before the oldest are merged, as the real server. */
+export const MAX_UPDATE_MANAGERS = 10;
+/** The manager of the entry that the oldest Update entries are merged into. */
+export const ANCIENT_CHANGES_MANAGER = 'ancient-changes';
+
+/**
+ * `managers` with at most {@link MAX_UPDATE_MANAGERS} Update entries: past that, the oldest (by
+ * time, then manager) are merged, per apiVersion, into one `ancient-changes` entry that takes the
+ * time of the latest entry merged into it, as the real server's capManagersManager does.
+ */
+export function capUpdateManagers(managers: Map<string, ManagerFields>): Map<string, ManagerFields> {
+  const updaters = [...managers.entries()].filter(([, entry]) => entry.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return managers;
+  updaters.sort(([keyA, a], [keyB, b]) => seconds(a.time) - seconds(b.time) || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
+  const firstByVersion = new Map<string, string>();
+  let count = updaters.length;
+  for (const [key, entry] of updaters) {
+    if (count <= MAX_UPDATE_MANAGERS) break;
+    const first = firstByVersion.get(entry.apiVersion);
+    if (first === undefined) {
+      firstByVersion.set(entry.apiVersion, key);
+      continue;
+    }
+    const identity = { manager: ANCIENT_CHANGES_MANAGER, operation: 'Update' as const, apiVersion: entry.apiVersion };
+    const bucketKey = managerKey(identity);
+    // The bucket itself never merges into itself.
+    if (bucketKey === key) continue;
+    let bucket = managers.get(bucketKey);
+    if (bucket === undefined) {
+      bucket = { ...identity, fields: managers.get(first)?.fields ?? new Set() };
+      managers.delete(first);
+    }
+    managers.set(bucketKey, { ...bucket, fields: union(bucket.fields, entry.fields), ...(entry.time !== undefined ? { time: entry.time } : {}) });
+    managers.delete(key);
+    count -= 1;
+  }
+  return managers;
+}
+
 /**
  * The managers as `metadata.managedFields`, in the real server's order (Apply before Update, then
  * by time, manager, apiVersion, subresource), empty ones left out; undefined when none is left.
@@ -330,6 +369,6 @@ export function updateManagedFields(update: ManagedUpdate): ManagedFieldsEntry[]
     const previous = managers.get(key);
     managers.set(key, { ...identity, fields: union(previous?.fields ?? new Set(), taken), time: update.now });
   }
-  return encodeManagedFields(managers.values());
+  return encodeManagedFields(capUpdateManagers(managers).values());
 }
 

@@ -8,7 +8,7 @@
 import { ApiError, badRequest, type StatusCause } from './api-error.js';
 import type { JsonObject } from './kind-strategy.js';
 import { difference, displayPath, intersection, orderedPaths, pathElements, pathOf, union, type FieldSet } from './field-set.js';
-import { compareObjects, decodeManagedFields, emptyObjectOf, encodeManagedFields, fieldSetOf, itemElement, managerKey, type FieldSchema, type ManagerFields } from './managed-fields.js';
+import { capUpdateManagers, compareObjects, decodeManagedFields, emptyObjectOf, encodeManagedFields, fieldSetOf, itemElement, managerKey, type FieldSchema, type ManagerFields } from './managed-fields.js';
 import { deepEqual } from './strategic-merge-patch.js';
 
 /** The media type of server-side apply. */
@@ -94,7 +94,7 @@ export function applyConfiguration(request: ApplyRequest): JsonObject {
   const time = deepEqual(merged, live) ? previous?.time : request.now;
   managers.set(key, { ...identity, fields: applied, ...(time !== undefined ? { time } : {}) });
   const metadata = { ...metadataOf(merged) };
-  const entries = encodeManagedFields(managers.values());
+  const entries = encodeManagedFields(capUpdateManagers(managers).values());
   if (entries === undefined) delete metadata['managedFields'];
   else metadata['managedFields'] = entries;
   return { ...merged, metadata };

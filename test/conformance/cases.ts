@@ -415,6 +415,20 @@ export const CASES: readonly ConformanceCase[] = [
       },
     ],
   },
+  {
+    name: 'metadata: past 10 Update managers the oldest merge into ancient-changes',
+    strict: true,
+    category: 'metadata',
+    steps: [
+      { method: 'POST', path: `${CM}?fieldManager=m00`, body: cm('m', {}, { k00: '0' }), setup: true },
+      // Managers named in the order they write: the oldest are the first by name too, whatever second each write falls in.
+      ...Array.from({ length: 10 }, (_, index): Step => {
+        const id = String(index + 1).padStart(2, '0');
+        return { method: 'PATCH', path: `${CM}/m?fieldManager=m${id}`, contentType: MERGE, body: { data: { [`k${id}`]: id } }, setup: true };
+      }),
+      { path: `${CM}/m`, pick: (c: { metadata: { managedFields: { manager: string; fieldsV1: unknown }[] } }) => c.metadata.managedFields.map((entry) => [entry.manager, entry.fieldsV1]).sort() },
+    ],
+  },
   { name: 'metadata: the User-Agent names the default manager', strict: true, category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('m'), headers: { 'user-agent': 'my-agent/1.2 (linux)' }, pick: managedFields }] },
   { name: 'metadata: a fieldManager over 128 bytes is Invalid', category: 'metadata', steps: [{ method: 'POST', path: `${CM}?fieldManager=${'x'.repeat(129)}`, body: cm('m') }] },
 

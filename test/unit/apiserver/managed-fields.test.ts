@@ -119,3 +119,17 @@ describe('managedFields of an Update', () => {
     expect(decodeManagedFields(entries)?.size).toBe(1);
   });
 });
+
+describe('more than 10 Update managers', () => {
+  it('merge the oldest into ancient-changes, which takes the latest merged time', () => {
+    const schema = fieldSchemaOf(CONFIG_MAP);
+    const time = (minute: number): string => `2026-01-01T00:${String(minute).padStart(2, '0')}:00Z`;
+    const managedFields = Array.from({ length: 10 }, (_, index) => ({ ...entry(`m${index}`, { 'f:data': { [`f:k${index}`]: {} } }), time: time(index) }));
+    const data = Object.fromEntries(Array.from({ length: 10 }, (_, index) => [`k${index}`, 'v']));
+    const live = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm', managedFields }, data };
+    const next = { ...live, metadata: { name: 'm' }, data: { ...data, k10: 'v' } };
+    const entries = updateManagedFields({ schema, live, next, requested: undefined, manager: 'm10', apiVersion: 'v1', now: time(10) });
+    expect(entries?.map((item) => item.manager)).toEqual(['ancient-changes', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10']);
+    expect(entries?.[0]).toEqual({ ...entry('ancient-changes', { 'f:data': { 'f:k0': {}, 'f:k1': {} } }), time: time(1) });
+  });
+});
