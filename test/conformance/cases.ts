@@ -429,6 +429,12 @@ export const CASES: readonly ConformanceCase[] = [
       { path: `${CM}/m`, pick: (c: { metadata: { managedFields: { manager: string; fieldsV1: unknown }[] } }) => c.metadata.managedFields.map((entry) => [entry.manager, entry.fieldsV1]).sort() },
     ],
   },
+  {
+    name: 'metadata: a Service create owns its defaults, not its allocated cluster IP',
+    strict: true,
+    category: 'metadata',
+    steps: [{ method: 'POST', path: `${SVC}?fieldManager=creator`, body: svc('s', { ports: [{ name: 'http', port: 80 }], selector: { app: 'x' } }), pick: managedFields }],
+  },
   { name: 'metadata: the User-Agent names the default manager', strict: true, category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('m'), headers: { 'user-agent': 'my-agent/1.2 (linux)' }, pick: managedFields }] },
   { name: 'metadata: a fieldManager over 128 bytes is Invalid', category: 'metadata', steps: [{ method: 'POST', path: `${CM}?fieldManager=${'x'.repeat(129)}`, body: cm('m') }] },
 

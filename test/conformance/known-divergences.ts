@@ -42,6 +42,8 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'metadata: a Service generation moves with spec, not labels': 'to converge (issue 8 §5): the real Service strategy sets no generation at all; devcluster counts spec changes',
   'metadata: empty labels and annotations are normalised': 'to converge (issue 8 §5): devcluster keeps empty labels/annotations/data maps; the real server drops them',
   'metadata: Namespace defaulting': 'to converge (issue 8 §5): no kubernetes.io/metadata.name label and no spec.finalizers ["kubernetes"]',
+  'metadata: a Service create owns its defaults, not its allocated cluster IP':
+    'to converge (issue 8 §5): the devcluster records ownership after its Service strategy, which allocates too, so the creator also owns spec.clusterIP(s), ipFamilies and ipFamilyPolicy; the real server tracks fields after scheme defaulting and before the allocation',
   'metadata: Pod defaulting': 'to converge (issue 8 §5): devcluster applies few Pod defaults (imagePullPolicy, dnsPolicy, terminationMessage*, …)',
   // Endpoints and Service validation
   'endpoints: a loopback address is Invalid': 'to converge (issue 8 §5): devcluster accepts loopback Endpoints addresses the real server refuses',
