@@ -5,8 +5,10 @@ import { finalizersForPropagation, type PropagationPolicy } from './deletion-pro
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import type { CreateAdmission, JsonObject } from './kind-strategy.js';
+import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
 import { validateObjectMeta } from './metadata-validation.js';
 import type { ResourceType } from './resource-type.js';
+import { applyConfiguration, assertAppliedKind } from './server-side-apply.js';
 import { StorageError, type Preconditions, type Storage, type StoredObject } from './storage.js';
 import { deepEqual } from './strategic-merge-patch.js';
 
@@ -22,6 +24,21 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Receives one message per dropped unknown or duplicate field under `Warn`. Default: discarded. */
   warn?: (message: string) => void;
+  /** The manager recorded in `metadata.managedFields` (`fieldManager`, else from the User-Agent). Default `unknown`. */
+  fieldManager?: string;
+}
+
+/** Options of a server-side apply. */
+export interface ApplyOptions extends WriteOptions {
+  /** `force=true`: take fields other managers own over instead of answering 409. */
+  force: boolean;
+}
+
+/** A write inside the writer: of the status subresource, or one whose managedFields an apply computed. */
+interface InternalWriteOptions extends WriteOptions {
+  subresource?: 'status';
+  /** The object's `metadata.managedFields` are the apply's, not to be recomputed as an Update. */
+  applied?: boolean;
 }
 
 /** Options of a DELETE. */
@@ -141,8 +158,13 @@ export class ObjectWriter {
 
   /** Creates `body` in `namespace` ('' for cluster-scoped types). */
   async create(type: ResourceType, namespace: string, body: unknown, options: WriteOptions): Promise<StoredObject> {
+    return this.#create(type, namespace, body, options);
+  }
+
+  async #create(type: ResourceType, namespace: string, body: unknown, options: InternalWriteOptions): Promise<StoredObject> {
     const object = this.#checkBody(type, body, options);
     const metadata = { ...(object['metadata'] as JsonObject) };
+    const requestedManagedFields = metadata['managedFields'];
     this.#checkNamespace(type, namespace, metadata);
     // Admission names the object as the client did: by its generateName while it has no name.
     const admittedName = String(metadata['name'] || metadata['generateName'] || '');
@@ -160,6 +182,7 @@ export class ObjectWriter {
     object['metadata'] = metadata;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     this.#validate(type, object, undefined);
+    this.#trackFields(type, undefined, object, requestedManagedFields, options);
     // Held from validation on: what defaulting took (a cluster IP) stays taken until the write settled.
     return this.#reserved(type, object, async () => {
       await this.#admission?.admitCreate(type, namespace, admittedName);
@@ -190,7 +213,7 @@ export class ObjectWriter {
       const current = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
       if (current === undefined) {
         if (!type.allowCreateOnUpdate || options.subresource !== undefined || conditional) throw notFound(subjectOf(type, name));
-        return { object: await this.create(type, namespace, object, options), created: true };
+        return { object: await this.#create(type, namespace, object, options), created: true };
       }
       if (conditional && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
       try {
@@ -229,6 +252,40 @@ export class ObjectWriter {
         return await this.#replace(type, current, this.#checkBody(type, body, options), options, { resourceVersion: current.metadata.resourceVersion ?? '' });
       } catch (error: unknown) {
         const retry = error instanceof ApiError && error.reason === 'Conflict' && attempt < PATCH_RETRIES && (typeof version !== 'string' || version === '');
+        if (!retry) throw error;
+      }
+    }
+  }
+
+  /**
+   * Server-side apply of `config` (see `server-side-apply.ts`): creates the object when it does
+   * not exist (`created`), else merges into it; retried on concurrent writes.
+   */
+  async apply(type: ResourceType, namespace: string, name: string, config: unknown, options: ApplyOptions & { subresource?: 'status' }): Promise<{ object: StoredObject; created: boolean }> {
+    assertAppliedKind(config, type.apiVersion, type.kind);
+    const cleaned = this.#checkBody(type, config, options);
+    for (let attempt = 1; ; attempt += 1) {
+      const current = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
+      if (current === undefined && options.subresource !== undefined) throw notFound(subjectOf(type, name));
+      const applied = applyConfiguration({
+        schema: fieldSchemaOf(type),
+        apiVersion: type.apiVersion,
+        kind: type.kind,
+        live: current as JsonObject | undefined,
+        config: cleaned,
+        manager: options.fieldManager ?? 'unknown',
+        force: options.force,
+        now: rfc3339(this.#now()),
+        subresource: options.subresource,
+      });
+      this.#checkIdentity(type, namespace, name, { ...(applied['metadata'] as JsonObject) });
+      const internal: InternalWriteOptions = { ...options, applied: true };
+      try {
+        if (current === undefined) return { object: await this.#create(type, namespace, applied, internal), created: true };
+        return { object: await this.#replace(type, current, applied, internal, { resourceVersion: current.metadata.resourceVersion ?? '' }), created: false };
+      } catch (error: unknown) {
+        // Written concurrently (or created meanwhile): apply again to what is there now.
+        const retry = error instanceof ApiError && (error.reason === 'Conflict' || error.reason === 'AlreadyExists') && attempt < PATCH_RETRIES;
         if (!retry) throw error;
       }
     }
@@ -291,10 +348,12 @@ export class ObjectWriter {
     return results;
   }
 
-  async #replace(type: ResourceType, current: StoredObject, object: JsonObject, options: WriteOptions & { subresource?: 'status' }, preconditions: Preconditions): Promise<StoredObject> {
+  async #replace(type: ResourceType, current: StoredObject, object: JsonObject, options: InternalWriteOptions, preconditions: Preconditions): Promise<StoredObject> {
     const name = current.metadata.name;
+    const requestedManagedFields = (object['metadata'] as JsonObject)['managedFields'];
     const next = this.#merged(type, current, object, options.subresource);
     this.#validate(type, next, current);
+    this.#trackFields(type, current as JsonObject, next, requestedManagedFields, options);
     const currentFinalizers = Array.isArray(current.metadata['finalizers']) ? (current.metadata['finalizers'] as string[]) : [];
     const nextMeta = next['metadata'] as JsonObject;
     const nextFinalizers = Array.isArray(nextMeta['finalizers']) ? (nextMeta['finalizers'] as string[]) : [];
@@ -346,6 +405,28 @@ export class ObjectWriter {
     else metadata['generation'] = generation;
     next['metadata'] = metadata;
     return next;
+  }
+
+  /**
+   * Sets `object`'s `metadata.managedFields` (in place): an apply's as computed, else those of an
+   * Update by the write's manager; `requested` is what the request left in them.
+   */
+  #trackFields(type: ResourceType, live: JsonObject | undefined, object: JsonObject, requested: unknown, options: InternalWriteOptions): void {
+    const metadata = object['metadata'] as JsonObject;
+    const entries = options.applied
+      ? requested
+      : updateManagedFields({
+          schema: fieldSchemaOf(type),
+          live,
+          next: object,
+          requested,
+          manager: options.fieldManager ?? 'unknown',
+          apiVersion: type.apiVersion,
+          subresource: options.subresource,
+          now: rfc3339(this.#now()),
+        });
+    if (entries === undefined) delete metadata['managedFields'];
+    else metadata['managedFields'] = entries;
   }
 
   #validate(type: ResourceType, object: JsonObject, current: StoredObject | undefined): void {

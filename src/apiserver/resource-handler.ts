@@ -9,11 +9,13 @@ import { parseFieldSelector, type FieldSelector } from './field-selector.js';
 import { fieldValidationOf, type WriteOptionsKind } from './field-validation.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
 import { listVersionOptions, validateWatchOptions } from './list-options.js';
+import { fieldManagerOf } from './field-manager.js';
 import type { ListPager } from './list-pager.js';
 import { isPropagationPolicy } from './deletion-propagation.js';
 import { resourceVersionFailure, type DeleteOptions, type ObjectWriter, type WriteOptions } from './object-writer.js';
 import type { ResourceRequest } from './request-info.js';
 import type { ResourceType } from './resource-type.js';
+import { APPLY_PATCH_MEDIA_TYPE } from './server-side-apply.js';
 import type { Preconditions, Storage, StoredObject } from './storage.js';
 import { parseIncludeObject, partialObjectMetadata, toTable, type TableListMeta } from './table-view.js';
 import { WatchStream } from './watch-stream.js';
@@ -64,12 +66,15 @@ function integerParam(query: URLSearchParams, name: string): number | undefined 
 }
 
 /**
- * The options of a create, update or patch from its query: `dryRun`, and `fieldValidation`
- * whose `Warn` messages become `Warning: 299 - "<message>"` response headers, as kubectl expects.
+ * The options of a create, update or patch from its query: `dryRun`, `fieldManager` (checked; from
+ * the User-Agent when absent), and `fieldValidation` whose `Warn` messages become
+ * `Warning: 299 - "<message>"` response headers, as kubectl expects.
  */
-function writeOptions(query: URLSearchParams, reply: FastifyReply, kind: WriteOptionsKind): WriteOptions {
+function writeOptions(query: URLSearchParams, reply: FastifyReply, request: FastifyRequest, kind: WriteOptionsKind, apply = false): WriteOptions {
   const warnings: string[] = [];
+  const fieldManager = fieldManagerOf({ kind, fieldManager: query.get('fieldManager') ?? undefined, userAgent: request.headers['user-agent'], apply, force: query.has('force') });
   return {
+    fieldManager,
     dryRun: dryRunOf(query, undefined),
     fieldValidation: fieldValidationOf(query, kind),
     warn: (message) => {
@@ -138,19 +143,25 @@ export class ResourceHandler {
       case 'create': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, this.#init.objectMediaTypes);
-        const created = await writer.create(type, namespace, request.body, writeOptions(query, reply, 'CreateOptions'));
+        const created = await writer.create(type, namespace, request.body, writeOptions(query, reply, request, 'CreateOptions'));
         return this.#sendOne(reply, 201, type, created, representation, query);
       }
       case 'update': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, this.#init.objectMediaTypes);
-        const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply, 'UpdateOptions'), ...(subresource !== undefined ? { subresource } : {}) });
+        const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply, request, 'UpdateOptions'), ...(subresource !== undefined ? { subresource } : {}) });
         return this.#sendOne(reply, result.created ? 201 : 200, type, result.object, representation, query);
       }
       case 'patch': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
-        const mediaType = this.#requireMediaType(request, PATCH_MEDIA_TYPES) as PatchMediaType;
-        const patched = await writer.patch(type, namespace, name, mediaType, request.body, { ...writeOptions(query, reply, 'PatchOptions'), ...(subresource !== undefined ? { subresource } : {}) });
+        const mediaType = this.#requireMediaType(request, [...PATCH_MEDIA_TYPES, APPLY_PATCH_MEDIA_TYPE]);
+        const apply = mediaType === APPLY_PATCH_MEDIA_TYPE;
+        const options = { ...writeOptions(query, reply, request, 'PatchOptions', apply), ...(subresource !== undefined ? { subresource } : {}) };
+        if (apply) {
+          const result = await writer.apply(type, namespace, name, request.body, { ...options, force: booleanParam(query, 'force') === true });
+          return this.#sendOne(reply, result.created ? 201 : 200, type, result.object, representation, query);
+        }
+        const patched = await writer.patch(type, namespace, name, mediaType as PatchMediaType, request.body, options);
         return this.#sendOne(reply, 200, type, patched, representation, query);
       }
       case 'delete':

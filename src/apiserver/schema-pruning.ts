@@ -144,3 +144,14 @@ export function pruneObject(schema: KindSchema, object: Record<string, unknown>)
   walk(rootOf(schema), object, '', unknown);
   return { unknown };
 }
+
+/**
+ * The top-level fields of a kind that are structs in its schema (`spec`, `status`, …; not
+ * metadata): a new Go object of the kind has them, empty. None for a kind without a schema.
+ */
+export function structFieldsOf(schema: KindSchema | undefined): string[] {
+  if (schema === undefined) return [];
+  const root = rootOf(schema);
+  if (root.shape !== 'struct') return [];
+  return [...root.properties].filter(([field, node]) => field !== 'metadata' && node.shape === 'struct').map(([field]) => field);
+}

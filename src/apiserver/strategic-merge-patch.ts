@@ -4,6 +4,15 @@ import { ApiError, badRequest } from './api-error.js';
 export interface ListPatchStrategy {
   /** Key that identifies elements of a list of objects; absent for lists of primitives (set merge). */
   readonly mergeKey?: string;
+  /**
+   * Server-side apply: the fields that identify an item (`x-kubernetes-list-map-keys`) when they
+   * differ from `mergeKey` (Service ports: port and protocol). Default: `[mergeKey]`.
+   */
+  readonly listMapKeys?: readonly string[];
+  /** Server-side apply: the schema defaults of key fields an item may leave out (`protocol: TCP`). Default: none. */
+  readonly keyDefaults?: Readonly<Record<string, unknown>>;
+  /** Server-side apply: the field (a list or a map) is owned as a whole, whatever its patch strategy. Default false. */
+  readonly atomic?: boolean;
 }
 
 /**
@@ -20,8 +29,14 @@ const OBJECT_META: PatchStrategyTable = {
   'metadata.ownerReferences': { mergeKey: 'uid' },
 };
 
-function listStrategy(strategies: PatchStrategyTable, path: string): ListPatchStrategy | undefined {
+/** The strategy of the field at `path` of a kind with `strategies`, ObjectMeta's included; undefined for an atomic list. */
+export function listStrategyOf(strategies: PatchStrategyTable, path: string): ListPatchStrategy | undefined {
   return OBJECT_META[path] ?? strategies[path];
+}
+
+function listStrategy(strategies: PatchStrategyTable, path: string): ListPatchStrategy | undefined {
+  const strategy = listStrategyOf(strategies, path);
+  return strategy?.atomic === true ? undefined : strategy;
 }
 
 type JsonObject = Record<string, unknown>;

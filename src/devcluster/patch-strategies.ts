@@ -1,14 +1,15 @@
 /**
  * The strategic-merge-patch metadata of the core kinds: which of their lists merge (and by which
- * key) instead of being replaced, the `patchStrategy`/`patchMergeKey` tags of k8s.io/api/core/v1.
- * ObjectMeta's lists are the core's (`apiserver/strategic-merge-patch.ts`).
+ * key) instead of being replaced, the `patchStrategy`/`patchMergeKey` tags of k8s.io/api/core/v1,
+ * plus what server-side apply needs beyond them (list-map keys that differ from the merge key,
+ * maps owned as a whole). ObjectMeta's lists are the core's (`apiserver/strategic-merge-patch.ts`).
  */
 import type { PatchStrategyTable as StrategyTable } from '../apiserver/strategic-merge-patch.js';
 
 function containerFields(prefix: string): StrategyTable {
   return {
     [prefix]: { mergeKey: 'name' },
-    [`${prefix}.ports`]: { mergeKey: 'containerPort' },
+    [`${prefix}.ports`]: { mergeKey: 'containerPort', listMapKeys: ['containerPort', 'protocol'], keyDefaults: { protocol: 'TCP' } },
     [`${prefix}.env`]: { mergeKey: 'name' },
     [`${prefix}.volumeMounts`]: { mergeKey: 'mountPath' },
     [`${prefix}.volumeDevices`]: { mergeKey: 'devicePath' },
@@ -21,6 +22,7 @@ function podSpecFields(prefix: string): StrategyTable {
     ...containerFields(`${prefix}.initContainers`),
     ...containerFields(`${prefix}.ephemeralContainers`),
     [`${prefix}.volumes`]: { mergeKey: 'name' },
+    [`${prefix}.nodeSelector`]: { atomic: true },
     [`${prefix}.imagePullSecrets`]: { mergeKey: 'name' },
     [`${prefix}.hostAliases`]: { mergeKey: 'ip' },
     [`${prefix}.topologySpreadConstraints`]: { mergeKey: 'topologyKey' },
@@ -36,7 +38,11 @@ const BY_KIND: Readonly<Record<string, StrategyTable>> = {
     'status.podIPs': { mergeKey: 'ip' },
     'status.hostIPs': { mergeKey: 'ip' },
   },
-  Service: { 'spec.ports': { mergeKey: 'port' }, 'status.conditions': { mergeKey: 'type' } },
+  Service: {
+    'spec.ports': { mergeKey: 'port', listMapKeys: ['port', 'protocol'], keyDefaults: { protocol: 'TCP' } },
+    'spec.selector': { atomic: true },
+    'status.conditions': { mergeKey: 'type' },
+  },
   Namespace: { 'status.conditions': { mergeKey: 'type' } },
   ServiceAccount: { secrets: { mergeKey: 'name' }, imagePullSecrets: { mergeKey: 'name' } },
 };

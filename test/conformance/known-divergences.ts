@@ -9,17 +9,8 @@ export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   // watches
   'watch: a malformed resourceVersion is refused': 'kept on purpose: devcluster answers 400 BadRequest; the real server answers 500 for an unparsable resourceVersion, which clients must not rely on',
   // metadata
-  'metadata: managedFields record the field manager': 'to converge (issue 8 §5): devcluster records no managedFields',
-  'metadata: managedFields default manager of a JSON create': 'to converge (issue 8 §5): devcluster records no managedFields (the real default manager of a raw HTTP client is "unknown")',
-  // server-side apply
-  'apply: creates an object': 'to converge (issue 8 §5): devcluster has no server-side apply (415 for application/apply-patch+yaml)',
-  'apply: without fieldManager is refused': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: a second manager changing a field is a Conflict': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: force takes the field over': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: dropping a field removes it': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: YAML body': 'to converge (issue 8 §5): no server-side apply (415); the real server answered 500 to this YAML apply body (not investigated yet)',
-  'apply: a Service': 'to converge (issue 8 §5): no server-side apply (415)',
-  'apply: a body with another name is refused': 'to converge (issue 8 §5): no server-side apply (415)',
+  'metadata: a Service create owns its defaults, not its allocated cluster IP':
+    'to converge (issue 8 §5): the devcluster records ownership after its Service strategy, which allocates too, so the creator also owns spec.clusterIP(s), ipFamilies and ipFamilyPolicy; the real server tracks fields after scheme defaulting and before the allocation',
   // errors
   'error: unknown group is NotFound': 'kept on purpose: the real server answers a text/plain "404 page not found" outside its API groups; devcluster always answers a Status (STYLE rule 7)',
 };
