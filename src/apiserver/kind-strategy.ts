@@ -22,6 +22,13 @@ export interface KindStrategy {
    */
   validate?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
   /**
+   * Takes what the write needs from shared pools (a Service's cluster IP and IP families), in
+   * place, after validation and after field ownership is recorded: the real server's REST storage
+   * allocates after the field manager ran, so nobody owns what it allocates. Returns the causes of
+   * an `Invalid` failure (the pool is full, the address is taken).
+   */
+  allocate?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
+  /**
    * Holds what `object` takes from a shared pool (a Service's cluster IP) while its write is in
    * flight, so that a concurrent write cannot take it too. Returns the release, or undefined when
    * nothing is held. The release runs once the write settled, whether it succeeded or not.

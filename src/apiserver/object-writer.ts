@@ -183,6 +183,7 @@ export class ObjectWriter {
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     this.#validate(type, object, undefined);
     this.#trackFields(type, undefined, object, requestedManagedFields, options);
+    this.#allocate(type, object, undefined);
     // Held from validation on: what defaulting took (a cluster IP) stays taken until the write settled.
     return this.#reserved(type, object, async () => {
       await this.#admission?.admitCreate(type, namespace, admittedName);
@@ -354,6 +355,7 @@ export class ObjectWriter {
     const next = this.#merged(type, current, object, options.subresource);
     this.#validate(type, next, current);
     this.#trackFields(type, current as JsonObject, next, requestedManagedFields, options);
+    this.#allocate(type, next, current);
     const currentFinalizers = Array.isArray(current.metadata['finalizers']) ? (current.metadata['finalizers'] as string[]) : [];
     const nextMeta = next['metadata'] as JsonObject;
     const nextFinalizers = Array.isArray(nextMeta['finalizers']) ? (nextMeta['finalizers'] as string[]) : [];
@@ -436,6 +438,11 @@ export class ObjectWriter {
     causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined) ?? []));
     causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
+  }
+
+  #allocate(type: ResourceType, object: JsonObject, current: StoredObject | undefined): void {
+    const causes = type.strategy.allocate?.(object, current as JsonObject | undefined) ?? [];
+    if (causes.length > 0) throw invalid(type.kind, type.group, String((object['metadata'] as JsonObject)['name'] ?? ''), causes);
   }
 
   /** Runs `write` while the kind's strategy holds what `object` takes from a shared pool. */

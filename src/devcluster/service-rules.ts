@@ -94,9 +94,9 @@ function defaultIpFamilies(spec: JsonObject): void {
   spec['ipFamilies'] = spec['ipFamilyPolicy'] === 'SingleStack' ? [first] : [first, first === 'IPv4' ? 'IPv6' : 'IPv4'];
 }
 
-function defaultService(object: JsonObject, old: JsonObject | undefined, context: ServiceRuleContext, causes: StatusCause[]): void {
+/** The real server's scheme defaults of a Service (before the field manager records ownership). */
+function defaultService(object: JsonObject): void {
   const spec: JsonObject = isObject(object['spec']) ? { ...object['spec'] } : {};
-  const oldSpec = old !== undefined && isObject(old['spec']) ? old['spec'] : undefined;
   spec['type'] ??= 'ClusterIP';
   spec['sessionAffinity'] ??= 'None';
   const ports = objects(spec['ports']).map((port) => {
@@ -106,13 +106,19 @@ function defaultService(object: JsonObject, old: JsonObject | undefined, context
     return defaulted;
   });
   if (spec['ports'] !== undefined) spec['ports'] = ports;
-  if (spec['type'] !== 'ExternalName') {
-    settleClusterIp(spec, oldSpec, context, causes);
-    defaultIpFamilies(spec);
-    spec['internalTrafficPolicy'] ??= 'Cluster';
-  }
+  if (spec['type'] !== 'ExternalName') spec['internalTrafficPolicy'] ??= 'Cluster';
   object['spec'] = spec;
   if (!isObject(object['status'])) object['status'] = { loadBalancer: {} };
+}
+
+/** What the real server's REST storage settles after the field manager: the cluster IP and the IP families. */
+function allocateService(object: JsonObject, old: JsonObject | undefined, context: ServiceRuleContext, causes: StatusCause[]): void {
+  const spec = isObject(object['spec']) ? object['spec'] : {};
+  if (spec['type'] === 'ExternalName') return;
+  const oldSpec = old !== undefined && isObject(old['spec']) ? old['spec'] : undefined;
+  settleClusterIp(spec, oldSpec, context, causes);
+  defaultIpFamilies(spec);
+  object['spec'] = spec;
 }
 
 function validateService(object: JsonObject, causes: StatusCause[]): void {
@@ -142,23 +148,27 @@ function validateService(object: JsonObject, causes: StatusCause[]): void {
 }
 
 /**
- * The Service rules: defaults (type, session affinity, port protocol and targetPort, IP family),
- * cluster IP allocation from the service range (kept on update: it is immutable), validation of
- * type and ports. A cluster IP is held from defaulting until its write settled, so two concurrent
+ * The Service rules: defaults (type, session affinity, port protocol and targetPort), validation of
+ * type and ports, then, after field ownership is recorded, the allocation of the cluster IP from
+ * the service range (kept on update: it is immutable) and of the IP families. A cluster IP is held from its allocation until its write settled, so two concurrent
  * creates never get the same address; `clusterIps` knows the addresses stored Services hold.
  */
 export function serviceStrategy(clusterIps: ClusterIpIndex): KindStrategy {
   const pending = new Set<string>();
   const context: ServiceRuleContext = { isClusterIpTaken: (ip) => pending.has(ip) || clusterIps.has(ip) };
   return {
-    prepareForWrite(object, old) {
-      const causes: StatusCause[] = [];
-      defaultService(object, old, context, causes);
-      return causes;
+    prepareForWrite(object) {
+      defaultService(object);
+      return [];
     },
     validate(object) {
       const causes: StatusCause[] = [];
       validateService(object, causes);
+      return causes;
+    },
+    allocate(object, old) {
+      const causes: StatusCause[] = [];
+      allocateService(object, old, context, causes);
       return causes;
     },
     reserve(object) {

@@ -8,9 +8,6 @@
 export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   // watches
   'watch: a malformed resourceVersion is refused': 'kept on purpose: devcluster answers 400 BadRequest; the real server answers 500 for an unparsable resourceVersion, which clients must not rely on',
-  // metadata
-  'metadata: a Service create owns its defaults, not its allocated cluster IP':
-    'to converge (issue 8 §5): the devcluster records ownership after its Service strategy, which allocates too, so the creator also owns spec.clusterIP(s), ipFamilies and ipFamilyPolicy; the real server tracks fields after scheme defaulting and before the allocation',
   // errors
   'error: unknown group is NotFound': 'kept on purpose: the real server answers a text/plain "404 page not found" outside its API groups; devcluster always answers a Status (STYLE rule 7)',
 };

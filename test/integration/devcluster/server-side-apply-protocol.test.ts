@@ -51,6 +51,15 @@ describe('managedFields on every write', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.details).toMatchObject({ group: 'meta.k8s.io', kind: 'CreateOptions', causes: [{ reason: 'FieldValueTooLong', field: 'fieldManager' }] });
   });
+
+  it('gives a Service creator its defaults but not the allocated cluster IP and IP families, as the real server', async () => {
+    const body = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'owned' }, spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 80 }] } };
+    const created = await fx.request('/api/v1/namespaces/default/services?fieldManager=creator', { method: 'POST', body });
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toMatchObject({ clusterIP: expect.any(String), ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack' });
+    const spec = Object.keys(created.body.metadata.managedFields[0].fieldsV1['f:spec']).sort();
+    expect(spec).toEqual(['f:internalTrafficPolicy', 'f:ports', 'f:selector', 'f:sessionAffinity', 'f:type']);
+  });
 });
 
 describe('server-side apply', () => {
