@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceType } from '../../../src/apiserver/request-info.js';
+import type { ResourceType } from '../../../src/apiserver/resource-type.js';
 import { validateAccessScope } from '../../../src/management/access-scope.js';
 import { allowingEntry, authorizeScope, describeRequest } from '../../../src/management/authorization.js';
 import { nonResourceAttributes, resourceAttributes } from '../../../src/management/request-attributes.js';
