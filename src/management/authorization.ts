@@ -4,6 +4,7 @@
  * the returned reason when it is refused. What each entry allows is written down in
  * `scope-table.ts`, which the README table is rendered from.
  */
+import { forbidden, type ApiError } from '../apiserver/api-error.js';
 import { SCOPE_WILDCARD, isUnrestricted, type AccessScope, type ScopeRole } from './access-scope.js';
 import type { RequestAttributes } from './request-attributes.js';
 import { nonResourceUrlMatches, ruleMatches } from './scope-rules.js';
@@ -130,4 +131,14 @@ export function authorizeScope(scope: AccessScope | undefined, attrs: RequestAtt
     allowed: false,
     reason: `the access key's scope does not allow ${describeRequest(attrs)}: no entry of spec.scope allows it; use a key whose scope does (README, "Access-key scope")`,
   };
+}
+
+/**
+ * The 403 Forbidden a server answers for a refused request: the reason as the message, and for a
+ * resource request the object it is about in `details` (name, group, and the resource as `kind`,
+ * as the real server's Forbidden does).
+ */
+export function forbiddenRequest(attrs: RequestAttributes, reason: string): ApiError {
+  if (!attrs.isResourceRequest) return forbidden(reason);
+  return forbidden(reason, { name: attrs.name, group: attrs.apiGroup, kind: attrs.resource });
 }

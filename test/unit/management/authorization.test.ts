@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceType } from '../../../src/apiserver/resource-type.js';
 import { validateAccessScope } from '../../../src/management/access-scope.js';
-import { allowingEntry, authorizeScope, describeRequest } from '../../../src/management/authorization.js';
+import { allowingEntry, authorizeScope, describeRequest, forbiddenRequest } from '../../../src/management/authorization.js';
 import { nonResourceAttributes, resourceAttributes } from '../../../src/management/request-attributes.js';
 import { nonResourceUrlMatches } from '../../../src/management/scope-rules.js';
 import { MANAGEMENT_GROUP, REQUESTS } from './scope-requests.js';
@@ -14,6 +14,16 @@ describe('authorizeScope', () => {
       reason: `the access key's scope does not allow delete ownedaccesskeys.${MANAGEMENT_GROUP} "k1": no entry of spec.scope allows it; use a key whose scope does (README, "Access-key scope")`,
     });
     expect(authorizeScope(scope, REQUESTS.version)).toEqual({ allowed: false, reason: expect.stringContaining('does not allow get /version') });
+  });
+
+  it('turns a refusal into a 403 Forbidden Status about the object', () => {
+    const decision = authorizeScope({ roles: [{ role: 'platformCLI' }] }, REQUESTS.deleteKey);
+    if (decision.allowed) throw new Error('platformCLI must not allow a delete');
+    expect(forbiddenRequest(REQUESTS.deleteKey, decision.reason).toStatus()).toEqual({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403,
+      message: decision.reason, details: { name: 'k1', group: MANAGEMENT_GROUP, kind: 'ownedaccesskeys' },
+    });
+    expect(forbiddenRequest(REQUESTS.healthz, 'no').toStatus()).toMatchObject({ code: 403, reason: 'Forbidden', message: 'no' });
   });
 
   it('names the entry that allows a request, the first one in scope order', () => {
