@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AccessScope } from '../../../src/management/access-scope.js';
 import { authorizeOwnership, checkEscalation, filterOwnedKeys, ownsKey, type CallerIdentity } from '../../../src/management/key-ownership.js';
 import { scopeExcess } from '../../../src/management/scope-subset.js';
+import { deepFreeze } from './scope-requests.js';
 
 const alice: CallerIdentity = Object.freeze({ user: 'alice', groups: ['dev', 'ci'], admin: false });
 const ops: CallerIdentity = Object.freeze({ team: 'ops', groups: [], admin: false });
@@ -90,7 +91,7 @@ describe('escalation', () => {
 });
 
 /** [what, caller scope, requested scope, first uncovered entry or undefined]. */
-const SUBSET_CASES: [string, AccessScope | undefined, AccessScope | undefined, string | undefined][] = [
+const SUBSET_CASES: [string, AccessScope | undefined, AccessScope | undefined, string | undefined][] = deepFreeze([
   ['unrestricted caller covers anything', undefined, { rules: [{}] }, undefined],
   ['empty caller scope is unrestricted', { roles: [] }, undefined, undefined],
   ['unrestricted request exceeds a restricted caller', { projects: [{ project: 'p1' }] }, undefined, ''],
@@ -145,7 +146,7 @@ const SUBSET_CASES: [string, AccessScope | undefined, AccessScope | undefined, s
   ['a non-resource rule does not cover resources', { rules: [{ nonResourceURLs: ['*'] }] }, { rules: [{}] }, 'rules[0]'],
   ['a resource rule does not cover URLs', { rules: [{}] }, { rules: [{ nonResourceURLs: ['/version'] }] }, 'rules[0]'],
   ['first uncovered entry is named', { projects: [{ project: 'p1' }], roles: [{ role: 'platformCLI' }] }, { roles: [{ role: 'loft-cli' }], projects: [{ project: 'p1' }, { project: 'p3' }] }, 'projects[1]'],
-];
+]);
 
 describe('scope subset (what "exceeds" means)', () => {
   it.each(SUBSET_CASES)('%s', (_what, caller, requested, excess) => {

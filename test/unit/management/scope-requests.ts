@@ -26,8 +26,17 @@ export function nonResource(verb: string, path: string, target: RequestTarget = 
   return { verb, isResourceRequest: false, path, apiGroup: '', resource: '', subresource: '', namespace: '', name: '', target };
 }
 
-/** Requests the scope tests use, named by what they do. */
-export const REQUESTS = {
+/** Freezes `value` and everything in it, so a test proves the authorizer changes none of its inputs. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Requests the scope tests use, named by what they do (frozen). */
+export const REQUESTS = deepFreeze({
   listKeys: resource('list', 'ownedaccesskeys'),
   watchKeys: resource('watch', 'ownedaccesskeys'),
   getKey: resource('get', 'ownedaccesskeys', { name: 'k1' }),
@@ -63,7 +72,7 @@ export const REQUESTS = {
   endpointsInV1: resource('list', 'endpoints', { apiGroup: '', namespace: 'default', target: { kind: 'VirtualCluster', name: 'v1', namespace: 'p-p1', project: 'p1' } }),
   endpointsInV1Elsewhere: resource('list', 'endpoints', { apiGroup: '', namespace: 'default', target: { kind: 'VirtualCluster', name: 'v1', namespace: 'team-x' } }),
   endpointsInV2: resource('list', 'endpoints', { apiGroup: '', namespace: 'default', target: { kind: 'VirtualCluster', name: 'v2', namespace: 'p-p1', project: 'p1' } }),
-} satisfies Record<string, RequestAttributes>;
+} satisfies Record<string, RequestAttributes>);
 
 /** A request's name in {@link REQUESTS}. */
 export type RequestName = keyof typeof REQUESTS;

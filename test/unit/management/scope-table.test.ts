@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AccessScope } from '../../../src/management/access-scope.js';
 import { authorizeScope } from '../../../src/management/authorization.js';
 import { SCOPE_TABLE_ROWS, renderScopeTable } from '../../../src/management/scope-table.js';
-import { MANAGEMENT_GROUP, REQUESTS, type RequestName } from './scope-requests.js';
+import { MANAGEMENT_GROUP, REQUESTS, deepFreeze, type RequestName } from './scope-requests.js';
 
 const README = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'README.md');
 
@@ -21,7 +21,7 @@ const NOTHING_HERE: RequestName[] = ['listKeys', 'getKey', 'createKey', 'deleteK
 const keys = { group: MANAGEMENT_GROUP, resources: ['ownedaccesskeys'] };
 
 /** The cases of each table row, by row id: every row must have some, and every case id must be a row. */
-const ROW_CASES: Record<string, ScopeCase[]> = {
+const ROW_CASES: Record<string, ScopeCase[]> = deepFreeze({
   none: [
     { scope: undefined, allowed: ALL_REQUESTS, denied: [] },
     { scope: {}, allowed: ALL_REQUESTS, denied: [] },
@@ -110,7 +110,7 @@ const ROW_CASES: Record<string, ScopeCase[]> = {
     { scope: { projects: [{ project: 'p1' }], roles: [{ role: 'platformCLI' }] }, allowed: ['kubeconfigP1V1', 'listKeys', 'version', 'getInstanceP2V1'], denied: ['kubeconfigP2V1', 'createKey'] },
     { scope: { rules: [{ verbs: ['get'] }, { verbs: ['delete'], resources: [keys] }] }, allowed: ['getKey', 'getInstanceP1V1', 'deleteKey'], denied: ['createKey', 'listKeys'] },
   ],
-};
+});
 
 describe('the access-key scope table (README, "Access-key scope")', () => {
   it('is in the README exactly as rendered from src/management/scope-table.ts', () => {
