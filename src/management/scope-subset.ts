@@ -89,7 +89,7 @@ function ruleCovers(have: ScopeRule, want: ScopeRule): boolean {
   const haveResources = have.resources ?? [];
   const wantResources = want.resources ?? [];
   if (matchesResourceRequests(want) && !matchesResourceRequests(have)) return false;
-  if (haveResources.length > 0 && (wantResources.length === 0 || !wantResources.every((entry) => haveResources.some((covering) => resourcesCovers(covering, entry))))) return false;
+  if (matchesResourceRequests(want) && haveResources.length > 0 && (wantResources.length === 0 || !wantResources.every((entry) => haveResources.some((covering) => resourcesCovers(covering, entry))))) return false;
   return (want.nonResourceURLs ?? []).every((url) => (have.nonResourceURLs ?? []).some((covering) => urlCovers(covering, url)));
 }
 

@@ -144,6 +144,7 @@ const SUBSET_CASES: [string, AccessScope | undefined, AccessScope | undefined, s
   ['non-resource URL outside', { rules: [{ nonResourceURLs: ['/apis/*'] }] }, { rules: [{ nonResourceURLs: ['/apis'] }] }, 'rules[0]'],
   ['* covers any URL', { rules: [{ nonResourceURLs: ['*'] }] }, { rules: [{ nonResourceURLs: ['/metrics', '*'] }] }, undefined],
   ['a non-resource rule does not cover resources', { rules: [{ nonResourceURLs: ['*'] }] }, { rules: [{}] }, 'rules[0]'],
+  ['a non-resource rule is covered whatever the caller rule’s resources', { rules: [{ resources: [{ group: 'g' }], nonResourceURLs: ['/version'] }] }, { rules: [{ nonResourceURLs: ['/version'] }] }, undefined],
   ['a resource rule does not cover URLs', { rules: [{}] }, { rules: [{ nonResourceURLs: ['/version'] }] }, 'rules[0]'],
   ['first uncovered entry is named', { projects: [{ project: 'p1' }], roles: [{ role: 'platformCLI' }] }, { roles: [{ role: 'loft-cli' }], projects: [{ project: 'p1' }, { project: 'p3' }] }, 'projects[1]'],
 ]);
