@@ -73,7 +73,7 @@ export const SCOPE_TABLE_ROWS: readonly ScopeTableRow[] = [
   { id: 'rule-requestTargets', entry: '`rules: [{requestTargets: [...]}]`', allows: 'Requests to one of the targets `Management`, `Cluster`, `VirtualCluster` (every request to this server is `Management`); empty: every target.' },
   { id: 'rule-cluster', entry: '`rules: [{cluster: C}]`', allows: 'Only cluster requests to C; no management or virtual-cluster request, so here nothing.' },
   { id: 'rule-virtualClusters', entry: '`rules: [{virtualClusters: [{name, namespace}]}]`', allows: 'Virtual-cluster requests must go to a listed one (empty name or namespace: any); other requests are not restricted by it.' },
-  { id: 'rule-allowPlatformCli', entry: '`rules: [{allowPlatformCli: true, ...}]`', allows: 'What `platformCLI` allows, in addition to what the rule matches (the deprecated form of that role).' },
+  { id: 'rule-allowPlatformCli', entry: '`rules: [{allowPlatformCli: true, ...}]`', allows: 'What `platformCLI` allows, in addition to what the rule matches (the deprecated form of that role). Alone, `{allowPlatformCli: true}` still matches every resource request (its other lists are empty, meaning all): for the CLI only, use the `platformCLI` role.' },
   { id: 'union', entry: 'several entries', allows: 'A request is allowed when any one entry allows it; entries add up, none takes away. Refused requests get 403 Forbidden.' },
 ];
 

@@ -105,6 +105,7 @@ const ROW_CASES: Record<string, ScopeCase[]> = deepFreeze({
   'rule-allowPlatformCli': [
     { scope: { rules: [{ allowPlatformCli: true, verbs: ['create'], resources: [keys] }] }, allowed: ['listKeys', 'version', 'getInstanceP2V1', 'createKey'], denied: ['deleteKey', 'kubeconfigP1V1'] },
     { scope: { rules: [{ allowPlatformCli: false, nonResourceURLs: ['/metrics'] }] }, allowed: ['metrics'], denied: ['listKeys', 'version'] },
+    { scope: { rules: [{ allowPlatformCli: true }] }, allowed: ['version', 'listKeys', 'deleteKey', 'podsOnC1'], denied: ['metrics', 'healthz'] },
   ],
   union: [
     { scope: { projects: [{ project: 'p1' }], roles: [{ role: 'platformCLI' }] }, allowed: ['kubeconfigP1V1', 'listKeys', 'version', 'getInstanceP2V1'], denied: ['kubeconfigP2V1', 'createKey'] },
