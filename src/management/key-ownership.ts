@@ -3,6 +3,7 @@
  * `spec.subject`; a caller sees and changes only its own keys unless it is an admin, and cannot
  * create (or turn a key into) one for someone else or one reaching further than itself.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { AccessScope } from './access-scope.js';
 import type { AuthorizationDecision } from './authorization.js';
 import { scopeExcess } from './scope-subset.js';
@@ -79,27 +80,54 @@ export function authorizeOwnership(caller: CallerIdentity, verb: string, targetK
 }
 
 /**
- * Whether the caller may create `requested` (or update a key into it) without escalating:
- * it must belong to the caller (admins may create keys for anyone), its groups must be a subset
- * of the caller's (admins: any), and its scope must stay within the caller's scope
- * (`scopeExcess`; this applies to admins too, so that a scoped admin key cannot mint an
- * unrestricted one). Refusals name the offending field under `spec`.
+ * Whether the caller may create `requested`, or update `previous` into it, without escalating:
+ * it must belong to the caller (admins may create keys for anyone); its groups must be among the
+ * caller's (admins: any); and its scope must stay within the caller's scope (`scopeExcess`; this
+ * applies to admins too, so that a scoped admin key cannot mint an unrestricted one). On update,
+ * groups the key already had and an unchanged scope are not escalation, so an owner can still
+ * edit a key an admin gave more reach. Refusals name the offending field under `spec`.
  */
-export function checkEscalation(caller: CallerIdentity, requested: KeyOwnership): AuthorizationDecision {
+export function checkEscalation(caller: CallerIdentity, requested: KeyOwnership, previous?: KeyOwnership): AuthorizationDecision {
   if (!caller.admin) {
     if (!ownsKey(caller, requested)) {
       const suggestion = OWNER_FIELDS.filter((field) => present(caller[field])).map((field) => `spec.${field}: ${JSON.stringify(caller[field])}`);
       const fix = suggestion.length === 0 ? 'only an admin may create keys for a caller without an identity' : `set ${suggestion.join(', ')} and no other owner`;
       return { allowed: false, reason: `spec.user/spec.team/spec.subject: a caller (${callerName(caller)}) may create and change keys only for itself: ${fix}` };
     }
-    const extra = (requested.groups ?? []).filter((group) => !caller.groups.includes(group));
+    const had = previous?.groups ?? [];
+    const extra = (requested.groups ?? []).filter((group) => !caller.groups.includes(group) && !had.includes(group));
     if (extra.length > 0) {
       return { allowed: false, reason: `spec.groups: ${extra.map((group) => JSON.stringify(group)).join(', ')} not among the caller's groups; a key may carry only groups its creator has` };
     }
   }
+  if (previous !== undefined && isDeepStrictEqual(previous.scope, requested.scope)) return ALLOWED;
   const excess = scopeExcess(caller.scope, requested.scope);
   if (excess === undefined) return ALLOWED;
   const field = excess === '' ? 'spec.scope' : `spec.scope.${excess}`;
   const what = excess === '' ? 'an unrestricted scope' : 'this entry';
   return { allowed: false, reason: `${field}: ${what} exceeds the caller's own scope; a key may reach only what its creator's key reaches (README, "Access-key scope")` };
+}
+
+/** The keys an OwnedAccessKey request is about: the stored one (get, update, patch, delete) and the one written (create, update, patch). */
+export interface KeyRequestObjects {
+  stored?: KeyOwnership;
+  proposed?: KeyOwnership;
+}
+
+/**
+ * Ownership and escalation for one OwnedAccessKey request, in one call: get/delete need the
+ * stored key to be the caller's; create needs the proposed key to pass {@link checkEscalation};
+ * update/patch need both (the stored key the caller's, the result no escalation beyond it).
+ * list/watch/deletecollection are allowed, their results filtered with {@link filterOwnedKeys}.
+ */
+export function authorizeKeyRequest(caller: CallerIdentity, verb: string, keys: KeyRequestObjects = {}): AuthorizationDecision {
+  if (verb === 'create' || verb === 'update' || verb === 'patch') {
+    if (keys.proposed === undefined) return { allowed: false, reason: `${verb} needs the access key it writes` };
+    if (verb !== 'create') {
+      const owner = authorizeOwnership(caller, verb, keys.stored);
+      if (!owner.allowed) return owner;
+    }
+    return checkEscalation(caller, keys.proposed, verb === 'create' ? undefined : keys.stored);
+  }
+  return authorizeOwnership(caller, verb, keys.stored);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccessScope } from '../../../src/management/access-scope.js';
-import { authorizeOwnership, checkEscalation, filterOwnedKeys, ownsKey, type CallerIdentity } from '../../../src/management/key-ownership.js';
+import { authorizeKeyRequest, authorizeOwnership, checkEscalation, filterOwnedKeys, ownsKey, type CallerIdentity } from '../../../src/management/key-ownership.js';
 import { scopeExcess } from '../../../src/management/scope-subset.js';
 import { deepFreeze } from './scope-requests.js';
 
@@ -87,6 +87,38 @@ describe('escalation', () => {
     });
     expect(checkEscalation(caller, { user: 'alice', scope: {} }).allowed).toBe(false);
     expect(checkEscalation({ ...alice }, { user: 'alice', scope: { rules: [{}] } })).toEqual({ allowed: true });
+  });
+});
+
+describe('one OwnedAccessKey request: ownership and escalation together', () => {
+  const scoped: CallerIdentity = Object.freeze({ user: 'alice', groups: ['dev'], admin: false, scope: Object.freeze({ roles: [Object.freeze({ role: 'platformCLI' })] }) });
+  const wide = deepFreeze({ user: 'alice', groups: ['dev', 'ops'], scope: { rules: [{}] } });
+
+  it('lets an owner edit a key an admin gave more reach, keeping its groups and scope', () => {
+    expect(checkEscalation(scoped, wide)).toMatchObject({ allowed: false });
+    expect(authorizeKeyRequest(scoped, 'update', { stored: wide, proposed: { ...wide } })).toEqual({ allowed: true });
+    expect(authorizeKeyRequest(scoped, 'patch', { stored: wide, proposed: { ...wide, groups: ['dev'] } })).toEqual({ allowed: true });
+  });
+
+  it('refuses an update that widens the scope or adds a group the caller lacks', () => {
+    const own = deepFreeze({ user: 'alice', groups: ['dev'], scope: { roles: [{ role: 'platformCLI' }] } });
+    expect(authorizeKeyRequest(scoped, 'update', { stored: own, proposed: { ...own, scope: { rules: [{}] } } })).toEqual({ allowed: false, reason: expect.stringMatching(/^spec\.scope\.rules\[0\]: /) });
+    expect(authorizeKeyRequest(scoped, 'update', { stored: own, proposed: { ...own, groups: ['dev', 'root'] } })).toEqual({ allowed: false, reason: expect.stringMatching(/^spec\.groups: "root"/) });
+  });
+
+  it('refuses giving one’s key away and touching another owner’s key', () => {
+    const own = deepFreeze({ user: 'alice', groups: [], scope: { roles: [{ role: 'platformCLI' }] } });
+    expect(authorizeKeyRequest(scoped, 'update', { stored: own, proposed: { ...own, user: 'bob' } })).toMatchObject({ allowed: false, reason: expect.stringMatching(/^spec\.user/) });
+    expect(authorizeKeyRequest(scoped, 'patch', { stored: { user: 'bob' }, proposed: { user: 'alice' } })).toMatchObject({ allowed: false, reason: expect.stringContaining('does not belong to the caller') });
+    expect(authorizeKeyRequest(scoped, 'delete', { stored: { user: 'bob' } })).toMatchObject({ allowed: false });
+    expect(authorizeKeyRequest(scoped, 'get', { stored: own })).toEqual({ allowed: true });
+  });
+
+  it('checks a create like checkEscalation, and needs the written key', () => {
+    expect(authorizeKeyRequest(scoped, 'create', { proposed: { user: 'alice', scope: { roles: [{ role: 'loft-cli' }] } } })).toEqual({ allowed: true });
+    expect(authorizeKeyRequest(scoped, 'create', { proposed: wide, stored: wide })).toMatchObject({ allowed: false });
+    expect(authorizeKeyRequest(scoped, 'create')).toEqual({ allowed: false, reason: 'create needs the access key it writes' });
+    expect(authorizeKeyRequest(scoped, 'list')).toEqual({ allowed: true });
   });
 });
 
