@@ -33,8 +33,8 @@ export interface Call {
 
 /** A management server over real HTTPS on an ephemeral port, with a map storage and a settable clock. */
 export class ManagementFixture {
-  /** The wall clock the server reads; tests move it forward. */
-  nowMs = Date.now();
+  /** The wall clock the server reads (whole seconds, as timestamps are stored); tests move it forward. */
+  nowMs = Math.floor(Date.now() / 1000) * 1000;
 
   private constructor(
     readonly dir: string,
