@@ -57,6 +57,11 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
   readonly #writeIntervalMs: number;
   /** Key hash → the key object as last read; trusted only while the watch is open. */
   readonly #cache: LRUCache<string, StoredObject>;
+  /**
+   * Hashes no key had at the last lookup (a flood of wrong keys does not list the keys each time);
+   * trusted only while the watch is open, and emptied by every change of any key.
+   */
+  readonly #unknown: LRUCache<string, true>;
   /** Object name → the key hash it is cached under. */
   readonly #hashByName = new Map<string, string>();
   /** Object name → when the key was last used here (ms). */
@@ -74,6 +79,7 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
     this.#now = options.now ?? ((): number => Date.now());
     this.#writeIntervalMs = options.lastActivityWriteIntervalMs ?? LAST_ACTIVITY_WRITE_INTERVAL_MS;
     this.#cache = new LRUCache({ max: options.cacheMaxKeys ?? AUTH_CACHE_MAX_KEYS });
+    this.#unknown = new LRUCache({ max: options.cacheMaxKeys ?? AUTH_CACHE_MAX_KEYS });
   }
 
   /** Keys cached right now (for tests and metrics). */
@@ -94,6 +100,7 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
         const stop = (): void => {
           this.#watching = false;
           this.#cache.clear();
+          this.#unknown.clear();
           this.#hashByName.clear();
           watch?.close();
           signal.removeEventListener('abort', stop);
@@ -175,19 +182,25 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
     if (this.#watching) {
       const cached = this.#cache.get(hash);
       if (cached !== undefined) return cached;
+      if (this.#unknown.has(hash)) return undefined;
     }
     const changes = this.#changes;
     const listed = await this.#options.storage.list(this.#options.type.id);
     const found = listed.items.find((item) => specOf(item)['key'] === hash);
-    if (found !== undefined && this.#watching && changes === this.#changes) {
-      this.#cache.set(hash, found);
-      this.#hashByName.set(found.metadata.name, hash);
+    if (this.#watching && changes === this.#changes) {
+      if (found === undefined) this.#unknown.set(hash, true);
+      else {
+        this.#cache.set(hash, found);
+        this.#hashByName.set(found.metadata.name, hash);
+      }
     }
     return found;
   }
 
   #evict(name: string): void {
     this.#changes += 1;
+    // Any change may give some key a hash that was unknown (a new key, a rotated one).
+    this.#unknown.clear();
     const hash = this.#hashByName.get(name);
     if (hash === undefined) return;
     this.#hashByName.delete(name);

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
 import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -107,5 +107,19 @@ describe('access-key authentication (issue 9 §4)', () => {
     expect((await fixture.call('GET', KEYS_PATH, { key: second })).status).toBe(200);
     await fixture.storage.delete({ ...STORED, name: 'cached-2' });
     await waitFor('the deleted key to be refused', async () => (await fixture.call('GET', KEYS_PATH, { key: second })).status === 401, { timeoutMs: 1000 });
+  });
+
+  it('a flood of unknown keys does not list the keys each time; a key created with that value works at once', async () => {
+    const wanted = 'Later_Created_Key_0123456789abcdefghij';
+    expect((await fixture.call('GET', KEYS_PATH, { key: wanted })).status).toBe(401);
+    const lists = vi.spyOn(fixture.storage, 'list');
+    try {
+      for (let attempt = 0; attempt < 5; attempt += 1) expect((await fixture.call('GET', KEYS_PATH, { key: wanted })).status).toBe(401);
+      expect(lists).not.toHaveBeenCalled();
+      expect((await fixture.createKey({ user: 'ivy', key: wanted }, { name: 'later' })).status).toBe(201);
+      expect((await fixture.call('GET', KEYS_PATH, { key: wanted })).status).toBe(200);
+    } finally {
+      lists.mockRestore();
+    }
   });
 });
