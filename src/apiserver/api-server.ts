@@ -8,6 +8,7 @@ import { ListPager } from './list-pager.js';
 import { ObjectWriter } from './object-writer.js';
 import { OpenApiDocuments } from './openapi.js';
 import type { RequestAuthenticator } from './request-authentication.js';
+import type { RequestAuthorizer } from './request-authorization.js';
 import { ResourceHandler, TEXT_OBJECT_MEDIA_TYPES } from './resource-handler.js';
 import type { ResourceRegistry } from './resource-type.js';
 import type { Storage } from './storage.js';
@@ -28,6 +29,10 @@ export interface ApiServerInit {
   bodyDecoders?: readonly BodyDecoder[];
   /** Enforces authentication when given; otherwise every request is anonymous-allowed. */
   authenticator?: RequestAuthenticator | undefined;
+  /** Decides what each authenticated user may do and see. Default: everything. */
+  authorizer?: RequestAuthorizer | undefined;
+  /** The path every route is served under, e.g. `/kubernetes/management`. Default '' (the root). */
+  basePath?: string;
   /** Serve HTTPS with these; plain HTTP when undefined. */
   https?: HttpsMaterial | undefined;
   /** `host:port` clients reach the server on (for `/api`'s serverAddressByClientCIDRs). */
@@ -80,6 +85,8 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
     bodyDecoders,
     accessReviewReason: `the ${init.serverName} allows every authenticated request (it has no authorization)`,
     authenticator: init.authenticator,
+    authorizer: init.authorizer,
+    ...(init.basePath !== undefined ? { basePath: init.basePath } : {}),
     https: init.https,
     serverAddress: init.serverAddress,
     logger: init.logger,

@@ -15,7 +15,8 @@ import {
   type ServerVersion,
 } from './discovery.js';
 import type { OpenApiDocuments } from './openapi.js';
-import { authenticateRequest, UNAUTHENTICATED_PATHS, type RequestAuthenticator } from './request-authentication.js';
+import { authenticateRequest, UNAUTHENTICATED_PATHS, type AuthenticatedUser, type RequestAuthenticator } from './request-authentication.js';
+import { authorizeRequest, type RequestAuthorizer } from './request-authorization.js';
 import { parseResourceRequest } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
 import type { ResourceRegistry } from './resource-type.js';
@@ -26,8 +27,8 @@ import { bodyLimitError, parseJsonBody, parseYamlBody } from './text-body-parser
 export interface HttpsMaterial {
   certPem: string;
   keyPem: string;
-  /** CA that client certificates must chain to. */
-  clientCaPem: string;
+  /** CA that client certificates must chain to; undefined: no client certificates are asked for. */
+  clientCaPem?: string | undefined;
 }
 
 /** What {@link buildHttpApp} wires together. */
@@ -47,6 +48,14 @@ export interface HttpAppInit {
   https: HttpsMaterial | undefined;
   /** `host:port` clients reach the server on (for `/api`'s serverAddressByClientCIDRs). */
   serverAddress: () => string;
+  /**
+   * The path every route is served under, e.g. `/kubernetes/management` (no trailing slash), like
+   * a server behind a path-routing proxy: `<basePath>/api`, `<basePath>/apis/...`. Requests
+   * outside it answer a 404 Status. Default '' (the root).
+   */
+  basePath?: string;
+  /** Decides, per authenticated request, what the user may do and see. Default: everything. */
+  authorizer?: RequestAuthorizer | undefined;
   logger: Logger;
 }
 
@@ -76,13 +85,33 @@ function statusOfFastifyError(error: FastifyError): ApiError | undefined {
  * Kubernetes Status. Does no I/O; the caller listens (or injects).
  */
 export function buildHttpApp(init: HttpAppInit): FastifyInstance {
+  const basePath = init.basePath ?? '';
+  // Requests whose path is not under the base path (answered 404 before authentication).
+  const outsideBasePath = new WeakSet<object>();
   const app = Fastify({
     logger: false,
+    ...(basePath !== ''
+      ? {
+          rewriteUrl: (raw: { url?: string }): string => {
+            const url = raw.url ?? '/';
+            const rest = url.slice(basePath.length);
+            if (url.startsWith(basePath) && (rest === '' || rest.startsWith('/') || rest.startsWith('?'))) return rest.startsWith('/') ? rest : `/${rest}`;
+            outsideBasePath.add(raw);
+            return url;
+          },
+        }
+      : {}),
     bodyLimit: MAX_REQUEST_BODY_BYTES,
     forceCloseConnections: true,
     return503OnClosing: false,
     ...(init.https !== undefined
-      ? { https: { cert: init.https.certPem, key: init.https.keyPem, ca: init.https.clientCaPem, requestCert: true, rejectUnauthorized: false } }
+      ? {
+          https: {
+            cert: init.https.certPem,
+            key: init.https.keyPem,
+            ...(init.https.clientCaPem !== undefined ? { ca: init.https.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}),
+          },
+        }
       : {}),
   }) as unknown as FastifyInstance;
 
@@ -125,8 +154,14 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     return reply.code(404).type('application/json').send(JSON.stringify(pathNotFound(request.url).toStatus()));
   });
 
+  if (basePath !== '') {
+    app.addHook('onRequest', async (request) => {
+      if (outsideBasePath.has(request.raw)) throw pathNotFound(request.url.split('?')[0] ?? '');
+    });
+  }
+
   // The user each request authenticated as (requests without authentication have none).
-  const authenticatedUsers = new WeakMap<object, ReviewUser>();
+  const authenticatedUsers = new WeakMap<object, AuthenticatedUser>();
   if (init.authenticator !== undefined) {
     const authenticator = init.authenticator;
     app.addHook('onRequest', async (request) => {
@@ -147,7 +182,9 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       const answered = serveNonResource(init, path, request, reply, authenticatedUsers.get(request.raw) ?? ANONYMOUS);
       if (answered !== undefined) return answered;
       const target = parseResourceRequest(init.registry, request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
-      return init.handler.handle(target, request, reply, url.searchParams);
+      const user = authenticatedUsers.get(request.raw);
+      const access = init.authorizer !== undefined && user !== undefined ? await authorizeRequest(init.authorizer, user, target) : undefined;
+      return init.handler.handle(target, request, reply, url.searchParams, access);
     },
   });
   return app;

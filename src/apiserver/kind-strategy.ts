@@ -34,6 +34,18 @@ export interface KindStrategy {
    * nothing is held. The release runs once the write settled, whether it succeeded or not.
    */
   reserve?(object: JsonObject): (() => void) | undefined;
+  /**
+   * Replaces the write-only fields of `object` (in place, after validation, on create and update)
+   * by the form they are stored in, e.g. a credential by its keyed hash; `old` is the stored object
+   * on update. Returns how the response of this one write shows the stored object (the clear value
+   * the client must see once), or undefined to show it as stored.
+   */
+  seal?(object: JsonObject, old: JsonObject | undefined): ((stored: JsonObject) => JsonObject) | undefined;
+  /**
+   * The object as every response, list item and watch event shows it: hidden fields (the stored
+   * form of write-only fields) removed. Returns a new object; default: as stored.
+   */
+  present?(object: JsonObject): JsonObject;
   /** Changes `object`, which finalizers keep, when it is marked for deletion (a Namespace's phase). */
   markForDeletion?(object: JsonObject): void;
   /**

@@ -26,6 +26,11 @@ export interface WriteOptions {
   warn?: (message: string) => void;
   /** The manager recorded in `metadata.managedFields` (`fieldManager`, else from the User-Agent). Default `unknown`. */
   fieldManager?: string;
+  /**
+   * Per-request admission of the object a create, update, patch or apply would store (`old` is the
+   * stored one on update): throws an `ApiError` to refuse, e.g. a write that gives the object away.
+   */
+  admit?: (object: JsonObject, old: JsonObject | undefined) => void;
 }
 
 /** Options of a server-side apply. */
@@ -182,10 +187,12 @@ export class ObjectWriter {
     object['metadata'] = metadata;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     this.#validate(type, object, undefined);
+    options.admit?.(object, undefined);
+    const reveal = type.strategy.seal?.(object, undefined);
     this.#trackFields(type, undefined, object, requestedManagedFields, options);
     this.#allocate(type, object, undefined);
     // Held from validation on: what defaulting took (a cluster IP) stays taken until the write settled.
-    return this.#reserved(type, object, async () => {
+    const stored = await this.#reserved(type, object, async () => {
       await this.#admission?.admitCreate(type, namespace, admittedName);
       if (options.dryRun) {
         if ((await this.#storage.get({ resource: type.id, namespace, name })) !== undefined) throw alreadyExists(subjectOf(type, name));
@@ -195,6 +202,7 @@ export class ObjectWriter {
         throw storeFailure(error, type, name);
       });
     });
+    return reveal === undefined ? stored : (reveal(structuredClone(stored) as JsonObject) as StoredObject);
   }
 
   /** PUT of the object (or of its `status` subresource). `created` tells a create-on-update. */
@@ -354,6 +362,13 @@ export class ObjectWriter {
     const requestedManagedFields = (object['metadata'] as JsonObject)['managedFields'];
     const next = this.#merged(type, current, object, options.subresource);
     this.#validate(type, next, current);
+    options.admit?.(next, current as JsonObject);
+    const reveal = type.strategy.seal?.(next, current as JsonObject);
+    // After sealing: a write-only field kept from the stored object is no change of the spec.
+    const nextMetadata = next['metadata'] as JsonObject;
+    const generation = generationOnUpdate(type.generation, next, current as JsonObject);
+    if (generation === undefined) delete nextMetadata['generation'];
+    else nextMetadata['generation'] = generation;
     this.#trackFields(type, current as JsonObject, next, requestedManagedFields, options);
     this.#allocate(type, next, current);
     const currentFinalizers = Array.isArray(current.metadata['finalizers']) ? (current.metadata['finalizers'] as string[]) : [];
@@ -363,8 +378,9 @@ export class ObjectWriter {
     if (deleting && nextFinalizers.some((finalizer) => !currentFinalizers.includes(finalizer))) {
       throw invalid(type.kind, type.group, name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' }]);
     }
-    if (deepEqual(withoutVersion(next), withoutVersion(current as JsonObject))) return current;
-    if (options.dryRun) return next as StoredObject;
+    const shown = (object: StoredObject): StoredObject => (reveal === undefined ? object : (reveal(structuredClone(object) as JsonObject) as StoredObject));
+    if (deepEqual(withoutVersion(next), withoutVersion(current as JsonObject))) return shown(current);
+    if (options.dryRun) return shown(next as StoredObject);
     const stored = await this.#reserved(type, next, () => this.#storage.update(type.id, next as StoredObject, preconditions)).catch((error: unknown) => {
       throw storeFailure(error, type, name);
     });
@@ -373,7 +389,7 @@ export class ObjectWriter {
         throw storeFailure(error, type, name);
       });
     }
-    return stored;
+    return shown(stored);
   }
 
   /** The object a PUT (or status PUT) stores: server-owned fields kept from `current`. */
@@ -402,9 +418,6 @@ export class ObjectWriter {
       if (current['status'] === undefined) delete next['status'];
       else next['status'] = current['status'];
     }
-    const generation = generationOnUpdate(type.generation, next, current as JsonObject);
-    if (generation === undefined) delete metadata['generation'];
-    else metadata['generation'] = generation;
     next['metadata'] = metadata;
     return next;
   }

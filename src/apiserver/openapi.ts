@@ -18,7 +18,7 @@ const objectList = (extensions: Schema = {}): Schema => ({ type: 'array', items:
  * The schemas a document needs besides the kinds' own, for kinds defined without a schema: a
  * kind's {@link KindSchema} components replace them with the real server's.
  */
-const COMMON_SCHEMAS: Record<string, Schema> = {
+export const COMMON_SCHEMAS: Readonly<Record<string, SchemaObject>> = {
   [`${META}.ObjectMeta`]: {
     description: 'ObjectMeta is metadata that all persisted resources must have.',
     type: 'object',

@@ -10,12 +10,24 @@ export interface PresentedCertificate {
   organizations?: string[];
 }
 
-/** What the HTTP layer asks of an authenticator (implemented by `security/authenticator.ts`). */
+/** The user a request authenticated as. */
+export interface AuthenticatedUser {
+  username: string;
+  groups: string[];
+  /** Further facts about the user an authorizer reads (Kubernetes' UserInfo.Extra). Default: none. */
+  extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * What the HTTP layer asks of an authenticator (implemented by `security/authenticator.ts`). A
+ * failure's `reason` is for logs; its `message`, when given, is the 401 Status message the client
+ * reads (it must not echo the credential), else the message is `Unauthorized`.
+ */
 export interface RequestAuthenticator {
   authenticate(input: {
     authorization: string | undefined;
     clientCertificate: PresentedCertificate | undefined;
-  }): Promise<{ ok: true; user: { username: string; groups: string[] } } | { ok: false; reason: string }>;
+  }): Promise<{ ok: true; user: AuthenticatedUser } | { ok: false; reason: string; message?: string }>;
 }
 
 /** Paths answered without authentication, like the real server's public health endpoints. */
@@ -42,8 +54,8 @@ export function presentedCertificate(request: IncomingMessage): PresentedCertifi
  * Authenticates one request (bearer token or client certificate); throws a 401 {@link ApiError}
  * when it fails. Returns the user for logging.
  */
-export async function authenticateRequest(authenticator: RequestAuthenticator, request: IncomingMessage): Promise<{ username: string; groups: string[] }> {
+export async function authenticateRequest(authenticator: RequestAuthenticator, request: IncomingMessage): Promise<AuthenticatedUser> {
   const result = await authenticator.authenticate({ authorization: request.headers.authorization, clientCertificate: presentedCertificate(request) });
-  if (!result.ok) throw new ApiError('Unauthorized', 'Unauthorized', undefined, { cause: result.reason });
+  if (!result.ok) throw new ApiError('Unauthorized', result.message ?? 'Unauthorized', undefined, { cause: result.reason });
   return result.user;
 }

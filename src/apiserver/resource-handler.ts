@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, unsupportedMediaType, wireDetails } from './api-error.js';
+import { ApiError, badRequest, forbidden, notFound, unsupportedMediaType, wireDetails } from './api-error.js';
 import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
 import { UndecodableBody } from './body-decoder.js';
 import { negotiate, type Representation } from './content-negotiation.js';
@@ -13,6 +13,8 @@ import { fieldManagerOf } from './field-manager.js';
 import type { ListPager } from './list-pager.js';
 import { isPropagationPolicy } from './deletion-propagation.js';
 import { resourceVersionFailure, type DeleteOptions, type ObjectWriter, type WriteOptions } from './object-writer.js';
+import type { JsonObject } from './kind-strategy.js';
+import { invisibleResult, type RequestAccess } from './request-authorization.js';
 import type { ResourceRequest } from './request-info.js';
 import type { ResourceType } from './resource-type.js';
 import { APPLY_PATCH_MEDIA_TYPE } from './server-side-apply.js';
@@ -108,6 +110,28 @@ function withoutTypeMeta(object: StoredObject): StoredObject {
   return rest;
 }
 
+/** The object as responses show it (the kind's {@link KindStrategy.present}). */
+function presented(type: ResourceType, object: StoredObject): StoredObject {
+  return type.strategy.present === undefined ? object : (type.strategy.present(object as JsonObject) as StoredObject);
+}
+
+/**
+ * The write options that keep a restricted user to the objects it may see: the stored object must
+ * be visible (else 404, as if absent), and so must the result (else 403: it would give it away).
+ */
+function admission(type: ResourceType, name: string, access: RequestAccess | undefined): Pick<WriteOptions, 'admit'> {
+  if (access === undefined) return {};
+  return {
+    admit: (object, old) => {
+      if (old !== undefined && !access.visible(old)) throw notFound({ group: type.group, resource: type.plural, name });
+      const objectName = String((object['metadata'] as JsonObject | undefined)?.['name'] ?? name);
+      if (!access.visible(object)) throw invisibleResult(type, objectName);
+      const refused = access.refuseWrite(object, old);
+      if (refused !== undefined) throw forbidden(refused, { name: objectName, group: type.group, kind: type.plural });
+    },
+  };
+}
+
 function matcher(selected: { labels: LabelSelector; fields: FieldSelector }): (object: StoredObject) => boolean {
   return (object) => selected.fields.matches(object) && selected.labels.matches(object.metadata['labels'] as Record<string, string> | undefined);
 }
@@ -126,37 +150,42 @@ export class ResourceHandler {
     this.#init = init;
   }
 
-  /** Answers `request` (already parsed into `target`) on `reply`. */
-  async handle(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<FastifyReply | undefined> {
+  /**
+   * Answers `request` (already parsed into `target`) on `reply`; `access` restricts the objects
+   * the user may see and write (see {@link RequestAccess}), undefined when unrestricted.
+   */
+  async handle(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access?: RequestAccess): Promise<FastifyReply | undefined> {
     const { type, namespace, name, subresource } = target;
     const writer = this.#init.writer;
+    const admit = admission(type, name, access);
     switch (target.verb) {
       case 'get': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         const object = await writer.get(type, namespace, name);
+        if (access !== undefined && !access.visible(object)) throw notFound({ group: type.group, resource: type.plural, name });
         return this.#sendOne(reply, 200, type, object, representation, query);
       }
       case 'list':
-        return this.#list(target, request, reply, query);
+        return this.#list(target, request, reply, query, access);
       case 'watch':
-        return this.#watch(target, request, reply, query);
+        return this.#watch(target, request, reply, query, access);
       case 'create': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, this.#init.objectMediaTypes);
-        const created = await writer.create(type, namespace, request.body, writeOptions(query, reply, request, 'CreateOptions'));
+        const created = await writer.create(type, namespace, request.body, { ...writeOptions(query, reply, request, 'CreateOptions'), ...admit });
         return this.#sendOne(reply, 201, type, created, representation, query);
       }
       case 'update': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, this.#init.objectMediaTypes);
-        const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply, request, 'UpdateOptions'), ...(subresource !== undefined ? { subresource } : {}) });
+        const result = await writer.update(type, namespace, name, request.body, { ...writeOptions(query, reply, request, 'UpdateOptions'), ...admit, ...(subresource !== undefined ? { subresource } : {}) });
         return this.#sendOne(reply, result.created ? 201 : 200, type, result.object, representation, query);
       }
       case 'patch': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         const mediaType = this.#requireMediaType(request, [...PATCH_MEDIA_TYPES, APPLY_PATCH_MEDIA_TYPE]);
         const apply = mediaType === APPLY_PATCH_MEDIA_TYPE;
-        const options = { ...writeOptions(query, reply, request, 'PatchOptions', apply), ...(subresource !== undefined ? { subresource } : {}) };
+        const options = { ...writeOptions(query, reply, request, 'PatchOptions', apply), ...admit, ...(subresource !== undefined ? { subresource } : {}) };
         if (apply) {
           const result = await writer.apply(type, namespace, name, request.body, { ...options, force: booleanParam(query, 'force') === true });
           return this.#sendOne(reply, result.created ? 201 : 200, type, result.object, representation, query);
@@ -165,20 +194,21 @@ export class ResourceHandler {
         return this.#sendOne(reply, 200, type, patched, representation, query);
       }
       case 'delete':
-        return this.#delete(target, request, reply, query);
+        return this.#delete(target, request, reply, query, access);
       case 'deletecollection': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml']);
         const options = this.#deleteOptions(request, query);
         const selected = selectors(query, type);
         const scope = type.namespaced && namespace !== '' ? { namespace } : {};
         const listed = await this.#init.storage.list(type.id, scope);
-        const deleted = await writer.deleteCollection(type, listed.items.filter(matcher(selected)), {
+        const selectedItems = listed.items.filter(matcher(selected)).filter((object) => access?.visible(object) ?? true);
+        const deleted = await writer.deleteCollection(type, selectedItems, {
           dryRun: options.dryRun,
           ...(options.propagationPolicy !== undefined ? { propagationPolicy: options.propagationPolicy } : {}),
         });
         // The list's resourceVersion is the storage's after the deletes.
         const { resourceVersion } = await this.#init.storage.list(type.id, scope);
-        const list = { kind: type.listKind, apiVersion: type.apiVersion, metadata: { resourceVersion }, items: deleted };
+        const list = { kind: type.listKind, apiVersion: type.apiVersion, metadata: { resourceVersion }, items: deleted.map((object) => presented(type, object)) };
         return this.#send(reply, 200, list, representation);
       }
     }
@@ -218,18 +248,19 @@ export class ResourceHandler {
     return { dryRun, preconditions, ...propagation };
   }
 
-  async #delete(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<FastifyReply> {
+  async #delete(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access: RequestAccess | undefined): Promise<FastifyReply> {
     const { type, namespace, name } = target;
     const representation = negotiate(request.headers.accept, ['json', 'yaml']);
+    if (access !== undefined && !access.visible(await this.#init.writer.get(type, namespace, name))) throw notFound({ group: type.group, resource: type.plural, name });
     const result = await this.#init.writer.delete(type, namespace, name, this.#deleteOptions(request, query));
     if (result.removed && !type.returnDeletedObject) {
       const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: wireDetails({ name, group: type.group, kind: type.plural, uid: result.object.metadata.uid }) };
       return this.#send(reply, 200, status, representation);
     }
-    return this.#send(reply, 200, result.object, representation);
+    return this.#send(reply, 200, presented(type, result.object), representation);
   }
 
-  async #list(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<FastifyReply> {
+  async #list(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access: RequestAccess | undefined): Promise<FastifyReply> {
     const { type, namespace } = target;
     const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
     const selected = selectors(query, type);
@@ -241,25 +272,26 @@ export class ResourceHandler {
         this.#init.storage.list(type.id, { ...(type.namespaced && namespace !== '' ? { namespace } : {}), resourceVersion, exact: match === 'Exact' }).catch((error: unknown) => {
           throw resourceVersionFailure(error);
         }),
-      matches: matcher(selected),
+      matches: (object) => matcher(selected)(object) && (access?.visible(object) ?? true),
       limit,
       continueToken: query.get('continue') ?? undefined,
     });
+    const items = page.items.map((object) => presented(type, object));
     const metadata: TableListMeta = { resourceVersion: page.resourceVersion };
     if (page.continueToken !== undefined) metadata.continue = page.continueToken;
     // As on the real server, the count is only known (and sent) for an unfiltered list.
     const unfiltered = selected.labels.requirements.length === 0 && selected.fields.requirements.length === 0;
     if (page.remainingItemCount !== undefined && unfiltered) metadata.remainingItemCount = page.remainingItemCount;
     if (representation === 'table') {
-      return this.#send(reply, 200, toTable(type, page.items, metadata, parseIncludeObject(query.get('includeObject')), this.#init.now()), 'json');
+      return this.#send(reply, 200, toTable(type, items, metadata, parseIncludeObject(query.get('includeObject')), this.#init.now()), 'json');
     }
     if (representation === 'partial') {
-      return this.#send(reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: page.items.map(partialObjectMetadata) }, 'json');
+      return this.#send(reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: items.map(partialObjectMetadata) }, 'json');
     }
-    return this.#send(reply, 200, { kind: type.listKind, apiVersion: type.apiVersion, metadata, items: page.items.map(withoutTypeMeta) }, representation);
+    return this.#send(reply, 200, { kind: type.listKind, apiVersion: type.apiVersion, metadata, items: items.map(withoutTypeMeta) }, representation);
   }
 
-  async #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams): Promise<undefined> {
+  async #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access: RequestAccess | undefined): Promise<undefined> {
     const { type, namespace, name } = target;
     const representation = negotiate(request.headers.accept, ['json', 'table', 'partial']);
     const selected = selectors(query, type);
@@ -273,7 +305,8 @@ export class ResourceHandler {
     const sendInitialEvents = booleanParam(query, 'sendInitialEvents');
     validateWatchOptions(query, sendInitialEvents);
     const includeObject = parseIncludeObject(query.get('includeObject'));
-    const encode = (object: StoredObject): unknown => {
+    const encode = (stored: StoredObject): unknown => {
+      const object = presented(type, stored);
       if (representation === 'table') return toTable(type, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, includeObject, this.#init.now());
       if (representation === 'partial') return partialObjectMetadata(object);
       return object;
@@ -284,6 +317,7 @@ export class ResourceHandler {
       namespace: type.namespaced && namespace !== '' ? namespace : undefined,
       labelSelector: selected.labels,
       fieldSelector,
+      visible: access === undefined ? undefined : (object) => access.visible(object),
       resourceVersion: query.get('resourceVersion') ?? '',
       sendInitialEvents,
       allowBookmarks: booleanParam(query, 'allowWatchBookmarks') === true,
@@ -313,7 +347,8 @@ export class ResourceHandler {
     return undefined;
   }
 
-  #sendOne(reply: FastifyReply, code: number, type: ResourceType, object: StoredObject, representation: Representation, query: URLSearchParams): FastifyReply {
+  #sendOne(reply: FastifyReply, code: number, type: ResourceType, stored: StoredObject, representation: Representation, query: URLSearchParams): FastifyReply {
+    const object = presented(type, stored);
     if (representation === 'table') {
       const table = toTable(type, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, parseIncludeObject(query.get('includeObject')), this.#init.now());
       return this.#send(reply, code, table, 'json');

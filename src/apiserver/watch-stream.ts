@@ -21,6 +21,8 @@ export interface WatchStreamInit {
   namespace: string | undefined;
   labelSelector: LabelSelector;
   fieldSelector: FieldSelector;
+  /** The objects the watcher may see (an authorizer's ownership rule), like a further selector. Default: all. */
+  visible?: ((object: StoredObject) => boolean) | undefined;
   /** The request's `resourceVersion` ('' when unset). */
   resourceVersion: string;
   /** `sendInitialEvents`, undefined when absent. */
@@ -83,7 +85,7 @@ export class WatchStream {
   /** Does no I/O; {@link start} registers the watch and writes the response. */
   constructor(init: WatchStreamInit) {
     this.#init = init;
-    this.#matched = init.labelSelector.requirements.length > 0 || init.fieldSelector.requirements.length > 0 ? new Map() : undefined;
+    this.#matched = init.labelSelector.requirements.length > 0 || init.fieldSelector.requirements.length > 0 || init.visible !== undefined ? new Map() : undefined;
   }
 
   /**
@@ -184,7 +186,8 @@ export class WatchStream {
 
   #matches(object: StoredObject): boolean {
     const labels = object.metadata['labels'];
-    return this.#init.fieldSelector.matches(object) && this.#init.labelSelector.matches(labels as Record<string, string> | undefined);
+    const visible = this.#init.visible?.(object) ?? true;
+    return visible && this.#init.fieldSelector.matches(object) && this.#init.labelSelector.matches(labels as Record<string, string> | undefined);
   }
 
   #handleEvent(event: StorageEvent): void {

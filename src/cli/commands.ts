@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerAccessKeyCommand } from './accesskey-command.js';
 import { registerDevClusterCommand } from './devcluster-command.js';
 import { registerDevCommand } from './dev-command.js';
 import { registerPreviewCommand } from './preview-command.js';
@@ -15,4 +16,5 @@ export function registerCommands(program: Command): void {
   registerDevClusterCommand(program);
   registerValidateCommand(program);
   registerPreviewCommand(program);
+  registerAccessKeyCommand(program);
 }

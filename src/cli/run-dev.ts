@@ -6,6 +6,7 @@ import { RestClient } from '../kube/rest-client.js';
 import { startDevCluster, type DevCluster } from '../devcluster/index.js';
 import { createLogger } from '../observe/logger.js';
 import type { LogLevel } from './option-parsers.js';
+import { startDevManagement } from './dev-management.js';
 import { runSyncerUntilStopped } from './run-syncer.js';
 
 /** What `vcsync dev` was asked to do. */
@@ -40,6 +41,10 @@ export async function runDev(flags: DevFlags): Promise<void> {
   const hostNamespace = `vcluster-${flags.name}`;
   const virtual = await startDevCluster({ dataDir: join(dir, 'virtual'), logger: logger.child({ cluster: 'virtual' }) });
   const host = await startDevCluster({ dataDir: join(dir, 'host'), logger: logger.child({ cluster: 'host' }) });
+  const management = await startDevManagement({ dir, logger }).catch(async (error: unknown) => {
+    await Promise.all([virtual.close(), host.close()]);
+    throw error;
+  });
   try {
     const virtualKubeconfig = join(dir, 'virtual.kubeconfig');
     const hostKubeconfig = join(dir, 'host.kubeconfig');
@@ -70,6 +75,7 @@ export async function runDev(flags: DevFlags): Promise<void> {
             `  kubectl --kubeconfig ${rel}/virtual.kubeconfig apply -f config/examples/web-endpoints.yaml`,
             `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints`,
             `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints web-x-default-x-${flags.name} -o yaml`,
+            ...management.usage,
             'Press Ctrl-C to stop; cluster data stays in ' + rel + '.',
             '',
           ].join('\n'),
@@ -77,6 +83,6 @@ export async function runDev(flags: DevFlags): Promise<void> {
       },
     });
   } finally {
-    await Promise.all([virtual.close(), host.close()]);
+    await Promise.all([virtual.close(), host.close(), management.close()]);
   }
 }

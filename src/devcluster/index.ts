@@ -5,3 +5,5 @@
 export { startDevCluster, type DevCluster } from './dev-cluster.js';
 export type { DevClusterOptions } from './dev-cluster-options.js';
 export type { KubeConfigDocument } from './kube-config.js';
+export { openDevStorage, type DevStorage } from './dev-storage.js';
+export { buildKubeConfig, kubeConfigYaml } from './kube-config.js';

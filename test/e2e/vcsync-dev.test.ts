@@ -41,7 +41,7 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
     for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
   });
 
-  it('syncs the example Endpoints to the host as web-x-default-x-dev with its translated annotation, and exits 0 on SIGTERM', async () => {
+  it('syncs the example Endpoints to the host as web-x-default-x-dev with its translated annotation, serves the management API, and exits 0 on SIGTERM', async () => {
     assertBuilt();
     const dir = await mkdtemp(join(tmpdir(), 'vcsync-dev-'));
     const home = await mkdtemp(join(tmpdir(), 'vcsync-dev-home-'));
@@ -64,8 +64,9 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
     const next = lines.findIndex((l) => l.startsWith('Next, in another terminal:'));
     expect(next).toBeGreaterThanOrEqual(0);
     const commands = lines.slice(next + 1).filter((l) => l.startsWith('  kubectl '));
-    expect(commands).toHaveLength(3);
-    const [apply, list, get] = commands as [string, string, string];
+    expect(commands).toHaveLength(4);
+    const [apply, list, get, management] = commands as [string, string, string, string];
+    expect(management).toContain('management.kubeconfig');
     expect(get).toContain('web-x-default-x-dev');
 
     const applied = await runPrinted(apply, home);
@@ -89,6 +90,11 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
     // config/vcluster.yaml's first patch: a virtual in-cluster DNS name becomes the host Service's.
     expect(host.metadata.annotations['example.com/upstream']).toBe('api-x-default-x-dev.vcluster-dev.svc');
     expect(host.metadata.annotations['vcluster.loft.sh/object-name']).toBe('web');
+
+    // The management API, through the kubeconfig it wrote (HTTPS, the CA, the bootstrap admin key).
+    const keys = await runPrinted(management, home);
+    expect(keys.stderr).toBe('');
+    expect(keys.stdout).toMatch(/vcsync-bootstrap-admin\s+user:admin\s+Platform\s+false/);
 
     proc.kill('SIGTERM');
     const ended = await waitFor('vcsync dev to exit', () => exit, { timeoutMs: 30_000, intervalMs: 50 });

@@ -5,7 +5,7 @@ import { ResourceRegistry, type KindDefinition } from '../../../src/apiserver/re
 import { NAME_COLUMN, tableColumn } from '../../../src/apiserver/table-view.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { waitFor } from '../../support/wait-for.js';
-import { MapStorage } from './map-storage.js';
+import { MapStorage } from '../../support/map-storage.js';
 
 /** A kind no devcluster serves: the core needs nothing but this definition and a storage. */
 const WIDGETS: KindDefinition = {

@@ -10,7 +10,7 @@ import {
   type StorageWatchFilter,
   type StorageWatchListener,
   type StoredObject,
-} from '../../../src/apiserver/storage.js';
+} from '../../src/apiserver/storage.js';
 
 /**
  * The smallest honest {@link Storage}: a map, resourceVersions that are not numbers (`v1`, `v2`…,

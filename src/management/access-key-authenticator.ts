@@ -1,0 +1,233 @@
+import { LRUCache } from 'lru-cache';
+import type { ObjectWriter } from '../apiserver/object-writer.js';
+import type { AuthenticatedUser, RequestAuthenticator } from '../apiserver/request-authentication.js';
+import type { ResourceType } from '../apiserver/resource-type.js';
+import type { Storage, StorageWatch, StoredObject } from '../apiserver/storage.js';
+import type { Logger } from '../observe/logger.js';
+import { isKeyHash, type AccessKeyHasher } from './access-key-hasher.js';
+import {
+  ACCESS_KEY_EXTRA,
+  AUTH_CACHE_MAX_KEYS,
+  AUTH_REWATCH_DELAY_MS,
+  LAST_ACTIVITY_WRITE_INTERVAL_MS,
+  MANAGEMENT_FIELD_MANAGER,
+  MAX_KEY_LENGTH,
+  OWNER_KIND_EXTRA,
+  OWNER_NAME_EXTRA,
+} from './management-constants.js';
+import { expiresAtMs, ownerOf, specOf } from './owned-access-key-kind.js';
+
+/** Options of {@link AccessKeyAuthenticator}. */
+export interface AccessKeyAuthenticatorOptions {
+  /** Where OwnedAccessKeys live (the management server's storage). */
+  storage: Storage;
+  /** The management server's registry store: `status.lastActivity` is written through it. */
+  writer: ObjectWriter;
+  /** The served OwnedAccessKey resource. */
+  type: ResourceType;
+  hasher: AccessKeyHasher;
+  /** Wall clock in ms since the epoch. Default `Date.now`. */
+  now?: () => number;
+  /** `status.lastActivity` is written at most once per this many ms per key. Default {@link LAST_ACTIVITY_WRITE_INTERVAL_MS}. */
+  lastActivityWriteIntervalMs?: number;
+  /** Verified keys cached. Default {@link AUTH_CACHE_MAX_KEYS}. */
+  cacheMaxKeys?: number;
+  logger: Logger;
+}
+
+type Failure = { ok: false; reason: string; message: string };
+
+/** What a request without a usable Authorization header is told. */
+const NO_KEY = 'Unauthorized: send an access key as "Authorization: Bearer <key>"';
+
+/**
+ * Authenticates management requests by `Authorization: Bearer <access key>`: the key's HMAC finds
+ * its OwnedAccessKey; a disabled, expired (spec.ttl from creation, or from the last use with
+ * ttlAfterLastActivity) or unknown key is refused with a 401 whose message says which (never the
+ * key). The user is the key's owner (`spec.user`, `spec.team` or `spec.subject`) with `spec.groups`.
+ *
+ * Verified keys are cached (LRU) only while {@link run}'s watch of the keys is open: every change
+ * or deletion of a key evicts it, so an update, disable or delete takes effect on the next request
+ * on every replica. Each use is noted; `status.lastActivity` is written at most once per
+ * `lastActivityWriteIntervalMs` per key.
+ */
+export class AccessKeyAuthenticator implements RequestAuthenticator {
+  readonly #options: AccessKeyAuthenticatorOptions;
+  readonly #now: () => number;
+  readonly #writeIntervalMs: number;
+  /** Key hash → the key object as last read; trusted only while the watch is open. */
+  readonly #cache: LRUCache<string, StoredObject>;
+  /**
+   * Hashes no key had at the last lookup (a flood of wrong keys does not list the keys each time);
+   * trusted only while the watch is open, and emptied by every change of any key.
+   */
+  readonly #unknown: LRUCache<string, true>;
+  /** Object name → the key hash it is cached under. */
+  readonly #hashByName = new Map<string, string>();
+  /** Object name → when the key was last used here (ms). */
+  readonly #lastUse = new Map<string, number>();
+  /** Object name → when lastActivity was last written (or read) for it (ms). */
+  readonly #lastWritten = new Map<string, number>();
+  readonly #pendingWrites = new Set<Promise<void>>();
+  /** Bumped by every watch event: a lookup that raced with one does not cache what it read. */
+  #changes = 0;
+  #watching = false;
+
+  /** Does no I/O; call {@link run} to keep the cache. */
+  constructor(options: AccessKeyAuthenticatorOptions) {
+    this.#options = options;
+    this.#now = options.now ?? ((): number => Date.now());
+    this.#writeIntervalMs = options.lastActivityWriteIntervalMs ?? LAST_ACTIVITY_WRITE_INTERVAL_MS;
+    this.#cache = new LRUCache({ max: options.cacheMaxKeys ?? AUTH_CACHE_MAX_KEYS });
+    this.#unknown = new LRUCache({ max: options.cacheMaxKeys ?? AUTH_CACHE_MAX_KEYS });
+  }
+
+  /** Keys cached right now (for tests and metrics). */
+  get cachedKeys(): number {
+    return this.#watching ? this.#cache.size : 0;
+  }
+
+  /**
+   * Watches the keys until `signal` fires, evicting every key that changes; watches again (after
+   * {@link AUTH_REWATCH_DELAY_MS}) when the storage ends the watch. Resolves once stopped and the
+   * pending lastActivity writes settled.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const { storage, type, logger } = this.#options;
+    while (!signal.aborted) {
+      const ended = new Promise<void>((resolve) => {
+        let watch: StorageWatch | undefined;
+        const stop = (): void => {
+          this.#watching = false;
+          this.#cache.clear();
+          this.#unknown.clear();
+          this.#hashByName.clear();
+          watch?.close();
+          signal.removeEventListener('abort', stop);
+          resolve();
+        };
+        signal.addEventListener('abort', stop);
+        storage
+          .list(type.id)
+          .then((listed) =>
+            storage.watch({ resource: type.id }, listed.resourceVersion, {
+              onEvent: (event) => this.#evict(event.object.metadata.name),
+              onClosed: (end) => {
+                logger.warn({ end }, 'Access-key watch ended; authenticating without the cache until it is back');
+                stop();
+              },
+            }),
+          )
+          .then((opened) => {
+            watch = opened;
+            if (signal.aborted) opened.close();
+            else this.#watching = true;
+          })
+          .catch((error: unknown) => {
+            logger.warn({ err: error }, 'Access-key watch failed to start; authenticating without the cache until it is back');
+            stop();
+          });
+      });
+      await ended;
+      if (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, AUTH_REWATCH_DELAY_MS));
+    }
+    await Promise.allSettled([...this.#pendingWrites]);
+  }
+
+  /** Authenticates one request's bearer key; see the class comment. */
+  async authenticate(input: { authorization: string | undefined }): Promise<{ ok: true; user: AuthenticatedUser } | Failure> {
+    const header = input.authorization;
+    if (header === undefined || header === '') return { ok: false, reason: 'no Authorization header', message: NO_KEY };
+    const match = /^Bearer ([^\s]+)$/i.exec(header);
+    const key = match?.[1];
+    if (key === undefined || key.length > MAX_KEY_LENGTH) {
+      return { ok: false, reason: 'malformed Authorization header', message: `Unauthorized: the Authorization header is malformed; ${NO_KEY.slice('Unauthorized: '.length)}` };
+    }
+    const hash = this.#options.hasher.hash(key);
+    const object = await this.#lookup(hash);
+    const stored = specOf(object)['key'];
+    if (object === undefined || !isKeyHash(stored) || !this.#options.hasher.matches(key, stored)) {
+      return { ok: false, reason: 'unknown access key', message: 'Unauthorized: the access key is not valid (unknown, or deleted)' };
+    }
+    const name = object.metadata.name;
+    if (specOf(object)['disabled'] === true) {
+      return { ok: false, reason: `access key ${name} is disabled`, message: `Unauthorized: the access key ${JSON.stringify(name)} is disabled; an admin or its owner can enable it (spec.disabled: false)` };
+    }
+    const now = this.#now();
+    const expiresAt = expiresAtMs(object, this.#lastUse.get(name));
+    if (expiresAt !== undefined && expiresAt <= now) {
+      const why = specOf(object)['ttlAfterLastActivity'] === true ? 'after its time to live without activity' : 'at the end of its time to live';
+      return {
+        ok: false,
+        reason: `access key ${name} expired`,
+        message: `Unauthorized: the access key ${JSON.stringify(name)} expired at ${new Date(expiresAt).toISOString()} (${why}); create a new key`,
+      };
+    }
+    const owner = ownerOf(object);
+    if (owner === undefined) return { ok: false, reason: `access key ${name} has no owner`, message: 'Unauthorized: the access key is not valid (it names no user, team or subject)' };
+    this.#noteUse(object, now);
+    const groups = Array.isArray(specOf(object)['groups']) ? (specOf(object)['groups'] as unknown[]).filter((group): group is string => typeof group === 'string') : [];
+    return {
+      ok: true,
+      user: {
+        username: owner.kind === 'user' ? owner.name : `${owner.kind}:${owner.name}`,
+        groups: [...new Set([...groups, 'system:authenticated'])],
+        extra: { [OWNER_KIND_EXTRA]: [owner.kind], [OWNER_NAME_EXTRA]: [owner.name], [ACCESS_KEY_EXTRA]: [name] },
+      },
+    };
+  }
+
+  /** The key object whose hash is `hash`: from the cache while the watch is open, else from storage. */
+  async #lookup(hash: string): Promise<StoredObject | undefined> {
+    if (this.#watching) {
+      const cached = this.#cache.get(hash);
+      if (cached !== undefined) return cached;
+      if (this.#unknown.has(hash)) return undefined;
+    }
+    const changes = this.#changes;
+    const listed = await this.#options.storage.list(this.#options.type.id);
+    const found = listed.items.find((item) => specOf(item)['key'] === hash);
+    if (this.#watching && changes === this.#changes) {
+      if (found === undefined) this.#unknown.set(hash, true);
+      else {
+        this.#cache.set(hash, found);
+        this.#hashByName.set(found.metadata.name, hash);
+      }
+    }
+    return found;
+  }
+
+  #evict(name: string): void {
+    this.#changes += 1;
+    // Any change may give some key a hash that was unknown (a new key, a rotated one).
+    this.#unknown.clear();
+    const hash = this.#hashByName.get(name);
+    if (hash === undefined) return;
+    this.#hashByName.delete(name);
+    this.#cache.delete(hash);
+  }
+
+  /** Notes a use; writes status.lastActivity when the last write is older than the interval. */
+  #noteUse(object: StoredObject, now: number): void {
+    const name = object.metadata.name;
+    this.#lastUse.set(name, now);
+    const status = object['status'];
+    const recorded = Date.parse(String(typeof status === 'object' && status !== null ? (status as Record<string, unknown>)['lastActivity'] ?? '' : ''));
+    const lastWritten = Math.max(this.#lastWritten.get(name) ?? 0, Number.isNaN(recorded) ? 0 : recorded);
+    if (now - lastWritten < this.#writeIntervalMs) return;
+    this.#lastWritten.set(name, now);
+    const { writer, type, logger } = this.#options;
+    const lastActivity = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const write = writer
+      .patch(type, '', name, 'application/merge-patch+json', { status: { lastActivity } }, { dryRun: false, subresource: 'status', fieldManager: MANAGEMENT_FIELD_MANAGER })
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Best effort: the request is already authenticated; the next use after the interval retries.
+          logger.warn({ err: error, accessKey: name }, 'Could not record the last activity of an access key');
+        },
+      )
+      .finally(() => this.#pendingWrites.delete(write));
+    this.#pendingWrites.add(write);
+  }
+}

@@ -1,0 +1,8 @@
+/** The management API (issue 9): the server, OwnedAccessKey, access-key authentication. */
+export { AccessKeyAuthenticator, type AccessKeyAuthenticatorOptions } from './access-key-authenticator.js';
+export { AccessKeyHasher, generateAccessKey, isKeyHash, weakKeyReason } from './access-key-hasher.js';
+export { ensureBootstrapAdminKey, ensureKeyHashSecret, writeSecretFile, type BootstrapAdminKeyOptions } from './bootstrap-admin-key.js';
+export * from './management-constants.js';
+export { MANAGEMENT_VERSION_INFO, startManagementServer, type ManagementServer, type ManagementServerOptions } from './management-server.js';
+export { expiresAtMs, ownedAccessKeyKind, ownerOf, type KeyOwner, type OwnedAccessKeyKindOptions } from './owned-access-key-kind.js';
+export { authorizeOwnership, isManagementAdmin, OWNERSHIP_AUTHORIZER } from './ownership-authorizer.js';

@@ -1,0 +1,72 @@
+/**
+ * Every fixed name and number of the management API in one place: the group, the base path, the
+ * admin group, the access-key format and the authentication cache.
+ */
+
+/** The platform word of the group `management.<platform>.sh` when none is configured (clients hard-code loft). */
+export const DEFAULT_PLATFORM = 'loft';
+
+/** The group of the management kinds for `platform`, e.g. `management.loft.sh`. */
+export function managementGroup(platform: string): string {
+  return `management.${platform}.sh`;
+}
+
+/** The version of every management kind. */
+export const MANAGEMENT_VERSION = 'v1';
+
+/** The path the management API is served under (then the Kubernetes layout: /apis, /openapi). */
+export const MANAGEMENT_BASE_PATH = '/kubernetes/management';
+
+/** How the management server names itself in OpenAPI descriptions and review answers. */
+export const MANAGEMENT_SERVER_NAME = 'vcsync management API';
+
+/** Members of this group see and change every key (the default ownership rule); the bootstrap key has it. */
+export const MANAGEMENT_ADMIN_GROUP = 'management:admins';
+
+/** The user of the bootstrap admin key. */
+export const BOOTSTRAP_ADMIN_USER = 'admin';
+
+/** The name of the bootstrap admin key's OwnedAccessKey. */
+export const BOOTSTRAP_ADMIN_KEY_NAME = 'vcsync-bootstrap-admin';
+
+/** `spec.type` of keys the platform itself manages (the bootstrap key), as opposed to `User`. */
+export const PLATFORM_KEY_TYPE = 'Platform';
+
+/** The field manager of the server's own writes (lastActivity, the bootstrap key). */
+export const MANAGEMENT_FIELD_MANAGER = 'vcsync-management';
+
+/** Random bytes in a generated access key: 256 bits. */
+export const GENERATED_KEY_BYTES = 32;
+
+/**
+ * The shortest access key a client may choose: 32 characters of base64url (192 bits at most), and
+ * only base64url characters, so no key can be mistaken for a stored hash.
+ */
+export const MIN_CLIENT_KEY_LENGTH = 32;
+
+/** The longest access key accepted (a bearer token, not a document). */
+export const MAX_KEY_LENGTH = 512;
+
+/** The prefix of a stored key hash: `hmac-sha256:<base64url of HMAC-SHA256(secret, key)>`. */
+export const KEY_HASH_PREFIX = 'hmac-sha256:';
+
+/** Bytes of the per-installation HMAC secret when one is generated. */
+export const KEY_HASH_SECRET_BYTES = 32;
+
+/** Verified keys kept by the authenticator (least recently used evicted first). */
+export const AUTH_CACHE_MAX_KEYS = 10_000;
+
+/** `status.lastActivity` is written at most once per this many ms per key: a busy pipeline is not a write per request. */
+export const LAST_ACTIVITY_WRITE_INTERVAL_MS = 60_000;
+
+/** How long the authenticator waits before watching again after its watch ended, in ms. */
+export const AUTH_REWATCH_DELAY_MS = 500;
+
+/** The `extra` entry of an authenticated key's user: what owns it (`user`, `team` or `subject`). */
+export const OWNER_KIND_EXTRA = 'vcsync.dev/owner-kind';
+
+/** The `extra` entry of an authenticated key's user: the owner's name. */
+export const OWNER_NAME_EXTRA = 'vcsync.dev/owner-name';
+
+/** The `extra` entry of an authenticated key's user: the OwnedAccessKey it presented. */
+export const ACCESS_KEY_EXTRA = 'vcsync.dev/access-key';

@@ -1,0 +1,125 @@
+import { stat } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
+import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
+import { waitFor } from '../../support/wait-for.js';
+
+const STORED = { resource: 'management.loft.sh/v1/ownedaccesskeys', namespace: '' };
+
+describe('access-key authentication (issue 9 §4)', () => {
+  let fixture: ManagementFixture;
+  let log: CapturedLog;
+  beforeAll(async () => {
+    log = captureLogger('info');
+    fixture = await ManagementFixture.start({ logger: log.logger });
+  });
+  afterAll(async () => {
+    await fixture.stop();
+  });
+
+  it('the bootstrap admin key: written 0600 on first start, logged as its path only, works as admin', async () => {
+    expect((await stat(fixture.bootstrapKeyPath)).mode & 0o777).toBe(0o600);
+    expect(fixture.adminKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const logged = log.lines.find((line) => line['keyPath'] === fixture.bootstrapKeyPath);
+    expect(logged).toBeDefined();
+    expect(JSON.stringify(log.lines)).not.toContain(fixture.adminKey);
+    expect((await fixture.call('GET', KEYS_PATH, { key: fixture.adminKey })).status).toBe(200);
+  });
+
+  it.each([
+    ['no Authorization header', {}, 'send an access key'],
+    ['a malformed header (Basic)', { authorization: 'Basic YWRtaW46YWRtaW4=' }, 'malformed'],
+    ['a malformed header (two tokens)', { authorization: 'Bearer a b' }, 'malformed'],
+    ['an unknown key', { key: 'UnknownKey_0123456789abcdefghijklmnopqrstu' }, 'not valid'],
+  ])('%s → 401 Status', async (_case, call, message) => {
+    const answer = await fixture.call('GET', KEYS_PATH, call);
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+    expect(answer.body.message).toContain(message);
+  });
+
+  it('a disabled key → 401 saying it is disabled; re-enabled, it works again', async () => {
+    const key = (await fixture.createKey({ user: 'carol', disabled: true }, { name: 'disabled' })).body.spec.key as string;
+    const refused = await fixture.call('GET', KEYS_PATH, { key });
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toContain('"disabled" is disabled');
+    await fixture.call('PATCH', `${KEYS_PATH}/disabled`, { key: fixture.adminKey, contentType: 'application/merge-patch+json', body: { spec: { disabled: false } } });
+    await waitFor('the enabled key to work', async () => (await fixture.call('GET', KEYS_PATH, { key })).status === 200, { timeoutMs: 1000 });
+  });
+
+  it('expired by ttl (seconds from creation) → 401 saying it expired', async () => {
+    const key = (await fixture.createKey({ user: 'dave', ttl: 60 }, { name: 'short-lived' })).body.spec.key as string;
+    expect((await fixture.call('GET', KEYS_PATH, { key })).status).toBe(200);
+    fixture.nowMs += 61_000;
+    const expired = await fixture.call('GET', KEYS_PATH, { key });
+    expect(expired.status).toBe(401);
+    expect(expired.body.message).toMatch(/"short-lived" expired at .* \(at the end of its time to live\)/);
+  });
+
+  it('expired by inactivity (ttlAfterLastActivity): each use extends it, lastActivity is written (throttled)', async () => {
+    const key = (await fixture.createKey({ user: 'erin', ttl: 120, ttlAfterLastActivity: true }, { name: 'idle' })).body.spec.key as string;
+    fixture.nowMs += 100_000;
+    expect((await fixture.call('GET', KEYS_PATH, { key })).status).toBe(200);
+    const firstUse = fixture.nowMs;
+    await waitFor('lastActivity to be written', async () => {
+      const stored = await fixture.storage.get({ ...STORED, name: 'idle' });
+      return Date.parse(String((stored?.['status'] as { lastActivity?: string } | undefined)?.lastActivity)) === Math.floor(firstUse / 1000) * 1000;
+    });
+    const writes = (await fixture.storage.get({ ...STORED, name: 'idle' }))?.metadata.resourceVersion;
+    fixture.nowMs += 10_000;
+    expect((await fixture.call('GET', KEYS_PATH, { key })).status).toBe(200);
+    // Within the write interval: used, not written.
+    expect((await fixture.storage.get({ ...STORED, name: 'idle' }))?.metadata.resourceVersion).toBe(writes);
+    fixture.nowMs += 100_000;
+    expect((await fixture.call('GET', KEYS_PATH, { key })).status).toBe(200);
+    fixture.nowMs += 121_000;
+    const expired = await fixture.call('GET', KEYS_PATH, { key });
+    expect(expired.status).toBe(401);
+    expect(expired.body.message).toContain('after its time to live without activity');
+  });
+
+  it('another owner’s key: a caller sees and changes only its own keys (404), cannot create keys for others or with groups it lacks (403)', async () => {
+    const franksKey = (await fixture.createKey({ user: 'frank' }, { name: 'franks' })).body.spec.key as string;
+    await fixture.createKey({ user: 'grace' }, { name: 'graces' });
+    const own = await fixture.call('GET', KEYS_PATH, { key: franksKey });
+    expect(own.body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['franks']);
+    expect((await fixture.call('GET', `${KEYS_PATH}/graces`, { key: franksKey })).status).toBe(404);
+    expect((await fixture.call('DELETE', `${KEYS_PATH}/graces`, { key: franksKey })).status).toBe(404);
+    expect((await fixture.createKey({ user: 'grace' }, { key: franksKey })).status).toBe(403);
+    const escalation = await fixture.createKey({ user: 'frank', groups: ['management:admins'] }, { key: franksKey });
+    expect(escalation.status).toBe(403);
+    expect(escalation.body.message).toContain('"management:admins"');
+    const mine = await fixture.createKey({ user: 'frank' }, { key: franksKey, name: 'franks-second' });
+    expect(mine.status).toBe(201);
+    expect((await fixture.call('GET', `${KEYS_PATH}/graces`, { key: fixture.adminKey })).status).toBe(200);
+  });
+
+  it('the cache is invalidated through the watch: a disabled or deleted key stops working within a second', async () => {
+    const key = (await fixture.createKey({ user: 'heidi' }, { name: 'cached' })).body.spec.key as string;
+    expect((await fixture.call('GET', KEYS_PATH, { key })).status).toBe(200);
+    expect((await fixture.call('GET', KEYS_PATH, { key })).status).toBe(200);
+    expect(fixture.server.authenticator.cachedKeys).toBeGreaterThan(0);
+    // Written behind the server's back (another replica): only the watch can tell this one.
+    const stored = await fixture.storage.get({ ...STORED, name: 'cached' });
+    await fixture.storage.update(STORED.resource, { ...structuredClone(stored!), spec: { ...(stored!['spec'] as object), disabled: true } });
+    await waitFor('the disabled key to be refused', async () => (await fixture.call('GET', KEYS_PATH, { key })).status === 401, { timeoutMs: 1000 });
+    const second = (await fixture.createKey({ user: 'heidi' }, { name: 'cached-2' })).body.spec.key as string;
+    expect((await fixture.call('GET', KEYS_PATH, { key: second })).status).toBe(200);
+    await fixture.storage.delete({ ...STORED, name: 'cached-2' });
+    await waitFor('the deleted key to be refused', async () => (await fixture.call('GET', KEYS_PATH, { key: second })).status === 401, { timeoutMs: 1000 });
+  });
+
+  it('a flood of unknown keys does not list the keys each time; a key created with that value works at once', async () => {
+    const wanted = 'Later_Created_Key_0123456789abcdefghij';
+    expect((await fixture.call('GET', KEYS_PATH, { key: wanted })).status).toBe(401);
+    const lists = vi.spyOn(fixture.storage, 'list');
+    try {
+      for (let attempt = 0; attempt < 5; attempt += 1) expect((await fixture.call('GET', KEYS_PATH, { key: wanted })).status).toBe(401);
+      expect(lists).not.toHaveBeenCalled();
+      expect((await fixture.createKey({ user: 'ivy', key: wanted }, { name: 'later' })).status).toBe(201);
+      expect((await fixture.call('GET', KEYS_PATH, { key: wanted })).status).toBe(200);
+    } finally {
+      lists.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { request as httpsRequest } from 'node:https';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureTlsAssets, type TlsAssets } from '../../src/apiserver/security/tls-assets.js';
+import type { RequestAuthorizer } from '../../src/apiserver/request-authorization.js';
+import { silentLogger, type Logger } from '../../src/observe/logger.js';
+import { startManagementServer, type ManagementServer } from '../../src/management/index.js';
+import { MapStorage } from './map-storage.js';
+
+/** The group-version path of OwnedAccessKeys on a `loft` management server. */
+export const KEYS_PATH = '/apis/management.loft.sh/v1/ownedaccesskeys';
+
+/** One HTTP exchange's outcome: status, headers and the body (JSON parsed when it is JSON). */
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** A request to the management server. */
+export interface Call {
+  /** The bearer key; undefined sends no Authorization header. */
+  key?: string | undefined;
+  /** A raw Authorization header (overrides `key`). */
+  authorization?: string;
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+}
+
+/** A management server over real HTTPS on an ephemeral port, with a map storage and a settable clock. */
+export class ManagementFixture {
+  /** The wall clock the server reads (whole seconds, as timestamps are stored); tests move it forward. */
+  nowMs = Math.floor(Date.now() / 1000) * 1000;
+
+  private constructor(
+    readonly dir: string,
+    readonly tls: TlsAssets,
+    readonly storage: MapStorage,
+    readonly server: ManagementServer,
+    readonly adminKey: string,
+    readonly bootstrapKeyPath: string,
+  ) {}
+
+  /** Starts one; `authorizer` replaces the default ownership rule. */
+  static async start(options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; logger?: Logger } = {}): Promise<ManagementFixture> {
+    const dir = await mkdtemp(join(tmpdir(), 'management-'));
+    const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
+    const storage = new MapStorage();
+    const bootstrapKeyPath = join(dir, 'bootstrap-admin.key');
+    const late: { fixture?: ManagementFixture } = {};
+    const server = await startManagementServer({
+      storage,
+      keyHashSecret: Buffer.alloc(32, 7),
+      tls: { certPath: tls.serverCertPath, keyPath: tls.serverKeyPath },
+      bootstrapKeyPath,
+      now: () => late.fixture?.nowMs ?? Date.now(),
+      ...(options.authorizer !== undefined ? { authorizer: options.authorizer } : {}),
+      ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
+      logger: options.logger ?? silentLogger(),
+    });
+    const adminKey = (await readFile(bootstrapKeyPath, 'utf8')).trim();
+    late.fixture = new ManagementFixture(dir, tls, storage, server, adminKey, bootstrapKeyPath);
+    return late.fixture;
+  }
+
+  /** Sends `method path` (relative to the base path unless it starts with `//`). */
+  call(method: string, path: string, call: Call = {}): Promise<Answer> {
+    const url = new URL(this.server.url);
+    const fullPath = path.startsWith('//') ? path.slice(1) : `${url.pathname}${path}`;
+    const payload = call.body === undefined ? undefined : typeof call.body === 'string' || Buffer.isBuffer(call.body) ? call.body : JSON.stringify(call.body);
+    const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
+    if (call.authorization !== undefined) headers['authorization'] = call.authorization;
+    else if (call.key !== undefined) headers['authorization'] = `Bearer ${call.key}`;
+    if (payload !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
+    return new Promise((resolve, reject) => {
+      const request = httpsRequest({ host: url.hostname, port: url.port, method, path: fullPath, headers, ca: this.tls.caCertPem }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          if (String(response.headers['content-type']).includes('json')) body = JSON.parse(text);
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body });
+        });
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+      request.end(payload);
+    });
+  }
+
+  /** Creates a key as `key` (the admin's by default); returns the create answer. */
+  createKey(spec: Record<string, unknown>, options: { name?: string; key?: string } = {}): Promise<Answer> {
+    return this.call('POST', KEYS_PATH, {
+      key: options.key ?? this.adminKey,
+      body: { apiVersion: 'management.loft.sh/v1', kind: 'OwnedAccessKey', metadata: { name: options.name ?? `key-${Math.random().toString(36).slice(2, 8)}` }, spec },
+    });
+  }
+
+  /** Stops the server and removes the temp dir. */
+  async stop(): Promise<void> {
+    await this.server.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
