@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { CoreResources } from '../../kube/api-path.js';
 import { Informer } from '../../kube/informer.js';
+import type { KubeObject } from '../../kube/kube-object.js';
 import type { KubeMetrics } from '../../kube/metrics.js';
 import { RateLimitingWorkQueue } from '../../kube/rate-limiting-queue.js';
 import type { ListerWatcher } from '../../kube/reflector.js';
@@ -9,6 +10,7 @@ import type { Logger } from '../../observe/logger.js';
 import type { ControllerMetrics } from '../metrics.js';
 import type { ReferenceImporter } from '../reference-importer.js';
 import type { SyncState } from '../sync-state.js';
+import { SYNC_RESYNC_PERIOD_MS, type InformerRequest, type InformerSource } from '../syncable-resource.js';
 import { ToHostController, type EventSink, type ObjectWriter } from '../to-host-controller.js';
 import { endpointsResource, servicesWakeEndpoints } from './endpoints-resource.js';
 import type { Endpoints, Service } from './endpoints-types.js';
@@ -29,6 +31,12 @@ export interface EndpointsSyncerOptions {
   workers?: number;
   /** Every cached object is reconciled again this often, in ms (drift repair without events). Default 1 h. */
   resyncPeriodMs?: number;
+  /**
+   * Where the informers come from; the source's owner runs them (the manager's shared informers,
+   * so another syncer watching the same objects shares them). Default: informers of its own, run by
+   * {@link EndpointsSyncer.run} and built with `resyncPeriodMs` and `watchTimeouts`.
+   */
+  informers?: InformerSource;
   /** Overrides for the informers' watch timing (tests). */
   watchTimeouts?: { minWatchTimeoutSeconds?: number; maxWatchTimeoutSeconds?: number };
   kubeMetrics: KubeMetrics;
@@ -43,7 +51,7 @@ export interface EndpointsSyncer {
   hasSynced(): boolean;
   /** The informers whose last list or watch request failed (they are backing off), by name. */
   disconnected(): string[];
-  /** Runs the informers and the controller until `signal` fires, then drains. */
+  /** Runs the controller (and the informers it owns) until `signal` fires, then drains. */
   run(signal: AbortSignal): Promise<void>;
 }
 
@@ -55,25 +63,23 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
   const common = {
     logger: options.logger,
     metrics: options.kubeMetrics,
-    resyncPeriodMs: options.resyncPeriodMs ?? 3_600_000,
+    resyncPeriodMs: options.resyncPeriodMs ?? SYNC_RESYNC_PERIOD_MS,
     ...options.watchTimeouts,
   };
-  const virtualEndpoints = new Informer<Endpoints>({
-    ...common,
-    name: 'virtual-endpoints',
-    client: options.virtualClient,
-    resource: CoreResources.endpoints,
-  });
-  const virtualServices = new Informer<Service>({
-    ...common,
-    name: 'virtual-services',
-    client: options.virtualClient,
-    resource: CoreResources.services,
-  });
-  const hostEndpoints = new Informer<Endpoints>({
-    ...common,
+  // Shared informers are run by their owner; without a source the syncer owns (and runs) its own.
+  const owned: Informer<KubeObject>[] = [];
+  const informer = <T extends KubeObject>(request: InformerRequest): Informer<T> => {
+    if (options.informers !== undefined) return options.informers.informer<T>(request);
+    const { cluster, ...watch } = request;
+    const created = new Informer<T>({ ...common, ...watch, client: cluster === 'virtual' ? options.virtualClient : options.hostClient });
+    owned.push(created as unknown as Informer<KubeObject>);
+    return created;
+  };
+  const virtualEndpoints = informer<Endpoints>({ name: 'virtual-endpoints', cluster: 'virtual', resource: CoreResources.endpoints });
+  const virtualServices = informer<Service>({ name: 'virtual-services', cluster: 'virtual', resource: CoreResources.services });
+  const hostEndpoints = informer<Endpoints>({
     name: 'host-endpoints',
-    client: options.hostClient,
+    cluster: 'host',
     resource: CoreResources.endpoints,
     namespace: options.hostWatchNamespace,
     labelSelector: `${LABEL_MANAGED_BY}=${options.vclusterName}`,
@@ -108,7 +114,7 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
       if (signal.aborted) stop();
       else signal.addEventListener('abort', stop, { once: true });
       try {
-        await Promise.all([...informers.map((i) => i.run(run.signal)), controller.run(run.signal)]);
+        await Promise.all([...owned.map((i) => i.run(run.signal)), controller.run(run.signal)]);
       } finally {
         signal.removeEventListener('abort', stop);
       }
