@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
+import type { Lease } from '../../../src/kube/leader-elector.js';
 import { Manager, ManagerError, type ManagerLeaderElection } from '../../../src/manager/manager.js';
 import { metricsServerRunnable } from '../../../src/manager/metrics-server-runnable.js';
 import type { Runnable } from '../../../src/manager/runnable.js';
@@ -141,7 +142,7 @@ describe('Manager: runnables, leader gating, stop order, failures, one health re
     abort.abort();
     await done;
     expect(events.filter((e) => e.startsWith('syncer'))).toEqual(['syncer started', 'syncer aborted', 'syncer stopped', 'syncer started', 'syncer aborted', 'syncer stopped']);
-    expect(client.lease?.spec?.holderIdentity).toBe(''); // released on the way out
+    expect((await client.get<Lease>('/leases/vcsync-vc1')).spec?.holderIdentity).toBe(''); // released on the way out
   });
 
   it('stops every runnable when one fails and rejects naming it', async () => {
