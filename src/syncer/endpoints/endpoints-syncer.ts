@@ -2,46 +2,28 @@ import { setMaxListeners } from 'node:events';
 import { CoreResources } from '../../kube/api-path.js';
 import { Informer } from '../../kube/informer.js';
 import type { KubeObject } from '../../kube/kube-object.js';
-import type { KubeMetrics } from '../../kube/metrics.js';
 import { RateLimitingWorkQueue } from '../../kube/rate-limiting-queue.js';
-import type { ListerWatcher } from '../../kube/reflector.js';
 import { LABEL_MANAGED_BY } from '../../translate/keys.js';
-import type { Logger } from '../../observe/logger.js';
-import type { ControllerMetrics } from '../metrics.js';
-import type { ReferenceImporter } from '../reference-importer.js';
-import type { SyncState } from '../sync-state.js';
-import { SYNC_RESYNC_PERIOD_MS, type InformerRequest, type InformerSource } from '../syncable-resource.js';
-import { ToHostController, type EventSink, type ObjectWriter } from '../to-host-controller.js';
+import { SYNC_RESYNC_PERIOD_MS, type InformerRequest, type InformerSource, type SyncerContext } from '../syncable-resource.js';
+import { ToHostController } from '../to-host-controller.js';
 import { endpointsResource, servicesWakeEndpoints } from './endpoints-resource.js';
 import type { Endpoints, Service } from './endpoints-types.js';
 
-/** Options of {@link createEndpointsSyncer}. */
-export interface EndpointsSyncerOptions {
-  virtualClient: ListerWatcher & ObjectWriter;
-  hostClient: ListerWatcher & ObjectWriter;
-  /** The vcluster's name: host objects are selected by `vcluster.loft.sh/managed-by=<name>`. */
-  vclusterName: string;
-  /** Host namespace to watch; `''` watches all namespaces (multi-namespace mode). */
-  hostWatchNamespace: string;
-  state: SyncState;
-  events: EventSink;
-  /** Imports what `reference` patches point at (ConfigMaps, Secrets). Default: references are only rewritten. */
-  importer?: ReferenceImporter;
-  /** Concurrent reconciles. Default 10. */
-  workers?: number;
-  /** Every cached object is reconciled again this often, in ms (drift repair without events). Default 1 h. */
-  resyncPeriodMs?: number;
+/**
+ * Options of {@link createEndpointsSyncer}: a {@link SyncerContext} (`workers` default 10;
+ * without `importer`, references are only rewritten), whose `informers` may be left out.
+ */
+export interface EndpointsSyncerOptions extends Omit<SyncerContext, 'informers'> {
   /**
    * Where the informers come from; the source's owner runs them (the manager's shared informers,
    * so another syncer watching the same objects shares them). Default: informers of its own, run by
    * {@link EndpointsSyncer.run} and built with `resyncPeriodMs` and `watchTimeouts`.
    */
   informers?: InformerSource;
+  /** Every cached object is reconciled again this often, in ms (drift repair without events). Default 1 h. */
+  resyncPeriodMs?: number;
   /** Overrides for the informers' watch timing (tests). */
   watchTimeouts?: { minWatchTimeoutSeconds?: number; maxWatchTimeoutSeconds?: number };
-  kubeMetrics: KubeMetrics;
-  controllerMetrics: ControllerMetrics;
-  logger: Logger;
 }
 
 /** The informers and controller that sync Endpoints; run them with {@link EndpointsSyncer.run}. */
