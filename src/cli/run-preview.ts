@@ -2,9 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isMap, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from 'yaml';
 import { formatConfigError } from '../config/config-error.js';
 import { PatchSandbox } from '../patches/index.js';
-import type { SyncState } from '../syncer/sync-state.js';
-import type { KubeObject } from '../kube/kube-object.js';
-import { desiredHostObject } from '../syncer/desired-host.js';
+import { createHostPreview } from '../syncer/host-preview.js';
 import { SYNCABLE_RESOURCES } from '../syncer/resources.js';
 import { loadCheckedConfig } from '../syncer/sync-config.js';
 import type { SyncableResource } from '../syncer/syncable-resource.js';
@@ -127,47 +125,25 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
 
   const sandbox = new PatchSandbox();
   try {
-    const previewed = new Map<string, { resource: SyncableResource; state: SyncState }>();
-    for (const resource of resources.filter((r) => r.enabled(loaded.config))) {
-      const built = resource.buildState({ vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config: loaded.config, sandbox });
-      if (!built.ok) {
-        for (const error of built.errors) err.write(`${options.configPath}: ${error.message}\n`);
-        return 1;
-      }
-      previewed.set(resource.kind, { resource, state: built.state });
+    const built = createHostPreview(resources, { vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config: loaded.config, sandbox });
+    if (!built.ok) {
+      for (const error of built.errors) err.write(`${options.configPath}: ${error.message}\n`);
+      return 1;
     }
-    const kinds = [...previewed.keys()].join(', ');
     const hostObjects: unknown[] = [];
     for (const input of inputs) {
-      const object = input.value as Partial<KubeObject> | null;
-      if (typeof object !== 'object' || object === null || Array.isArray(object)) {
-        report(input, input.label, 'expected a Kubernetes object (a map with kind and metadata)');
-        failed = true;
+      const outcome = await built.preview.preview(input.value);
+      if (outcome.kind !== 'host') {
+        report(input, input.label, outcome.message);
+        failed ||= outcome.kind === 'failed';
         continue;
       }
-      const match = typeof object.kind === 'string' ? previewed.get(object.kind) : undefined;
-      if (match === undefined) {
-        report(input, input.label, `skipped ${String(object.kind)} (vcsync syncs ${kinds})`);
-        continue;
-      }
-      if (typeof object.metadata?.name !== 'string') {
-        report(input, input.label, `${/^[AEIOU]/.test(match.resource.kind) ? 'an' : 'a'} ${match.resource.kind} needs metadata.name`);
-        failed = true;
-        continue;
-      }
-      const virtual = { ...object, metadata: { namespace: 'default', ...object.metadata } } as KubeObject;
-      try {
-        const { object: host, imports } = await desiredHostObject(match.resource.previewResource(), match.state, virtual, undefined);
-        if (output === 'yaml') {
-          for (const item of imports) {
-            options.out.write(`# imports ${item.kind} ${item.namespace}/${item.name} as ${item.hostNamespace}/${item.hostName}\n`);
-          }
+      if (output === 'yaml') {
+        for (const item of outcome.imports) {
+          options.out.write(`# imports ${item.kind} ${item.namespace}/${item.name} as ${item.hostNamespace}/${item.hostName}\n`);
         }
-        hostObjects.push(host);
-      } catch (error) {
-        report(input, input.label, error instanceof Error ? error.message : String(error));
-        failed = true;
       }
+      hostObjects.push(outcome.object);
     }
     for (const problem of problems.sort((a, b) => a.line - b.line || a.column - b.column)) err.write(`${problem.text}\n`);
     if (output === 'yaml') {
