@@ -2,12 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { isMap, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from 'yaml';
 import { formatConfigError } from '../config/config-error.js';
 import { PatchSandbox } from '../patches/index.js';
-import { desiredHostObject } from '../syncer/desired-host.js';
-import { endpointsResource } from '../syncer/endpoints/endpoints-resource.js';
-import type { Endpoints } from '../syncer/endpoints/endpoints-types.js';
-import { buildEndpointsSyncState } from '../syncer/sync-state.js';
+import { createHostPreview } from '../syncer/host-preview.js';
+import { SYNCABLE_RESOURCES } from '../syncer/resources.js';
+import { loadCheckedConfig } from '../syncer/sync-config.js';
+import type { SyncableResource } from '../syncer/syncable-resource.js';
 import { compileJsonPathTemplate } from './jsonpath-template.js';
-import { loadCheckedConfig } from './config-checks.js';
 
 /** Where {@link runPreview} reads objects from when the path is `-`. */
 export const STDIN_PATH = '-';
@@ -23,6 +22,8 @@ export interface PreviewOptions {
   output?: string;
   out: { write(text: string): unknown };
   err: { write(text: string): unknown };
+  /** The resources whose objects are previewed (by kind). Default {@link SYNCABLE_RESOURCES}. */
+  resources?: readonly SyncableResource[];
   /** Read when `objectPath` is `-`. Default process.stdin. */
   stdin?: AsyncIterable<string | Buffer> | Iterable<string | Buffer>;
 }
@@ -43,7 +44,8 @@ async function readAll(stream: AsyncIterable<string | Buffer> | Iterable<string 
 }
 
 /**
- * Prints the host object the syncer would write for each virtual Endpoints in the input:
+ * Prints the host object the syncer would write for each virtual object in the input whose kind a
+ * registered resource syncs (Endpoints):
  * translation and patches exactly as the controller runs them (it assumes the Endpoints' Service
  * exists without a selector, and that no host copy exists yet). The input may hold several YAML
  * documents and `List`s (what `kubectl get -o yaml` prints). Output is YAML documents, JSON, or a
@@ -66,7 +68,8 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
     err.write(`-o ${output}: expected yaml, json or jsonpath=TEMPLATE\n`);
     return 1;
   }
-  const loaded = await loadCheckedConfig(options.configPath);
+  const resources = options.resources ?? SYNCABLE_RESOURCES;
+  const loaded = await loadCheckedConfig(options.configPath, resources);
   if (!loaded.ok) {
     for (const error of loaded.errors) err.write(`${formatConfigError(error)}\n`);
     return 1;
@@ -122,42 +125,25 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
 
   const sandbox = new PatchSandbox();
   try {
-    const built = buildEndpointsSyncState({ vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config: loaded.config, sandbox });
+    const built = createHostPreview(resources, { vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config: loaded.config, sandbox });
     if (!built.ok) {
       for (const error of built.errors) err.write(`${options.configPath}: ${error.message}\n`);
       return 1;
     }
-    const resource = endpointsResource({ get: () => ({ spec: {} }) });
     const hostObjects: unknown[] = [];
     for (const input of inputs) {
-      const object = input.value as Partial<Endpoints> | null;
-      if (typeof object !== 'object' || object === null || Array.isArray(object)) {
-        report(input, input.label, 'expected a Kubernetes object (a map with kind and metadata)');
-        failed = true;
+      const outcome = await built.preview.preview(input.value);
+      if (outcome.kind !== 'host') {
+        report(input, input.label, outcome.message);
+        failed ||= outcome.kind === 'failed';
         continue;
       }
-      if (object.kind !== 'Endpoints') {
-        report(input, input.label, `skipped ${String(object.kind)} (vcsync syncs Endpoints)`);
-        continue;
-      }
-      if (typeof object.metadata?.name !== 'string') {
-        report(input, input.label, 'an Endpoints needs metadata.name');
-        failed = true;
-        continue;
-      }
-      const virtual = { ...object, metadata: { namespace: 'default', ...object.metadata } } as Endpoints;
-      try {
-        const { object: host, imports } = await desiredHostObject(resource, built.state, virtual, undefined);
-        if (output === 'yaml') {
-          for (const item of imports) {
-            options.out.write(`# imports ${item.kind} ${item.namespace}/${item.name} as ${item.hostNamespace}/${item.hostName}\n`);
-          }
+      if (output === 'yaml') {
+        for (const item of outcome.imports) {
+          options.out.write(`# imports ${item.kind} ${item.namespace}/${item.name} as ${item.hostNamespace}/${item.hostName}\n`);
         }
-        hostObjects.push(host);
-      } catch (error) {
-        report(input, input.label, error instanceof Error ? error.message : String(error));
-        failed = true;
       }
+      hostObjects.push(outcome.object);
     }
     for (const problem of problems.sort((a, b) => a.line - b.line || a.column - b.column)) err.write(`${problem.text}\n`);
     if (output === 'yaml') {

@@ -1,26 +1,28 @@
 import os from 'node:os';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { ConfigErrorCode, formatConfigError } from '../config/config-error.js';
+import { formatConfigError } from '../config/config-error.js';
 import { ConfigMetrics } from '../config/config-metrics.js';
-import { configErrorAt, type ConfigResult } from '../config/parse-config.js';
 import { ConfigFileWatcher } from '../config/watch-config-file.js';
 import { EventRecorder } from '../kube/event-recorder.js';
 import { loadClusterConfig, type KubeConfigSource } from '../kube/kube-config.js';
-import { LeaderElector, type LeaderElectorOptions, type LeaseProblem } from '../kube/leader-elector.js';
+import type { LeaderElectorOptions } from '../kube/leader-elector.js';
 import { KubeMetrics } from '../kube/metrics.js';
 import { RestClient } from '../kube/rest-client.js';
+import { Manager, ManagerError } from '../manager/manager.js';
+import { metricsServerRunnable } from '../manager/metrics-server-runnable.js';
+import { SharedInformerFactory } from '../manager/shared-informers.js';
 import { readBuildInfo, registerBuildInfoMetric } from '../observe/build-info.js';
-import { HealthChecks, type CheckResult } from '../observe/health.js';
+import { HealthChecks } from '../observe/health.js';
 import { registerHealthMetrics } from '../observe/health-metrics.js';
 import type { Logger } from '../observe/logger.js';
-import { startMetricsServer, type MetricsServer } from '../observe/metrics-server.js';
 import { PatchSandbox } from '../patches/index.js';
-import { createEndpointsSyncer, type EndpointsSyncer } from '../syncer/endpoints/endpoints-syncer.js';
 import { SyncerMetrics } from '../syncer/metrics.js';
 import { ReferenceImporter } from '../syncer/reference-importer.js';
-import { buildEndpointsSyncState, type BuildSyncStateResult } from '../syncer/sync-state.js';
+import { ResourceSync } from '../syncer/resource-sync.js';
+import { SYNCABLE_RESOURCES } from '../syncer/resources.js';
+import { buildSyncStates, checkConfig, loadCheckedConfig, reloadSyncStates } from '../syncer/sync-config.js';
+import type { SyncableResource } from '../syncer/syncable-resource.js';
 import { stopOnSignals } from './stop-on-signals.js';
-import { checkConfig, loadCheckedConfig, locatePatchErrors } from './config-checks.js';
 
 /** Everything `vcsync start` (and `vcsync dev`) needs to run the syncer. */
 export interface RunSyncerOptions {
@@ -47,7 +49,9 @@ export interface RunSyncerOptions {
   logger: Logger;
   /** Called once the metrics endpoint listens (e.g. to print its URL). */
   onListening?: (urls: { metrics: string }) => void;
-  /** Overrides of the leader election's timing (tests). Default the {@link LeaderElector}'s defaults. */
+  /** The resources to sync. Default {@link SYNCABLE_RESOURCES}. */
+  resources?: readonly SyncableResource[];
+  /** Overrides of the leader election's timing (tests). Default the elector's defaults. */
   leaderElection?: Pick<LeaderElectorOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'maxRetryBackoffMs'>;
 }
 
@@ -61,28 +65,30 @@ export class StartupError extends Error {
 
 /**
  * Runs the syncer until `signal` fires: loads and watches the config, connects to both clusters,
- * serves metrics and health, optionally elects a leader, and syncs Endpoints. Resolves after the
- * queue drained and every component stopped. Throws {@link StartupError} for a bad config or
- * options (nothing has been started then).
+ * and hands the manager its runnables (the metrics and health endpoint, the config watcher, and,
+ * leader-gated, the sync of every registered resource). Resolves after every runnable stopped.
+ * Throws {@link StartupError} for a bad config or options (nothing has been started then), and
+ * the manager's {@link ManagerError} when a runnable failed or did not stop in time.
  */
 export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal): Promise<void> {
   const { logger } = options;
+  const resources = options.resources ?? SYNCABLE_RESOURCES;
   // The same check as `vcsync validate` (and as every reload below): what one rejects, all reject.
-  const loaded = await loadCheckedConfig(options.configPath);
+  const loaded = await loadCheckedConfig(options.configPath, resources);
   if (!loaded.ok) {
     throw new StartupError(`invalid configuration:\n${loaded.errors.map(formatConfigError).join('\n')}`);
   }
+  const enabled = resources.filter((resource) => resource.enabled(loaded.config));
   const sandbox = new PatchSandbox({
     memoryLimitMiB: options.sandboxMemoryMiB,
     timeoutMs: options.sandboxTimeoutMs,
     logger: logger.child({ component: 'patch-sandbox' }),
   });
-  const buildState = (result: Extract<ConfigResult, { ok: true }>): BuildSyncStateResult =>
-    buildEndpointsSyncState({ vclusterName: options.name, hostNamespace: options.hostNamespace, config: result.config, sandbox });
-  const initial = buildState(loaded);
+  const stateOptions = { vclusterName: options.name, hostNamespace: options.hostNamespace, sandbox };
+  const initial = buildSyncStates(enabled, loaded, stateOptions);
   if (!initial.ok) {
     sandbox.dispose();
-    throw new StartupError(`invalid configuration:\n${locatePatchErrors(initial.errors, loaded.source).map(formatConfigError).join('\n')}`);
+    throw new StartupError(`invalid configuration:\n${initial.errors.map(formatConfigError).join('\n')}`);
   }
 
   const build = readBuildInfo();
@@ -90,7 +96,6 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   collectDefaultMetrics({ register: registry });
   registerBuildInfoMetric(registry, build);
   const kubeMetrics = new KubeMetrics(registry);
-  const syncerMetrics = new SyncerMetrics(registry);
   const configMetrics = new ConfigMetrics(registry);
   const virtualClient = new RestClient({
     cluster: loadClusterConfig(options.virtual, { name: 'virtual' }),
@@ -105,162 +110,108 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     metrics: kubeMetrics,
   });
   const recorder = new EventRecorder({ client: virtualClient, component: 'vcsync', logger, metrics: kubeMetrics });
-  const importer = new ReferenceImporter({ virtualClient, hostClient, logger: logger.child({ component: 'reference-importer' }) });
   const multiNamespace = loaded.config.sync.toHost.namespaces.enabled;
-  let state = initial.state;
-  const controllerMetrics = syncerMetrics.controller('endpoints');
-  // A syncer (informers, queue, workers) lives for one leadership term: a queue cannot restart.
-  const newSyncer = (): EndpointsSyncer =>
-    createEndpointsSyncer({
+  const sync = new ResourceSync({
+    resources: enabled,
+    states: initial.states,
+    newInformers: (defaults) =>
+      new SharedInformerFactory({ clusters: { virtual: virtualClient, host: hostClient }, informerDefaults: { ...defaults, logger, metrics: kubeMetrics } }),
+    context: {
       virtualClient,
       hostClient,
       vclusterName: options.name,
       hostWatchNamespace: multiNamespace ? '' : options.hostNamespace,
-      state,
       events: { warning: (object, reason, message) => recorder.record(object, 'Warning', reason, message) },
-      importer,
+      importer: new ReferenceImporter({ virtualClient, hostClient, logger: logger.child({ component: 'reference-importer' }) }),
       workers: options.workers,
       kubeMetrics,
-      controllerMetrics,
       logger,
-    });
-  let syncer: EndpointsSyncer | undefined;
-  let leading = !options.leaderElect;
-  const runSync = async (syncSignal: AbortSignal): Promise<void> => {
-    leading = true;
-    syncer = newSyncer();
-    try {
-      await syncer.run(syncSignal);
-    } finally {
-      leading = !options.leaderElect;
-      syncer = undefined;
-    }
-  };
+    },
+    metrics: new SyncerMetrics(registry),
+  });
 
-  const leaseName = `vcsync-${options.name}`;
-  const elector = options.leaderElect
-    ? new LeaderElector({
-        ...options.leaderElection,
-        client: hostClient,
-        leaseName,
-        namespace: options.hostNamespace,
-        identity: `${os.hostname()}-${process.pid}`,
-        onStartedLeading: (syncSignal) => runSync(syncSignal),
-        onProblemChanged: (problem) => logLeaseProblem(logger, problem, options.hostNamespace),
-        logger,
-        metrics: kubeMetrics,
-      })
-    : undefined;
+  // Every changed file ends in exactly one verdict, logged and counted: reloaded or rejected.
+  const watcher = new ConfigFileWatcher({
+    path: options.configPath,
+    initialHash: loaded.source.hash,
+    logger,
+    parse: (text, fileName) => checkConfig(text, fileName, resources),
+    onChange: (result) => {
+      const next = reloadSyncStates(enabled, result, { ...stateOptions, multiNamespace });
+      if (!next.ok) {
+        configMetrics.reloaded('rejected');
+        logger.error({ valid: false, errors: next.errors.map(formatConfigError) }, 'configuration change rejected; the last valid configuration stays in force');
+        return;
+      }
+      sync.updateStates(next.states);
+      configMetrics.reloaded('applied');
+      logger.info({ valid: true, enabled: [...next.states.values()].every((state) => state.enabled) }, 'configuration reloaded');
+    },
+  });
+
   // Readiness means "this process can serve" and gates the whole virtual-cluster pod; sync health
   // is reported beside it, never in it (ADR 0007).
   const health = new HealthChecks();
   health.add({ name: 'config', check: () => ({ ready: true }) }); // startup fails without one; reloads keep the last valid one
-  health.add({ name: 'shutdown', check: () => (signal.aborted ? { ready: false, reason: 'vcsync is shutting down' } : { ready: true }) });
-  health.addSync({
-    name: 'informers',
-    check: () => {
-      if (!leading) return { ready: true }; // a standby replica has nothing to be ready for
-      if (syncer?.hasSynced() !== true) return { ready: false, reason: 'caches of the virtual and host clusters not synced yet' };
-      const disconnected = syncer.disconnected();
-      if (disconnected.length > 0) return { ready: false, reason: `lost the API server of informer(s) ${disconnected.join(', ')}; retrying with backoff` };
-      return { ready: true };
-    },
-  });
-  if (elector !== undefined) {
-    health.addSync({ name: 'leader-election', check: () => leaseCheck(elector.status().problem, leaseName, options.hostNamespace) });
-  }
+  health.addSync({ name: 'informers', check: () => sync.informersCheck() });
   registerHealthMetrics(registry, health);
-
-  let metricsServer: MetricsServer | undefined;
-  try {
-    metricsServer = await startMetricsServer({ ...options.listenMetrics, registry, health, logger });
-    options.onListening?.({ metrics: metricsServer.url });
-    logger.info({ version: build.version, node: build.nodeVersion, metrics: metricsServer.url, config: options.configPath, name: options.name, hostNamespace: options.hostNamespace }, 'vcsync started');
-
-    // Every changed file ends in exactly one verdict, logged and counted: reloaded or rejected.
-    const reject = (errors: readonly string[]): void => {
-      configMetrics.reloaded('rejected');
-      logger.error({ valid: false, errors }, 'configuration change rejected; the last valid configuration stays in force');
-    };
-    const watcher = new ConfigFileWatcher({
-      path: options.configPath,
-      initialHash: loaded.source.hash,
+  const manager = new Manager({
+    health,
+    logger,
+    ...(options.leaderElect
+      ? {
+          leaderElection: {
+            ...options.leaderElection,
+            client: hostClient,
+            leaseName: `vcsync-${options.name}`,
+            namespace: options.hostNamespace,
+            identity: `${os.hostname()}-${process.pid}`,
+            missingNamespaceHint: {
+              check: "pass --host-namespace (VCSYNC_HOST_NAMESPACE) naming the virtual cluster's namespace",
+              log: 'pass --host-namespace (VCSYNC_HOST_NAMESPACE) naming the namespace the virtual cluster runs in',
+            },
+            logger,
+            metrics: kubeMetrics,
+          },
+        }
+      : {}),
+  });
+  // The daemon's long-running parts: adding one is one line here.
+  manager.add(
+    metricsServerRunnable({
+      ...options.listenMetrics,
+      registry,
+      health,
       logger,
-      parse: checkConfig,
-      onChange: (result) => {
-        if (!result.ok) {
-          reject(result.errors.map(formatConfigError));
-          return;
-        }
-        if (result.config.sync.toHost.namespaces.enabled !== multiNamespace) {
-          const error = configErrorAt(
-            result.source,
-            ['sync', 'toHost', 'namespaces', 'enabled'],
-            ConfigErrorCode.NEEDS_RESTART,
-            'changing it needs a restart (it changes which host namespaces are watched)',
-          );
-          reject([formatConfigError(error)]);
-          return;
-        }
-        const next = buildState(result);
-        if (!next.ok) {
-          reject(locatePatchErrors(next.errors, result.source).map(formatConfigError));
-          return;
-        }
-        state = next.state;
-        syncer?.controller.updateState(next.state);
-        configMetrics.reloaded('applied');
-        logger.info({ valid: true, enabled: next.state.enabled }, 'configuration reloaded');
+      onListening: (url) => {
+        options.onListening?.({ metrics: url });
+        logger.info({ version: build.version, node: build.nodeVersion, metrics: url, config: options.configPath, name: options.name, hostNamespace: options.hostNamespace }, 'vcsync started');
       },
-    });
+    }),
+  );
+  manager.add({ name: 'config-watcher', needsLeader: false, run: (stop) => watcher.run(stop) });
+  manager.add(sync);
 
-    await Promise.all([elector !== undefined ? elector.run(signal) : runSync(signal), watcher.run(signal)]);
+  try {
+    await manager.run(signal);
     logger.info('vcsync stopped');
   } finally {
-    await metricsServer?.close();
     virtualClient.close();
     hostClient.close();
     sandbox.dispose();
   }
 }
 
-/** The `leader-election` sync check: failing, with what to do, while the Lease cannot be taken. */
-function leaseCheck(problem: LeaseProblem | undefined, leaseName: string, hostNamespace: string): CheckResult {
-  if (problem === undefined) return { ready: true }; // leading, or standing by behind a live holder
-  if (problem.kind === 'namespaceMissing') {
-    return {
-      ready: false,
-      reason: `host namespace ${hostNamespace} does not exist, so the Lease ${leaseName} cannot be taken and nothing is synced: create the namespace, or pass --host-namespace (VCSYNC_HOST_NAMESPACE) naming the virtual cluster's namespace`,
-    };
-  }
-  return { ready: false, reason: `the Lease ${leaseName} cannot be taken or renewed: ${problem.message}; retrying with backoff` };
-}
-
 /**
- * Logs the one line an operator needs when the host namespace is missing (the elector calls this
- * once per change of problem, not per retry), and that it is resolved once it is.
- */
-function logLeaseProblem(logger: Logger, problem: LeaseProblem | undefined, hostNamespace: string): void {
-  if (problem?.kind === 'namespaceMissing') {
-    logger.error(
-      { hostNamespace },
-      'The host namespace does not exist, so vcsync cannot take its Lease and syncs nothing: create the namespace, or pass --host-namespace (VCSYNC_HOST_NAMESPACE) naming the namespace the virtual cluster runs in. Retrying with backoff',
-    );
-  } else if (problem === undefined) {
-    logger.info({ hostNamespace }, 'The Lease can be written again');
-  }
-}
-
-/**
- * Runs the syncer until SIGTERM or SIGINT (the commands' shared entry): a {@link StartupError} is
- * logged as fatal with exit code 1; anything else propagates (a bug, printed with its stack).
+ * Runs the syncer until SIGTERM or SIGINT (the commands' shared entry): a {@link StartupError} or
+ * a {@link ManagerError} (a runnable failed) is logged as fatal with exit code 1; anything else propagates (a bug, printed with its stack).
  */
 export async function runSyncerUntilStopped(options: RunSyncerOptions): Promise<void> {
   const stop = stopOnSignals(options.logger);
   try {
     await runSyncer(options, stop.signal);
   } catch (error) {
-    if (!(error instanceof StartupError)) throw error;
+    if (!(error instanceof StartupError) && !(error instanceof ManagerError)) throw error;
     options.logger.fatal(error.message);
     process.exitCode = 1;
   } finally {

@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { CheckGroup, HealthChecks } from './health.js';
 
-const GROUPS: readonly CheckGroup[] = ['readiness', 'sync'];
+const GROUPS: readonly CheckGroup[] = ['readiness', 'sync', 'liveness'];
 
 /**
  * Registers `vcsync_health_check{check,group}` on `registry`: 1 while the check passes, 0 while
@@ -12,7 +12,7 @@ const GROUPS: readonly CheckGroup[] = ['readiness', 'sync'];
 export function registerHealthMetrics(registry: Registry, health: HealthChecks): void {
   new Gauge({
     name: 'vcsync_health_check',
-    help: '1 while the health check passes, 0 while it fails; group readiness gates /readyz, group sync is served on /syncz.',
+    help: '1 while the health check passes, 0 while it fails; group readiness gates /readyz, group sync is served on /syncz, group liveness gates /livez.',
     labelNames: ['check', 'group'],
     registers: [registry],
     collect() {

@@ -14,8 +14,11 @@ export interface ReadinessCheck {
  * - `sync`: the syncer is doing its job (caches synced, watches connected, Lease held or standing
  *   by). Served on `/syncz` and listed in `/readyz?verbose`, never part of readiness: a virtual or
  *   host API outage must not take the virtual cluster's pod out of its Service.
+ * - `liveness`: the process is not wedged. Gates `/livez` and `/healthz` (a failing one gets the
+ *   container restarted), so only checks a restart would cure belong here; with none, a process
+ *   whose event loop answers is alive.
  */
-export type CheckGroup = 'readiness' | 'sync';
+export type CheckGroup = 'readiness' | 'sync' | 'liveness';
 
 /** One check's result in a report. */
 export interface CheckReport {
@@ -32,21 +35,25 @@ export interface ReadinessReport {
 }
 
 /**
- * The health checks of a process, in two groups (see {@link CheckGroup}). Components register a
- * check when they are built. Liveness (`/healthz`, `/livez`) needs no checks: a process whose
- * event loop answers is alive.
+ * The health checks of a process, in three groups (see {@link CheckGroup}): the one registry
+ * `/readyz`, `/syncz` and `/livez` read. Components register a check when they are built.
  */
 export class HealthChecks {
-  readonly #checks: Record<CheckGroup, ReadinessCheck[]> = { readiness: [], sync: [] };
+  readonly #checks: Record<CheckGroup, ReadinessCheck[]> = { readiness: [], sync: [], liveness: [] };
 
-  /** Adds a readiness check (see {@link CheckGroup}). Names are unique across both groups. */
+  /** Adds a readiness check (see {@link CheckGroup}). Names are unique across all groups. */
   add(check: ReadinessCheck): void {
     this.#add('readiness', check);
   }
 
-  /** Adds a sync-health check (see {@link CheckGroup}). Names are unique across both groups. */
+  /** Adds a sync-health check (see {@link CheckGroup}). Names are unique across all groups. */
   addSync(check: ReadinessCheck): void {
     this.#add('sync', check);
+  }
+
+  /** Adds a liveness check (see {@link CheckGroup}). Names are unique across all groups. */
+  addLiveness(check: ReadinessCheck): void {
+    this.#add('liveness', check);
   }
 
   /** Runs the readiness checks; a check that throws counts as failing with the error as reason. */

@@ -12,7 +12,7 @@ export interface MetricsServerOptions {
   port?: number;
   /** The registry `/metrics` exposes. */
   registry: Registry;
-  /** The checks `/readyz` and `/syncz` run. */
+  /** The checks `/readyz`, `/syncz` and `/livez` run. */
   health: HealthChecks;
   logger: Logger;
 }
@@ -27,7 +27,7 @@ export interface MetricsServer {
 /** The paths the metrics server answers; probes and scrapers point at these. */
 export const MetricsServerPaths = Object.freeze({
   metrics: '/metrics',
-  /** Liveness: the process answers. `/livez` is an alias. */
+  /** Liveness: the process answers and every liveness check passes. `/livez` is an alias. */
   healthz: '/healthz',
   livez: '/livez',
   /** Readiness: this process can serve (the `readiness` checks). */
@@ -37,7 +37,8 @@ export const MetricsServerPaths = Object.freeze({
 } as const);
 
 /**
- * Serves `/metrics` (Prometheus text format), `/healthz` and `/livez` (the process answers),
+ * Serves `/metrics` (Prometheus text format), `/healthz` and `/livez` (the process answers and
+ * every liveness check passes; `ok` when so and not verbose, 503 otherwise),
  * `/readyz` (every readiness check passes; 503 otherwise) and `/syncz` (every sync-health check
  * passes; 503 otherwise). As kube-apiserver does, each health endpoint lists its failing checks as
  * `[-]name failed: reason` and, with `?verbose`, the passing ones as `[+]name ok`; `/readyz?verbose`
@@ -68,9 +69,15 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
         return;
       }
       case MetricsServerPaths.healthz:
-      case MetricsServerPaths.livez:
-        response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      case MetricsServerPaths.livez: {
+        const report = health.reportGroup('liveness');
+        if (report.ready && !verbose) {
+          response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+          return;
+        }
+        sendReport(response, 'livez', report, checkLines(report, verbose));
         return;
+      }
       case MetricsServerPaths.readyz: {
         const report = health.reportGroup('readiness');
         const informational = verbose ? checkLines(health.reportGroup('sync'), true, 'sync/') : [];

@@ -13,7 +13,7 @@ export interface SyncState {
   readonly patcher: ObjectPatcher;
 }
 
-/** Options of {@link buildEndpointsSyncState}. */
+/** Options of {@link buildSyncState}. */
 export interface BuildSyncStateOptions {
   vclusterName: string;
   hostNamespace: string;
@@ -42,20 +42,33 @@ function patchTranslators(translator: Translator) {
   };
 }
 
+/** The config section of one resource the state is built from: `sync.toHost.<resource>`. */
+export interface ResourceSyncSection {
+  /** When false nothing is written and host objects stay. */
+  readonly enabled: boolean;
+  /** The section's `patches`, as written (defaults applied). */
+  readonly patches: VclusterConfig['sync']['toHost']['endpoints']['patches'];
+}
+
 /**
- * Builds what the Endpoints controller runs with from one configuration: the translator for its
- * namespace mode and the compiled patch plan of `sync.toHost.endpoints.patches`. Compiling here
- * (once per config load) is what keeps per-object work to one sandbox call.
+ * Builds what a resource's controller runs with from one configuration: the translator for its
+ * namespace mode and the compiled plan of `section.patches` (errors name `patchesPath`, e.g.
+ * `sync.toHost.endpoints.patches`). Compiling here (once per config load) is what keeps
+ * per-object work to one sandbox call.
  */
-export function buildEndpointsSyncState(options: BuildSyncStateOptions): BuildSyncStateResult {
+export function buildSyncState(options: BuildSyncStateOptions, section: ResourceSyncSection, patchesPath: string): BuildSyncStateResult {
   const { config } = options;
   const translator = createTranslator({ vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config });
-  const endpoints = config.sync.toHost.endpoints;
-  const compiled = compilePatches(endpoints.patches, {
-    configPath: 'sync.toHost.endpoints.patches',
+  const compiled = compilePatches(section.patches, {
+    configPath: patchesPath,
     vcluster: { name: options.vclusterName, namespace: options.hostNamespace, config: config as unknown as Record<string, unknown> },
   });
   if (!compiled.ok) return { ok: false, errors: compiled.errors };
   const patcher = new PlanPatcher(compiled.plan, { sandbox: options.sandbox, ...patchTranslators(translator) });
-  return { ok: true, state: { enabled: endpoints.enabled, translator, patcher } };
+  return { ok: true, state: { enabled: section.enabled, translator, patcher } };
+}
+
+/** {@link buildSyncState} of `sync.toHost.endpoints`: what the Endpoints controller runs with. */
+export function buildEndpointsSyncState(options: BuildSyncStateOptions): BuildSyncStateResult {
+  return buildSyncState(options, options.config.sync.toHost.endpoints, 'sync.toHost.endpoints.patches');
 }

@@ -1,39 +1,29 @@
 import { setMaxListeners } from 'node:events';
 import { CoreResources } from '../../kube/api-path.js';
 import { Informer } from '../../kube/informer.js';
-import type { KubeMetrics } from '../../kube/metrics.js';
+import type { KubeObject } from '../../kube/kube-object.js';
 import { RateLimitingWorkQueue } from '../../kube/rate-limiting-queue.js';
-import type { ListerWatcher } from '../../kube/reflector.js';
 import { LABEL_MANAGED_BY } from '../../translate/keys.js';
-import type { Logger } from '../../observe/logger.js';
-import type { ControllerMetrics } from '../metrics.js';
-import type { ReferenceImporter } from '../reference-importer.js';
-import type { SyncState } from '../sync-state.js';
-import { ToHostController, type EventSink, type ObjectWriter } from '../to-host-controller.js';
+import { SYNC_RESYNC_PERIOD_MS, type InformerRequest, type InformerSource, type SyncerContext } from '../syncable-resource.js';
+import { ToHostController } from '../to-host-controller.js';
 import { endpointsResource, servicesWakeEndpoints } from './endpoints-resource.js';
 import type { Endpoints, Service } from './endpoints-types.js';
 
-/** Options of {@link createEndpointsSyncer}. */
-export interface EndpointsSyncerOptions {
-  virtualClient: ListerWatcher & ObjectWriter;
-  hostClient: ListerWatcher & ObjectWriter;
-  /** The vcluster's name: host objects are selected by `vcluster.loft.sh/managed-by=<name>`. */
-  vclusterName: string;
-  /** Host namespace to watch; `''` watches all namespaces (multi-namespace mode). */
-  hostWatchNamespace: string;
-  state: SyncState;
-  events: EventSink;
-  /** Imports what `reference` patches point at (ConfigMaps, Secrets). Default: references are only rewritten. */
-  importer?: ReferenceImporter;
-  /** Concurrent reconciles. Default 10. */
-  workers?: number;
+/**
+ * Options of {@link createEndpointsSyncer}: a {@link SyncerContext} (`workers` default 10;
+ * without `importer`, references are only rewritten), whose `informers` may be left out.
+ */
+export interface EndpointsSyncerOptions extends Omit<SyncerContext, 'informers'> {
+  /**
+   * Where the informers come from; the source's owner runs them (the manager's shared informers,
+   * so another syncer watching the same objects shares them). Default: informers of its own, run by
+   * {@link EndpointsSyncer.run} and built with `resyncPeriodMs` and `watchTimeouts`.
+   */
+  informers?: InformerSource;
   /** Every cached object is reconciled again this often, in ms (drift repair without events). Default 1 h. */
   resyncPeriodMs?: number;
   /** Overrides for the informers' watch timing (tests). */
   watchTimeouts?: { minWatchTimeoutSeconds?: number; maxWatchTimeoutSeconds?: number };
-  kubeMetrics: KubeMetrics;
-  controllerMetrics: ControllerMetrics;
-  logger: Logger;
 }
 
 /** The informers and controller that sync Endpoints; run them with {@link EndpointsSyncer.run}. */
@@ -43,7 +33,7 @@ export interface EndpointsSyncer {
   hasSynced(): boolean;
   /** The informers whose last list or watch request failed (they are backing off), by name. */
   disconnected(): string[];
-  /** Runs the informers and the controller until `signal` fires, then drains. */
+  /** Runs the controller (and the informers it owns) until `signal` fires, then drains. */
   run(signal: AbortSignal): Promise<void>;
 }
 
@@ -55,25 +45,23 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
   const common = {
     logger: options.logger,
     metrics: options.kubeMetrics,
-    resyncPeriodMs: options.resyncPeriodMs ?? 3_600_000,
+    resyncPeriodMs: options.resyncPeriodMs ?? SYNC_RESYNC_PERIOD_MS,
     ...options.watchTimeouts,
   };
-  const virtualEndpoints = new Informer<Endpoints>({
-    ...common,
-    name: 'virtual-endpoints',
-    client: options.virtualClient,
-    resource: CoreResources.endpoints,
-  });
-  const virtualServices = new Informer<Service>({
-    ...common,
-    name: 'virtual-services',
-    client: options.virtualClient,
-    resource: CoreResources.services,
-  });
-  const hostEndpoints = new Informer<Endpoints>({
-    ...common,
+  // Shared informers are run by their owner; without a source the syncer owns (and runs) its own.
+  const owned: Informer<KubeObject>[] = [];
+  const informer = <T extends KubeObject>(request: InformerRequest): Informer<T> => {
+    if (options.informers !== undefined) return options.informers.informer<T>(request);
+    const { cluster, ...watch } = request;
+    const created = new Informer<T>({ ...common, ...watch, client: cluster === 'virtual' ? options.virtualClient : options.hostClient });
+    owned.push(created as unknown as Informer<KubeObject>);
+    return created;
+  };
+  const virtualEndpoints = informer<Endpoints>({ name: 'virtual-endpoints', cluster: 'virtual', resource: CoreResources.endpoints });
+  const virtualServices = informer<Service>({ name: 'virtual-services', cluster: 'virtual', resource: CoreResources.services });
+  const hostEndpoints = informer<Endpoints>({
     name: 'host-endpoints',
-    client: options.hostClient,
+    cluster: 'host',
     resource: CoreResources.endpoints,
     namespace: options.hostWatchNamespace,
     labelSelector: `${LABEL_MANAGED_BY}=${options.vclusterName}`,
@@ -108,7 +96,7 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
       if (signal.aborted) stop();
       else signal.addEventListener('abort', stop, { once: true });
       try {
-        await Promise.all([...informers.map((i) => i.run(run.signal)), controller.run(run.signal)]);
+        await Promise.all([...owned.map((i) => i.run(run.signal)), controller.run(run.signal)]);
       } finally {
         signal.removeEventListener('abort', stop);
       }

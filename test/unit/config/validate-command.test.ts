@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ConfigValidator } from '../../../src/cli/config-checks.js';
+import type { ConfigValidator } from '../../../src/config/check-config.js';
 import { runValidate } from '../../../src/cli/run-validate.js';
 import { registerValidateCommand } from '../../../src/cli/validate-command.js';
 import { ConfigErrorCode } from '../../../src/config/config-error.js';
