@@ -33,7 +33,10 @@ export interface SecretStorageOptions {
   namespace: string;
   /** Name of the store's watch in logs and the `informer` metrics label. Default `management-secrets`. */
   name?: string;
-  /** Changes kept for watches that resume from an older resourceVersion. Default 1000. */
+  /**
+   * Changes kept for watches that resume from an older resourceVersion; at most twice as many
+   * resourceVersions (of changes and bookmarks) are remembered. Default 1000.
+   */
   replayWindow?: number;
   /**
    * How long a list or watch at a resourceVersion this replica has not seen yet waits for its
@@ -465,6 +468,12 @@ export class SecretStorage implements Storage {
       this.#positions.delete(resourceVersion);
       this.#positions.set(resourceVersion, this.#seq);
       this.#latest = resourceVersion;
+      // Bookmarks add resourceVersions without changes: bound them too. A forgotten one only
+      // makes a watch resumed from it relist.
+      for (const [oldest] of this.#positions) {
+        if (this.#positions.size <= this.#options.replayWindow * 2) break;
+        this.#positions.delete(oldest);
+      }
     }
     this.#notify({ relisted });
   }
