@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { buildApiServer, type ApiServer } from '../../../src/apiserver/api-server.js';
 import { ResourceRegistry, type KindDefinition } from '../../../src/apiserver/resource-type.js';
 import { isConflict, isNotFound } from '../../../src/kube/api-error.js';
@@ -8,12 +8,10 @@ import type { KubeObject, WatchEvent } from '../../../src/kube/kube-object.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import { secretNameFor, type ManagementSecret } from '../../../src/management/secret-encoding.js';
 import { silentLogger } from '../../../src/observe/logger.js';
-import { realClusterMissing } from '../../support/kube-assets.js';
-import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
 import { waitFor } from '../../support/wait-for.js';
-import { startStoreBed, type StoreBed } from './store-bed.js';
+import { storeBackends, useStoreBed } from './store-bed.js';
 
-const BACKENDS = realClusterMissing('the management store behind the API-server core on a real kube-apiserver') ? ['devcluster'] : ['devcluster', 'real'];
+const BACKENDS = storeBackends('the management store behind the API-server core');
 
 /** A made-up cluster-scoped kind: the core needs only this definition and a storage. */
 const GADGETS: KindDefinition = {
@@ -47,28 +45,18 @@ function clientOf(address: string): RestClient {
 }
 
 describe.each(BACKENDS)('the API-server core on the Secret store of a %s', (backend) => {
-  let plane: RealControlPlane | undefined;
-  let tests = 0;
-  let bed: StoreBed | undefined;
+  const start = useStoreBed(backend, 'vcsync-api');
   let server: ApiServer | undefined;
   let api: RestClient | undefined;
-  beforeAll(async () => {
-    if (backend === 'real') plane = await startRealControlPlane();
-  }, 240_000);
-  afterAll(async () => {
-    await plane?.close();
-  });
   afterEach(async () => {
     api?.close();
     server?.endWatches();
     await server?.app.close();
-    await bed?.stop();
-    [api, server, bed] = [undefined, undefined, undefined];
+    [api, server] = [undefined, undefined];
   });
 
   it('serves create, get, list, watch, update and delete over HTTP with the Secrets’ resourceVersions, opaque', async () => {
-    tests += 1;
-    bed = await startStoreBed(plane, `vcsync-api-${tests}`);
+    const bed = await start();
     const storage = await bed.open();
     server = buildApiServer({
       registry: new ResourceRegistry([GADGETS]),
@@ -82,7 +70,7 @@ describe.each(BACKENDS)('the API-server core on the Secret store of a %s', (back
     });
     api = clientOf(await server.app.listen({ port: 0, host: '127.0.0.1' }));
     const secretPath = objectPath(CoreResources.secrets, bed.namespace, secretNameFor({ resource: RESOURCE, namespace: '', name: 'g' }));
-    const hostVersion = async (): Promise<string | undefined> => (await bed?.client.get<ManagementSecret>(secretPath))?.metadata?.resourceVersion;
+    const hostVersion = async (): Promise<string | undefined> => (await bed.client.get<ManagementSecret>(secretPath))?.metadata?.resourceVersion;
 
     const created = await api.create<Gadget>(GADGETS_PATH, { apiVersion: 'example.vcsync.io/v1alpha1', kind: 'Gadget', metadata: { name: 'g' }, spec: { color: 'red' } });
     expect(created.metadata).toMatchObject({ name: 'g', uid: expect.any(String), generation: 1 });

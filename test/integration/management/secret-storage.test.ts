@@ -1,13 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StorageError, type StorageEvent, type StorageWatchEnd, type StoredObject } from '../../../src/apiserver/storage.js';
 import { CoreResources, collectionPath, objectPath } from '../../../src/kube/api-path.js';
 import { OBJECT_DATA_KEY, RESOURCE_LABEL, secretNameFor, type ManagementSecret } from '../../../src/management/secret-encoding.js';
-import { realClusterMissing } from '../../support/kube-assets.js';
-import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
 import { waitFor } from '../../support/wait-for.js';
-import { startStoreBed, type StoreBed } from './store-bed.js';
+import { storeBackends, useStoreBed } from './store-bed.js';
 
-const BACKENDS = realClusterMissing('the management store on a real kube-apiserver') ? ['devcluster'] : ['devcluster', 'real'];
+const BACKENDS = storeBackends('the management store');
 const WIDGETS = 'example.vcsync.io/v1alpha1/widgets';
 
 function widget(name: string, size = 'small', extra: Record<string, unknown> = {}): StoredObject {
@@ -34,24 +32,7 @@ async function storageError(promise: Promise<unknown>): Promise<StorageError> {
 }
 
 describe.each(BACKENDS)('SecretStorage against a %s', (backend) => {
-  let plane: RealControlPlane | undefined;
-  let tests = 0;
-  let bed: StoreBed | undefined;
-  beforeAll(async () => {
-    if (backend === 'real') plane = await startRealControlPlane();
-  }, 240_000);
-  afterAll(async () => {
-    await plane?.close();
-  });
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
-  const start = async (): Promise<StoreBed> => {
-    tests += 1;
-    bed = await startStoreBed(plane, `vcsync-mgmt-${tests}`);
-    return bed;
-  };
+  const start = useStoreBed(backend, 'vcsync-mgmt');
 
   it('keeps each object in one labelled Secret whose resourceVersion is the object’s, through create, update and delete', async () => {
     const { client, namespace, open } = await start();

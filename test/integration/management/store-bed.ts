@@ -1,8 +1,10 @@
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startDevCluster, type DevCluster } from '../../../src/devcluster/index.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import { SecretStorage, type SecretStorageOptions } from '../../../src/management/secret-storage.js';
-import type { RealControlPlane } from '../../support/real-control-plane.js';
+import { realClusterMissing } from '../../support/kube-assets.js';
+import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
 import { waitFor } from '../../support/wait-for.js';
 
 /** A host cluster with a namespace for management Secrets, and stores on it that the bed stops. */
@@ -52,5 +54,36 @@ export async function startStoreBed(plane: RealControlPlane | undefined, namespa
       client.close();
       await dev?.close();
     },
+  };
+}
+
+/** The hosts a management-store suite runs on: devcluster always, the real kube-apiserver when its binaries are there. */
+export function storeBackends(what: string): Array<'devcluster' | 'real'> {
+  return realClusterMissing(`${what} on a real kube-apiserver`) ? ['devcluster'] : ['devcluster', 'real'];
+}
+
+/**
+ * Registers, in the calling `describe`, a real control plane for the block when `backend` is
+ * `real` (shared by its tests: each gets a fresh namespace `<prefix>-<n>`) and the stopping of each
+ * test's bed; answers the function that starts a test's bed.
+ */
+export function useStoreBed(backend: 'devcluster' | 'real', prefix: string): () => Promise<StoreBed> {
+  let plane: RealControlPlane | undefined;
+  let tests = 0;
+  let bed: StoreBed | undefined;
+  beforeAll(async () => {
+    if (backend === 'real') plane = await startRealControlPlane();
+  }, 240_000);
+  afterAll(async () => {
+    await plane?.close();
+  });
+  afterEach(async () => {
+    await bed?.stop();
+    bed = undefined;
+  });
+  return async () => {
+    tests += 1;
+    bed = await startStoreBed(plane, `${prefix}-${tests}`);
+    return bed;
   };
 }
