@@ -326,7 +326,10 @@ export class SecretStorage implements Storage {
     const resourceVersion = written.metadata?.resourceVersion ?? '';
     if (!(await this.#waitKnown(resourceVersion, this.#options.writeVisibleTimeoutMs, true))) this.#lagging('write', decoded.ref);
     this.#throwIfClosed();
-    return this.#objects.get(identityKey(decoded.ref)) ?? decoded.object;
+    // The cached object when it is still this write's (the same value, shared); a later write by
+    // another replica may already have replaced it.
+    const cached = this.#objects.get(identityKey(decoded.ref));
+    return cached?.metadata.resourceVersion === resourceVersion ? cached : decoded.object;
   }
 
   #lagging(operation: string, ref: ObjectRef): void {
@@ -446,7 +449,8 @@ export class SecretStorage implements Storage {
       this.#secrets.set(secretName, ref);
     }
     this.#seq += 1;
-    this.#log.push({ seq: this.#seq, ref, event });
+    // The first list's objects are no change a watch could resume before: nothing to replay.
+    if (this.#synced) this.#log.push({ seq: this.#seq, ref, event });
     while (this.#log.length > this.#options.replayWindow) {
       const dropped = this.#log.shift();
       if (dropped !== undefined) this.#floor = dropped.seq;

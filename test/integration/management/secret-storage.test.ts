@@ -81,6 +81,17 @@ describe.each(BACKENDS)('SecretStorage against a %s', (backend) => {
     expect(deleted.metadata.resourceVersion).not.toBe(updated.metadata.resourceVersion);
   });
 
+  it('keeps an object whose name is too long for a readable Secret name under its exact name', async () => {
+    const { open } = await start();
+    const storage = await open();
+    const name = `${'long-name.'.repeat(25)}end`;
+    const created = await storage.create(WIDGETS, widget(name, 'small', { namespace: 'team' }));
+    expect(secretNameFor({ resource: WIDGETS, namespace: 'team', name }).length).toBeLessThanOrEqual(253);
+    expect(await storage.get({ resource: WIDGETS, namespace: 'team', name })).toEqual(created);
+    // A second store finds it by listing, through the annotations.
+    expect((await (await open()).list(WIDGETS)).items).toEqual([created]);
+  });
+
   it('answers AlreadyExists, Conflict and NotFound as the storage contract says', async () => {
     const { open } = await start();
     const storage = await open();
