@@ -20,6 +20,7 @@ import { KubeMetrics } from '../kube/metrics.js';
 import { Reflector, type ListerWatcher, type ReflectorOptions } from '../kube/reflector.js';
 import type { RestClient } from '../kube/rest-client.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
+import { ChangeLog } from './change-log.js';
 import { RESOURCE_LABEL, decodeSecret, encodeSecret, identityKey, secretNameFor, type ManagementSecret } from './secret-encoding.js';
 
 /** The calls the store makes on the host API; {@link RestClient} provides them. */
@@ -69,13 +70,6 @@ function withDefaults(options: SecretStorageOptions): Resolved {
     logger: (options.logger ?? silentLogger()).child({ component: name, namespace: options.namespace }),
     metrics: options.metrics ?? new KubeMetrics(new Registry()),
   });
-}
-
-/** One change as the log of the store keeps it, for watches resuming from an older resourceVersion. */
-interface LoggedChange {
-  seq: number;
-  ref: ObjectRef;
-  event: StorageEvent;
 }
 
 /**
@@ -139,15 +133,9 @@ export class SecretStorage implements Storage {
   readonly #objects = new Map<string, StoredObject>();
   /** Secret name → the identity of the object it holds. */
   readonly #secrets = new Map<string, ObjectRef>();
-  readonly #log: LoggedChange[] = [];
-  /** resourceVersion → how many changes the cache had applied when it was current. */
-  readonly #positions = new Map<string, number>();
+  readonly #log: ChangeLog;
   readonly #watchers = new Set<Watcher>();
   readonly #waiters = new Set<Waiter>();
-  #seq = 0;
-  /** Changes with seq ≤ floor are no longer in the log. */
-  #floor = 0;
-  #latest = '';
   #synced = false;
   #closed = false;
   #running = false;
@@ -155,6 +143,7 @@ export class SecretStorage implements Storage {
   /** Does no I/O; nothing happens until {@link SecretStorage.run}. */
   constructor(options: SecretStorageOptions) {
     this.#options = withDefaults(options);
+    this.#log = new ChangeLog(this.#options.replayWindow);
     const { name, client, namespace, clock, logger, metrics } = this.#options;
     this.#reflector = new Reflector<ManagementSecret>(
       { ...this.#options.reflector, name, client, namespace, resource: CoreResources.secrets, labelSelector: RESOURCE_LABEL, clock, logger, metrics },
@@ -195,7 +184,7 @@ export class SecretStorage implements Storage {
     const resourceVersion = options.resourceVersion ?? '';
     if (resourceVersion !== '' && resourceVersion !== '0') {
       const known = await this.#waitKnown(resourceVersion);
-      if (options.exact === true && (!known || resourceVersion !== this.#latest)) {
+      if (options.exact === true && (!known || resourceVersion !== this.#log.latest)) {
         // The real server's words for a list at a compacted revision.
         throw new StorageError('Expired', 'The resourceVersion for the provided list is too old.');
       }
@@ -207,7 +196,7 @@ export class SecretStorage implements Storage {
       items.push(object);
     }
     items.sort(compareObjects);
-    return { items, resourceVersion: this.#latest };
+    return { items, resourceVersion: this.#log.latest };
   }
 
   async create(resource: ResourceId, object: StoredObject): Promise<StoredObject> {
@@ -260,7 +249,7 @@ export class SecretStorage implements Storage {
     const gone = this.#wait((change) => {
       if (change === 'closed') return true;
       if (change.secretName === secretName && change.event?.type === 'DELETED') deleted = change.event.object;
-      else if (change.relisted === true && !this.#secrets.has(secretName)) deleted = { ...current, metadata: { ...current.metadata, resourceVersion: this.#latest } };
+      else if (change.relisted === true && !this.#secrets.has(secretName)) deleted = { ...current, metadata: { ...current.metadata, resourceVersion: this.#log.latest } };
       return deleted !== undefined;
     }, this.#options.writeVisibleTimeoutMs);
     try {
@@ -283,19 +272,19 @@ export class SecretStorage implements Storage {
       throw new StorageError('Expired', `too old resource version: ${resourceVersion}`);
     }
     this.#throwIfClosed();
-    const position = this.#positions.get(resourceVersion);
-    if (position === undefined || position < this.#floor) throw new StorageError('Expired', `too old resource version: ${resourceVersion}`);
+    const replay = this.#log.since(resourceVersion);
+    if (replay === undefined) throw new StorageError('Expired', `too old resource version: ${resourceVersion}`);
     const watcher: Watcher = { filter, listener };
     // Replay and registration happen in one turn: no change can fall between them.
-    for (const change of this.#log) {
-      if (change.seq > position && matches(filter, change.ref)) listener.onEvent({ ...change.event, replayed: true });
+    for (const change of replay) {
+      if (matches(filter, change.ref)) listener.onEvent({ ...change.event, replayed: true });
     }
     this.#watchers.add(watcher);
     return {
       close: () => {
         this.#watchers.delete(watcher);
       },
-      progressResourceVersion: () => this.#latest,
+      progressResourceVersion: () => this.#log.latest,
     };
   }
 
@@ -345,9 +334,9 @@ export class SecretStorage implements Storage {
    * too: a watch that broke may never report the change itself, and the list followed the write.
    */
   async #waitKnown(resourceVersion: string, timeoutMs = this.#options.unknownResourceVersionWaitMs, relistReaches = false): Promise<boolean> {
-    if (this.#positions.has(resourceVersion)) return true;
+    if (this.#log.has(resourceVersion)) return true;
     const reached = (change: AppliedChange | 'closed'): boolean =>
-      change === 'closed' || this.#positions.has(resourceVersion) || (relistReaches && change.relisted === true);
+      change === 'closed' || this.#log.has(resourceVersion) || (relistReaches && change.relisted === true);
     return this.#wait(reached, timeoutMs).done;
   }
 
@@ -421,7 +410,7 @@ export class SecretStorage implements Storage {
     if ('problem' in decoded) {
       this.#options.logger.warn({ secret: name, problem: decoded.problem }, 'A labelled management Secret is unreadable; it is ignored until it is fixed or deleted');
       // An unreadable Secret holds no object: whatever it held before is gone.
-      if (known !== undefined) this.#forget(name, known, secret.metadata?.resourceVersion ?? this.#latest);
+      if (known !== undefined) this.#forget(name, known, secret.metadata?.resourceVersion ?? this.#log.latest);
     } else {
       const previous = known !== undefined ? this.#objects.get(identityKey(known)) : undefined;
       if (type === 'DELETED') {
@@ -448,17 +437,8 @@ export class SecretStorage implements Storage {
       this.#objects.set(key, event.object);
       this.#secrets.set(secretName, ref);
     }
-    this.#seq += 1;
     // The first list's objects are no change a watch could resume before: nothing to replay.
-    if (this.#synced) this.#log.push({ seq: this.#seq, ref, event });
-    while (this.#log.length > this.#options.replayWindow) {
-      const dropped = this.#log.shift();
-      if (dropped !== undefined) this.#floor = dropped.seq;
-    }
-    for (const [resourceVersion, position] of this.#positions) {
-      if (position >= this.#floor) break;
-      this.#positions.delete(resourceVersion);
-    }
+    this.#log.append({ ref, event }, this.#synced);
     for (const { filter, listener } of [...this.#watchers]) {
       if (matches(filter, ref)) listener.onEvent(event);
     }
@@ -467,18 +447,7 @@ export class SecretStorage implements Storage {
 
   /** Records that the cache now reflects `resourceVersion`. */
   #advance(resourceVersion: string, relisted = false): void {
-    if (resourceVersion !== '') {
-      // Re-inserted so the map stays in position order (the eviction above relies on it).
-      this.#positions.delete(resourceVersion);
-      this.#positions.set(resourceVersion, this.#seq);
-      this.#latest = resourceVersion;
-      // Bookmarks add resourceVersions without changes: bound them too. A forgotten one only
-      // makes a watch resumed from it relist.
-      for (const [oldest] of this.#positions) {
-        if (this.#positions.size <= this.#options.replayWindow * 2) break;
-        this.#positions.delete(oldest);
-      }
-    }
+    this.#log.reached(resourceVersion);
     this.#notify({ relisted });
   }
 
