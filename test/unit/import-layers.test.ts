@@ -31,6 +31,7 @@ const CASES: readonly [file: string, forbidden: string, allowed: string][] = [
   ['src/kube/rest-client.ts', '../syncer/metrics.js', '../observe/logger.js'],
   ['src/syncer/to-host-controller.ts', '../apiserver/api-error.js', '../kube/index.js'],
   ['src/management/access-keys.ts', '../devcluster/index.js', '../apiserver/api-server.js'],
+  ['src/management/secret-storage.ts', '../syncer/metrics.js', '../kube/reflector.js'],
   ['src/manager/manager.ts', '../syncer/metrics.js', '../kube/index.js'],
   ['src/observe/logger.ts', '../kube/index.js', 'pino'],
   ['src/testbed/real-control-plane.ts', '../syncer/metrics.js', '../kube/rest-client.js'],
