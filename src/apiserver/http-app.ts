@@ -16,7 +16,7 @@ import {
 } from './discovery.js';
 import type { OpenApiDocuments } from './openapi.js';
 import { authenticateRequest, UNAUTHENTICATED_PATHS, type AuthenticatedUser, type RequestAuthenticator } from './request-authentication.js';
-import { authorizeRequest, type RequestAuthorizer } from './request-authorization.js';
+import { authorizeNonResourceRequest, authorizeRequest, isResourcePath, type RequestAuthorizer } from './request-authorization.js';
 import { parseResourceRequest } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
 import type { ResourceRegistry } from './resource-type.js';
@@ -179,11 +179,12 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     handler: async (request, reply) => {
       const url = new URL(request.url, 'http://apiserver.invalid');
       const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-      const answered = serveNonResource(init, path, request, reply, authenticatedUsers.get(request.raw) ?? ANONYMOUS);
+      const user = authenticatedUsers.get(request.raw);
+      if (init.authorizer !== undefined && user !== undefined && !isResourcePath(path)) await authorizeNonResourceRequest(init.authorizer, user, request.method, path);
+      const answered = serveNonResource(init, path, request, reply, user ?? ANONYMOUS);
       if (answered !== undefined) return answered;
       const target = parseResourceRequest(init.registry, request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
-      const user = authenticatedUsers.get(request.raw);
-      const access = init.authorizer !== undefined && user !== undefined ? await authorizeRequest(init.authorizer, user, target) : undefined;
+      const access = init.authorizer !== undefined && user !== undefined ? await authorizeRequest(init.authorizer, user, target, path) : undefined;
       return init.handler.handle(target, request, reply, url.searchParams, access);
     },
   });

@@ -22,12 +22,19 @@ export type AccessDecision =
 
 /**
  * Decides what an authenticated user may do on a server on the core, like k8s.io/apiserver's
- * authorizer, plus the objects it may see. Non-resource requests (discovery, OpenAPI, version,
- * health) are not asked about: every authenticated user may read them.
+ * authorizer, plus the objects it may see. `path` is the request's path under the base path.
+ * Non-resource requests (discovery, OpenAPI, version) are asked about only when
+ * `authorizeNonResource` is given; otherwise every authenticated user may read them. The
+ * unauthenticated health paths are never asked about.
  */
 export interface RequestAuthorizer {
-  authorize(user: AuthenticatedUser, request: ResourceRequest): AccessDecision | Promise<AccessDecision>;
+  authorize(user: AuthenticatedUser, request: ResourceRequest, path: string): AccessDecision | Promise<AccessDecision>;
+  /** Whether `user` may send `method` (upper case, as received) to the non-resource `path`. */
+  authorizeNonResource?(user: AuthenticatedUser, method: string, path: string): NonResourceDecision | Promise<NonResourceDecision>;
 }
+
+/** What an authorizer decides about a non-resource request: allowed, or refused (403 with `reason`). */
+export type NonResourceDecision = { allowed: true } | { allowed: false; reason: string };
 
 /**
  * How the REST handlers apply an allowed decision: objects the user may not see are left out of
@@ -41,14 +48,27 @@ export interface RequestAccess {
 }
 
 /** Asks `authorizer` about `request`; throws a 403 {@link ApiError} when it is refused. */
-export async function authorizeRequest(authorizer: RequestAuthorizer, user: AuthenticatedUser, request: ResourceRequest): Promise<RequestAccess | undefined> {
-  const decision = await authorizer.authorize(user, request);
+export async function authorizeRequest(authorizer: RequestAuthorizer, user: AuthenticatedUser, request: ResourceRequest, path: string): Promise<RequestAccess | undefined> {
+  const decision = await authorizer.authorize(user, request, path);
   if (!decision.allowed) {
     const what = `${request.verb} ${request.type.plural}${request.type.group !== '' ? `.${request.type.group}` : ''}${request.name !== '' ? ` ${JSON.stringify(request.name)}` : ''}`;
     throw forbidden(`${JSON.stringify(user.username)} may not ${what}: ${decision.reason}`, { name: request.name, group: request.type.group, kind: request.type.plural });
   }
   if (decision.visible === undefined && decision.refuseWrite === undefined) return undefined;
   return { visible: decision.visible ?? ((): boolean => true), refuseWrite: decision.refuseWrite ?? ((): undefined => undefined) };
+}
+
+/** Asks `authorizer` about the non-resource request `method path` when it decides those; throws a 403 {@link ApiError} when it is refused. */
+export async function authorizeNonResourceRequest(authorizer: RequestAuthorizer, user: AuthenticatedUser, method: string, path: string): Promise<void> {
+  if (authorizer.authorizeNonResource === undefined) return;
+  const decision = await authorizer.authorizeNonResource(user, method, path);
+  if (!decision.allowed) throw forbidden(`${JSON.stringify(user.username)} may not ${method.toLowerCase()} ${path}: ${decision.reason}`);
+}
+
+/** Whether `path` addresses resources (`/api/<version>/...`, `/apis/<group>/<version>/...`) rather than discovery, OpenAPI or version. */
+export function isResourcePath(path: string): boolean {
+  const parts = path.split('/').filter((part) => part !== '');
+  return (parts[0] === 'api' && parts.length >= 3) || (parts[0] === 'apis' && parts.length >= 4);
 }
 
 /** The 403 of a write whose result the user could not see (it would give the object away). */

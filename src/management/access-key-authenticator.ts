@@ -11,11 +11,13 @@ import {
   AUTH_REWATCH_DELAY_MS,
   LAST_ACTIVITY_WRITE_INTERVAL_MS,
   MANAGEMENT_FIELD_MANAGER,
+  KEY_OWNERS_EXTRA,
+  KEY_SCOPE_EXTRA,
   MAX_KEY_LENGTH,
   OWNER_KIND_EXTRA,
   OWNER_NAME_EXTRA,
 } from './management-constants.js';
-import { expiresAtMs, ownerOf, specOf } from './owned-access-key-kind.js';
+import { expiresAtMs, ownerOf, ownersOf, specOf } from './owned-access-key-kind.js';
 
 /** Options of {@link AccessKeyAuthenticator}. */
 export interface AccessKeyAuthenticatorOptions {
@@ -44,7 +46,8 @@ const NO_KEY = 'Unauthorized: send an access key as "Authorization: Bearer <key>
  * Authenticates management requests by `Authorization: Bearer <access key>`: the key's HMAC finds
  * its OwnedAccessKey; a disabled, expired (spec.ttl from creation, or from the last use with
  * ttlAfterLastActivity) or unknown key is refused with a 401 whose message says which (never the
- * key). The user is the key's owner (`spec.user`, `spec.team` or `spec.subject`) with `spec.groups`.
+ * key). The user is the key's owner (`spec.user`, `spec.team` or `spec.subject`) with `spec.groups`;
+ * its `extra` carries every owner the key names and the key's `spec.scope` for the authorizer.
  *
  * Verified keys are cached (LRU) only while {@link run}'s watch of the keys is open: every change
  * or deletion of a key evicts it, so an update, disable or delete takes effect on the next request
@@ -166,13 +169,20 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
     const owner = ownerOf(object);
     if (owner === undefined) return { ok: false, reason: `access key ${name} has no owner`, message: 'Unauthorized: the access key is not valid (it names no user, team or subject)' };
     this.#noteUse(object, now);
+    const scope = specOf(object)['scope'];
     const groups = Array.isArray(specOf(object)['groups']) ? (specOf(object)['groups'] as unknown[]).filter((group): group is string => typeof group === 'string') : [];
     return {
       ok: true,
       user: {
         username: owner.kind === 'user' ? owner.name : `${owner.kind}:${owner.name}`,
         groups: [...new Set([...groups, 'system:authenticated'])],
-        extra: { [OWNER_KIND_EXTRA]: [owner.kind], [OWNER_NAME_EXTRA]: [owner.name], [ACCESS_KEY_EXTRA]: [name] },
+        extra: {
+          [OWNER_KIND_EXTRA]: [owner.kind],
+          [OWNER_NAME_EXTRA]: [owner.name],
+          [ACCESS_KEY_EXTRA]: [name],
+          [KEY_OWNERS_EXTRA]: ownersOf(object),
+          ...(scope !== undefined && scope !== null ? { [KEY_SCOPE_EXTRA]: [JSON.stringify(scope)] } : {}),
+        },
       },
     };
   }

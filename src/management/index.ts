@@ -5,4 +5,4 @@ export { ensureBootstrapAdminKey, ensureKeyHashSecret, writeSecretFile, type Boo
 export * from './management-constants.js';
 export { MANAGEMENT_VERSION_INFO, startManagementServer, type ManagementServer, type ManagementServerOptions } from './management-server.js';
 export { expiresAtMs, ownedAccessKeyKind, ownerOf, type KeyOwner, type OwnedAccessKeyKindOptions } from './owned-access-key-kind.js';
-export { authorizeOwnership, isManagementAdmin, OWNERSHIP_AUTHORIZER } from './ownership-authorizer.js';
+export { authorizeManagementRequest, authorizeOwnership, isManagementAdmin, MANAGEMENT_AUTHORIZER } from './ownership-authorizer.js';

@@ -70,3 +70,12 @@ export const OWNER_NAME_EXTRA = 'vcsync.dev/owner-name';
 
 /** The `extra` entry of an authenticated key's user: the OwnedAccessKey it presented. */
 export const ACCESS_KEY_EXTRA = 'vcsync.dev/access-key';
+
+/**
+ * The `extra` entry of an authenticated key's user: every owner its spec names, as `user=alice`,
+ * `team=ops`, `subject=ci` (ownership compares all of them, not only the first).
+ */
+export const KEY_OWNERS_EXTRA = 'vcsync.dev/key-owners';
+
+/** The `extra` entry of an authenticated key's user: its `spec.scope` as JSON; absent when the key has none (unrestricted). */
+export const KEY_SCOPE_EXTRA = 'vcsync.dev/key-scope';

@@ -12,7 +12,7 @@ import { AccessKeyHasher } from './access-key-hasher.js';
 import { ensureBootstrapAdminKey } from './bootstrap-admin-key.js';
 import { DEFAULT_PLATFORM, MANAGEMENT_BASE_PATH, MANAGEMENT_SERVER_NAME } from './management-constants.js';
 import { ownedAccessKeyKind } from './owned-access-key-kind.js';
-import { OWNERSHIP_AUTHORIZER } from './ownership-authorizer.js';
+import { MANAGEMENT_AUTHORIZER } from './ownership-authorizer.js';
 import { readServingPair, watchServingPair } from './tls-reloader.js';
 
 /** What `GET /version` of the management API answers. */
@@ -34,7 +34,7 @@ export interface ManagementServerOptions {
   tls?: { certPath: string; keyPath: string } | undefined;
   /** Serve plain HTTP instead of HTTPS: only when explicitly asked for (tests, a TLS-terminating proxy). Default false. */
   insecureHttp?: boolean;
-  /** Decides what each key may do and see. Default {@link OWNERSHIP_AUTHORIZER}. */
+  /** Decides what each key may do and see. Default {@link MANAGEMENT_AUTHORIZER}. */
   authorizer?: RequestAuthorizer;
   /** Where the bootstrap admin key is written on first start; undefined: none is created. */
   bootstrapKeyPath?: string | undefined;
@@ -91,7 +91,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     serverName: MANAGEMENT_SERVER_NAME,
     version: MANAGEMENT_VERSION_INFO,
     authenticator: { authenticate: (input) => (late.authenticator as AccessKeyAuthenticator).authenticate(input) },
-    authorizer: options.authorizer ?? OWNERSHIP_AUTHORIZER,
+    authorizer: options.authorizer ?? MANAGEMENT_AUTHORIZER,
     basePath: MANAGEMENT_BASE_PATH,
     https: pair,
     serverAddress: () => address,

@@ -3,6 +3,7 @@ import type { JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
 import type { StoredObject } from '../apiserver/storage.js';
 import { humanDuration, type TableColumn } from '../apiserver/table-view.js';
+import { validateAccessScope } from './access-scope.js';
 import { generateAccessKey, isKeyHash, weakKeyReason, type AccessKeyHasher } from './access-key-hasher.js';
 import { managementGroup, MANAGEMENT_VERSION } from './management-constants.js';
 import { ownedAccessKeySchema } from './owned-access-key-schema.js';
@@ -31,6 +32,15 @@ export function ownerOf(object: StoredObject | JsonObject | undefined): KeyOwner
     if (typeof name === 'string' && name !== '') return { kind, name };
   }
   return undefined;
+}
+
+/** Every owner an OwnedAccessKey names, as `user=alice`, `team=ops`, `subject=ci` (the `extra` entry `KEY_OWNERS_EXTRA`). */
+export function ownersOf(object: StoredObject | JsonObject | undefined): string[] {
+  const spec = specOf(object);
+  return (['user', 'team', 'subject'] as const).flatMap((kind) => {
+    const name = spec[kind];
+    return typeof name === 'string' && name !== '' ? [`${kind}=${name}`] : [];
+  });
 }
 
 /** When the key expires in ms since the epoch, or undefined when it never does (no or zero ttl). */
@@ -118,6 +128,7 @@ function validate(object: JsonObject, old: JsonObject | undefined): StatusCause[
   if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0)) {
     causes.push({ reason: 'FieldValueInvalid', field: 'spec.ttl', message: `Invalid value: ${JSON.stringify(ttl)}: spec.ttl is a number of seconds, 0 or more` });
   }
+  causes.push(...validateAccessScope(spec['scope'], 'spec.scope'));
   if (ownerOf(object) === undefined) {
     causes.push({ reason: 'FieldValueRequired', field: 'spec.user', message: 'Required value: one of spec.user, spec.team or spec.subject names who the key belongs to' });
   }

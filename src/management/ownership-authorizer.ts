@@ -1,44 +1,101 @@
+/**
+ * The management server's authorizer (issue 9 §4): every request must be allowed by the scope of
+ * the key it authenticated with (`authorizeScope`), and OwnedAccessKey requests follow the one
+ * ownership and escalation rule of `key-ownership.ts`.
+ */
 import type { JsonObject } from '../apiserver/kind-strategy.js';
 import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
-import type { AccessDecision, RequestAuthorizer } from '../apiserver/request-authorization.js';
+import type { AccessDecision, NonResourceDecision, RequestAuthorizer } from '../apiserver/request-authorization.js';
 import type { ResourceRequest } from '../apiserver/request-info.js';
 import type { StoredObject } from '../apiserver/storage.js';
-import { MANAGEMENT_ADMIN_GROUP, OWNER_KIND_EXTRA, OWNER_NAME_EXTRA } from './management-constants.js';
-import { ownerOf, specOf } from './owned-access-key-kind.js';
+import type { AccessScope } from './access-scope.js';
+import { authorizeScope, forbiddenRequest } from './authorization.js';
+import { checkEscalation, ownsKey, type CallerIdentity, type KeyOwnership } from './key-ownership.js';
+import { KEY_OWNERS_EXTRA, KEY_SCOPE_EXTRA, MANAGEMENT_ADMIN_GROUP } from './management-constants.js';
+import { specOf } from './owned-access-key-kind.js';
+import { nonResourceAttributes, resourceAttributes } from './request-attributes.js';
 
 /** Whether `user` is a management admin (member of {@link MANAGEMENT_ADMIN_GROUP}). */
 export function isManagementAdmin(user: AuthenticatedUser): boolean {
   return user.groups.includes(MANAGEMENT_ADMIN_GROUP);
 }
 
-/**
- * The default ownership rule: an admin may do everything; anyone else may work only with the
- * OwnedAccessKeys it owns (same owner kind and name as the key it authenticated with: it sees only
- * those, and a write may not give a key to someone else), and may not write a key carrying a group
- * it is not in itself (no escalation; groups the stored key already has may stay). Every other resource is admin-only. A pure function.
- */
-export function authorizeOwnership(user: AuthenticatedUser, request: ResourceRequest): AccessDecision {
-  if (isManagementAdmin(user)) return { allowed: true };
-  if (request.type.plural !== 'ownedaccesskeys') return { allowed: false, reason: `only members of ${MANAGEMENT_ADMIN_GROUP} may use ${request.type.plural}` };
-  const kind = user.extra?.[OWNER_KIND_EXTRA]?.[0];
-  const name = user.extra?.[OWNER_NAME_EXTRA]?.[0];
-  if (kind === undefined || name === undefined) return { allowed: false, reason: 'the caller did not authenticate with an access key, so it owns no keys' };
-  return {
-    allowed: true,
-    visible: (object: StoredObject | JsonObject) => {
-      const owner = ownerOf(object);
-      return owner !== undefined && owner.kind === kind && owner.name === name;
-    },
-    refuseWrite: (object: JsonObject, old: JsonObject | undefined) => {
-      const groups = specOf(object)['groups'];
-      const kept = specOf(old)['groups'];
-      const had = Array.isArray(kept) ? kept : [];
-      const extra = Array.isArray(groups) ? groups.filter((group) => typeof group !== 'string' || (!user.groups.includes(group) && !had.includes(group))) : [];
-      if (extra.length === 0) return undefined;
-      return `a key may not carry groups its creator is not in (${extra.map((group) => JSON.stringify(group)).join(', ')}): ask a member of ${MANAGEMENT_ADMIN_GROUP}`;
-    },
-  };
+/** The scope of the key `user` authenticated with, or undefined when it has none (unrestricted). */
+export function callerScope(user: AuthenticatedUser): AccessScope | undefined {
+  const json = user.extra?.[KEY_SCOPE_EXTRA]?.[0];
+  return json === undefined ? undefined : (JSON.parse(json) as AccessScope);
 }
 
-/** {@link authorizeOwnership} as the core's {@link RequestAuthorizer}. */
-export const OWNERSHIP_AUTHORIZER: RequestAuthorizer = { authorize: authorizeOwnership };
+/** The caller as the ownership rules see it: the owners its key names, its groups, whether it is an admin, its scope. */
+export function callerIdentity(user: AuthenticatedUser): CallerIdentity {
+  const identity: CallerIdentity = { groups: [...user.groups], admin: isManagementAdmin(user) };
+  for (const owner of user.extra?.[KEY_OWNERS_EXTRA] ?? []) {
+    const at = owner.indexOf('=');
+    const field = owner.slice(0, at);
+    if (field === 'user' || field === 'team' || field === 'subject') identity[field] = owner.slice(at + 1);
+  }
+  const scope = callerScope(user);
+  if (scope !== undefined) identity.scope = scope;
+  return identity;
+}
+
+function stringField(spec: JsonObject, field: string): string | undefined {
+  const value = spec[field];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The ownership fields of an OwnedAccessKey (written or stored). */
+function keyOwnership(object: StoredObject | JsonObject | undefined): KeyOwnership {
+  const spec = specOf(object);
+  const ownership: KeyOwnership = {};
+  for (const field of ['user', 'team', 'subject'] as const) {
+    const value = stringField(spec, field);
+    if (value !== undefined) ownership[field] = value;
+  }
+  if (Array.isArray(spec['groups'])) ownership.groups = spec['groups'].filter((group): group is string => typeof group === 'string');
+  if (spec['scope'] !== undefined && spec['scope'] !== null) ownership.scope = spec['scope'] as AccessScope;
+  return ownership;
+}
+
+/**
+ * The ownership rule: an admin may do everything; anyone else may work only with the
+ * OwnedAccessKeys it owns (`ownsKey`: it sees only those, and a write may not give a key to
+ * someone else); every other resource is admin-only. Every write of a key, an admin's too, is
+ * checked for escalation (`checkEscalation`: groups the caller is not in, a scope beyond the
+ * caller's). A pure function.
+ */
+export function authorizeOwnership(user: AuthenticatedUser, request: ResourceRequest): AccessDecision {
+  const caller = callerIdentity(user);
+  const refuseWrite = (object: JsonObject, old: JsonObject | undefined): string | undefined => {
+    const decision = checkEscalation(caller, keyOwnership(object), old === undefined ? undefined : keyOwnership(old));
+    return decision.allowed ? undefined : decision.reason;
+  };
+  if (caller.admin) return request.type.plural === 'ownedaccesskeys' ? { allowed: true, refuseWrite } : { allowed: true };
+  if (request.type.plural !== 'ownedaccesskeys') return { allowed: false, reason: `only members of ${MANAGEMENT_ADMIN_GROUP} may use ${request.type.plural}` };
+  if (caller.user === undefined && caller.team === undefined && caller.subject === undefined) {
+    return { allowed: false, reason: 'the caller did not authenticate with an access key, so it owns no keys' };
+  }
+  return { allowed: true, visible: (object) => ownsKey(caller, keyOwnership(object)), refuseWrite };
+}
+
+/**
+ * The management server's rule for a resource request: the caller key's scope must allow it
+ * (otherwise it throws the 403 Forbidden of `forbiddenRequest`), then {@link authorizeOwnership}.
+ */
+export function authorizeManagementRequest(user: AuthenticatedUser, request: ResourceRequest, path: string): AccessDecision {
+  const attrs = resourceAttributes(request, path);
+  const scoped = authorizeScope(callerScope(user), attrs);
+  if (!scoped.allowed) throw forbiddenRequest(attrs, scoped.reason);
+  return authorizeOwnership(user, request);
+}
+
+/** The management server's rule for discovery, OpenAPI and `/version`: the caller key's scope must allow it (else the 403 of `forbiddenRequest`). */
+export function authorizeManagementNonResource(user: AuthenticatedUser, method: string, path: string): NonResourceDecision {
+  const attrs = nonResourceAttributes(method, path);
+  const scoped = authorizeScope(callerScope(user), attrs);
+  if (!scoped.allowed) throw forbiddenRequest(attrs, scoped.reason);
+  return { allowed: true };
+}
+
+/** The management server's default {@link RequestAuthorizer}: scope on every request, ownership and escalation on keys. */
+export const MANAGEMENT_AUTHORIZER: RequestAuthorizer = { authorize: authorizeManagementRequest, authorizeNonResource: authorizeManagementNonResource };

@@ -12,13 +12,20 @@ const list = (type = KEYS): ResourceRequest => ({ type, namespace: '', name: '',
 const user = (kind: string, name: string, groups: string[] = []): AuthenticatedUser => ({
   username: name,
   groups,
-  extra: { 'vcsync.dev/owner-kind': [kind], 'vcsync.dev/owner-name': [name] },
+  extra: { 'vcsync.dev/owner-kind': [kind], 'vcsync.dev/owner-name': [name], 'vcsync.dev/key-owners': [`${kind}=${name}`] },
 });
 const key = (spec: Record<string, unknown>): Record<string, unknown> => ({ metadata: { name: 'k' }, spec });
 
 describe('the default ownership rule (a pure function)', () => {
-  it('admins may do everything, unrestricted', () => {
-    expect(authorizeOwnership(user('user', 'root', ['management:admins']), list())).toEqual({ allowed: true });
+  it('admins may see every key and use every resource; their key writes are still checked for scope escalation', () => {
+    const admin = authorizeOwnership(user('user', 'root', ['management:admins']), list());
+    if (!admin.allowed) throw new Error('refused');
+    expect(admin.visible).toBeUndefined();
+    expect(admin.refuseWrite?.(key({ user: 'bob', groups: ['anything'] }), undefined)).toBeUndefined();
+    const scoped = { ...user('user', 'root', ['management:admins']), extra: { 'vcsync.dev/key-owners': ['user=root'], 'vcsync.dev/key-scope': [JSON.stringify({ roles: [{ role: 'platformCLI' }] })] } };
+    const decision = authorizeOwnership(scoped, list());
+    if (!decision.allowed) throw new Error('refused');
+    expect(decision.refuseWrite?.(key({ user: 'bob' }), undefined)).toContain('spec.scope');
     expect(authorizeOwnership(user('user', 'root', ['management:admins']), list(OTHER))).toEqual({ allowed: true });
   });
 
