@@ -10,7 +10,7 @@ import type { ResourceRequest } from '../apiserver/request-info.js';
 import type { StoredObject } from '../apiserver/storage.js';
 import type { AccessScope } from './access-scope.js';
 import { authorizeScope, forbiddenRequest } from './authorization.js';
-import { checkEscalation, ownsKey, type CallerIdentity, type KeyOwnership } from './key-ownership.js';
+import { authorizeKeyRequest, ownsKey, type CallerIdentity, type KeyOwnership } from './key-ownership.js';
 import { KEY_OWNERS_EXTRA, KEY_SCOPE_EXTRA, MANAGEMENT_ADMIN_GROUP } from './management-constants.js';
 import { specOf } from './owned-access-key-kind.js';
 import { nonResourceAttributes, resourceAttributes } from './request-attributes.js';
@@ -58,23 +58,25 @@ function keyOwnership(object: StoredObject | JsonObject | undefined): KeyOwnersh
 }
 
 /**
- * The ownership rule: an admin may do everything; anyone else may work only with the
- * OwnedAccessKeys it owns (`ownsKey`: it sees only those, and a write may not give a key to
- * someone else); every other resource is admin-only. Every write of a key, an admin's too, is
- * checked for escalation (`checkEscalation`: groups the caller is not in, a scope beyond the
- * caller's). A pure function.
+ * The ownership rule of `key-ownership.ts` in the core's terms: an admin may do everything; anyone
+ * else may work only with the OwnedAccessKeys it owns (`ownsKey`: it sees only those) and no other
+ * resource. Every key write, an admin's too, must pass `authorizeKeyRequest` (a non-admin writes
+ * only its own keys, with groups it has; nobody writes a scope beyond its own). A pure function.
  */
 export function authorizeOwnership(user: AuthenticatedUser, request: ResourceRequest): AccessDecision {
   const caller = callerIdentity(user);
-  const refuseWrite = (object: JsonObject, old: JsonObject | undefined): string | undefined => {
-    const decision = checkEscalation(caller, keyOwnership(object), old === undefined ? undefined : keyOwnership(old));
-    return decision.allowed ? undefined : decision.reason;
-  };
-  if (caller.admin) return request.type.plural === 'ownedaccesskeys' ? { allowed: true, refuseWrite } : { allowed: true };
-  if (request.type.plural !== 'ownedaccesskeys') return { allowed: false, reason: `only members of ${MANAGEMENT_ADMIN_GROUP} may use ${request.type.plural}` };
-  if (caller.user === undefined && caller.team === undefined && caller.subject === undefined) {
+  if (request.type.plural !== 'ownedaccesskeys') {
+    return caller.admin ? { allowed: true } : { allowed: false, reason: `only members of ${MANAGEMENT_ADMIN_GROUP} may use ${request.type.plural}` };
+  }
+  if (!caller.admin && caller.user === undefined && caller.team === undefined && caller.subject === undefined) {
     return { allowed: false, reason: 'the caller did not authenticate with an access key, so it owns no keys' };
   }
+  const refuseWrite = (object: JsonObject, old: JsonObject | undefined): string | undefined => {
+    const keys = { proposed: keyOwnership(object), ...(old !== undefined ? { stored: keyOwnership(old) } : {}) };
+    const decision = authorizeKeyRequest(caller, old === undefined ? 'create' : 'update', keys);
+    return decision.allowed ? undefined : decision.reason;
+  };
+  if (caller.admin) return { allowed: true, refuseWrite };
   return { allowed: true, visible: (object) => ownsKey(caller, keyOwnership(object)), refuseWrite };
 }
 
