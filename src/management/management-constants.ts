@@ -70,3 +70,6 @@ export const OWNER_NAME_EXTRA = 'vcsync.dev/owner-name';
 
 /** The `extra` entry of an authenticated key's user: the OwnedAccessKey it presented. */
 export const ACCESS_KEY_EXTRA = 'vcsync.dev/access-key';
+
+/** The Secret in the host namespace holding the access-key HMAC secret every replica of `vcsync start` shares. */
+export const KEY_HASH_SECRET_NAME = 'vcsync-management-key-hash';
