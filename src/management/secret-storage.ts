@@ -231,21 +231,9 @@ export class SecretStorage implements Storage {
       } catch (error: unknown) {
         if (isNotFound(error)) throw new StorageError('NotFound', `${describe(ref)} not found`, { cause: error });
         if (!isConflict(error)) throw error;
-        if (preconditions.resourceVersion !== undefined || attempt >= 2) {
-          // The cache may lag another replica's write: let it catch up first, so that a caller
-          // that retries (a PATCH reads, patches and writes again) reads the current object.
-          await this.#catchUp(ref);
-          throw new StorageError('Conflict', `Operation cannot be fulfilled on ${describe(ref)}: ${CONFLICT_MESSAGE}`, { cause: error });
-        }
+        if (preconditions.resourceVersion !== undefined || attempt >= 2) throw new StorageError('Conflict', `Operation cannot be fulfilled on ${describe(ref)}: ${CONFLICT_MESSAGE}`, { cause: error });
       }
     }
-  }
-
-  /** Waits (bounded) until the cache holds the host's current version of `ref`; best effort. */
-  async #catchUp(ref: ObjectRef): Promise<void> {
-    const current = await this.#readHost(ref).catch(() => undefined);
-    const resourceVersion = current?.metadata.resourceVersion;
-    if (resourceVersion !== undefined && resourceVersion !== '') await this.#waitKnown(resourceVersion);
   }
 
   async delete(ref: ObjectRef, preconditions: Preconditions = {}): Promise<StoredObject> {
