@@ -8,6 +8,7 @@ import { loadClusterConfig, type KubeConfigSource } from '../kube/kube-config.js
 import type { LeaderElectorOptions } from '../kube/leader-elector.js';
 import { KubeMetrics } from '../kube/metrics.js';
 import { RestClient } from '../kube/rest-client.js';
+import { runDaemonManagement, type DaemonManagementOptions } from '../management/index.js';
 import { Manager, ManagerError } from '../manager/manager.js';
 import { metricsServerRunnable } from '../manager/metrics-server-runnable.js';
 import { SharedInformerFactory } from '../manager/shared-informers.js';
@@ -46,6 +47,8 @@ export interface RunSyncerOptions {
   /** Patch sandbox heap limit (MiB) and per-object evaluation timeout (ms). */
   sandboxMemoryMiB: number;
   sandboxTimeoutMs: number;
+  /** Serve the management API (issue 9) on every replica, storing in host Secrets. Default off. */
+  management?: Pick<DaemonManagementOptions, 'host' | 'port' | 'tls' | 'insecureHttp' | 'bootstrapKeyPath'>;
   logger: Logger;
   /** Called once the metrics endpoint listens (e.g. to print its URL). */
   onListening?: (urls: { metrics: string }) => void;
@@ -191,6 +194,10 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   );
   manager.add({ name: 'config-watcher', needsLeader: false, run: (stop) => watcher.run(stop) });
   manager.add(sync);
+  const management = options.management;
+  if (management !== undefined) {
+    manager.add({ name: 'management-server', needsLeader: false, run: (stop) => runDaemonManagement({ ...management, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, logger }, stop) });
+  }
 
   try {
     await manager.run(signal);

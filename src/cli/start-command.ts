@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { BooleanEnvOption, RequiredOption } from './cli-options.js';
+import { BooleanEnvOption, RequiredOption, USAGE_EXIT_CODE } from './cli-options.js';
 import { dnsLabel, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, type LogLevel } from './option-parsers.js';
 import type { KubeConfigSource } from '../kube/kube-config.js';
 
@@ -28,6 +28,29 @@ interface StartFlags {
   sandboxMemoryMib: number;
   sandboxTimeoutMs: number;
   logLevel: LogLevel;
+  listenManagement?: { host: string; port: number };
+  managementTlsCert?: string;
+  managementTlsKey?: string;
+  managementInsecureHttp?: boolean;
+  managementAdminKeyFile?: string;
+}
+
+/**
+ * Why the management flags cannot run together (undefined: they can): `--listen-management`
+ * needs the admin key file and either both TLS files or `--management-insecure-http`.
+ */
+export function managementFlagsProblem(flags: Pick<StartFlags, 'listenManagement' | 'managementTlsCert' | 'managementTlsKey' | 'managementInsecureHttp' | 'managementAdminKeyFile'>): string | undefined {
+  const tlsFiles = [flags.managementTlsCert, flags.managementTlsKey].filter((file) => file !== undefined).length;
+  if (flags.listenManagement === undefined) {
+    const given = tlsFiles > 0 || flags.managementInsecureHttp === true || flags.managementAdminKeyFile !== undefined;
+    return given ? 'the --management-* options need --listen-management <host:port> (VCSYNC_LISTEN_MANAGEMENT)' : undefined;
+  }
+  if (flags.managementInsecureHttp === true && tlsFiles > 0) return '--management-insecure-http serves plain HTTP: drop --management-tls-cert and --management-tls-key, or drop it';
+  if (flags.managementInsecureHttp !== true && tlsFiles < 2) {
+    return '--listen-management needs --management-tls-cert and --management-tls-key (the serving certificate and key files), or --management-insecure-http to serve plain HTTP';
+  }
+  if (flags.managementAdminKeyFile === undefined) return '--listen-management needs --management-admin-key-file <file> (where the bootstrap admin key is written on first start)';
+  return undefined;
 }
 
 /** Adds `vcsync start`: the production daemon; every flag also reads an environment variable. */
@@ -48,7 +71,14 @@ export function registerStartCommand(program: Command): void {
     .addOption(new Option('--sandbox-memory-mib <n>', 'heap limit of the patch sandbox, MiB').env('VCSYNC_SANDBOX_MEMORY_MIB').default(32).argParser(positiveInteger))
     .addOption(new Option('--sandbox-timeout-ms <n>', 'time limit of the patches of one object, ms').env('VCSYNC_SANDBOX_TIMEOUT_MS').default(50).argParser(positiveInteger))
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('VCSYNC_LOG_LEVEL').default('info').argParser(parseLogLevel))
-    .action(async (flags: StartFlags) => {
+    .addOption(new Option('--listen-management <host:port>', 'serve the management API (access keys) at this address on every replica (HOST:PORT, :PORT or PORT); off by default').env('VCSYNC_LISTEN_MANAGEMENT').argParser(parseListenAddress))
+    .addOption(new Option('--management-tls-cert <file>', "the management API's serving certificate (PEM; reloaded when it changes)").env('VCSYNC_MANAGEMENT_TLS_CERT'))
+    .addOption(new Option('--management-tls-key <file>', "the management API's serving key (PEM)").env('VCSYNC_MANAGEMENT_TLS_KEY'))
+    .addOption(new BooleanEnvOption('--management-insecure-http', 'serve the management API over plain HTTP (behind a TLS-terminating proxy only)', 'VCSYNC_MANAGEMENT_INSECURE_HTTP'))
+    .addOption(new Option('--management-admin-key-file <file>', 'where the bootstrap admin access key is written (0600) on first start').env('VCSYNC_MANAGEMENT_ADMIN_KEY_FILE'))
+    .action(async (flags: StartFlags, command: Command) => {
+      const managementProblem = managementFlagsProblem(flags);
+      if (managementProblem !== undefined) command.error(`error: ${managementProblem}`, { exitCode: USAGE_EXIT_CODE, code: 'vcsync.invalidOptionCombination' });
       // Loaded when the command runs, so usage errors and --help stay fast.
       const [{ createLogger }, { runSyncerUntilStopped }] = await Promise.all([import('../observe/logger.js'), import('./run-syncer.js')]);
       const logger = createLogger({ level: flags.logLevel });
@@ -72,6 +102,16 @@ export function registerStartCommand(program: Command): void {
         leaderElect: flags.leaderElect,
         sandboxMemoryMiB: flags.sandboxMemoryMib,
         sandboxTimeoutMs: flags.sandboxTimeoutMs,
+        ...(flags.listenManagement !== undefined
+          ? {
+              management: {
+                ...flags.listenManagement,
+                tls: flags.managementTlsCert !== undefined && flags.managementTlsKey !== undefined ? { certPath: flags.managementTlsCert, keyPath: flags.managementTlsKey } : undefined,
+                insecureHttp: flags.managementInsecureHttp === true,
+                bootstrapKeyPath: flags.managementAdminKeyFile as string,
+              },
+            }
+          : {}),
         logger,
       });
     });

@@ -79,3 +79,6 @@ export const KEY_OWNERS_EXTRA = 'vcsync.dev/key-owners';
 
 /** The `extra` entry of an authenticated key's user: its `spec.scope` as JSON; absent when the key has none (unrestricted). */
 export const KEY_SCOPE_EXTRA = 'vcsync.dev/key-scope';
+
+/** The Secret in the host namespace holding the access-key HMAC secret every replica of `vcsync start` shares. */
+export const KEY_HASH_SECRET_NAME = 'vcsync-management-key-hash';

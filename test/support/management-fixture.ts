@@ -31,6 +31,35 @@ export interface Call {
   accept?: string;
 }
 
+/**
+ * Sends `method path` to the management API at `target.url` over HTTPS trusting `caCertPem`
+ * (the path is relative to the base path unless it starts with `//`).
+ */
+export function callManagement(target: { url: string; caCertPem: string }, method: string, path: string, call: Call = {}): Promise<Answer> {
+  const url = new URL(target.url);
+  const fullPath = path.startsWith('//') ? path.slice(1) : `${url.pathname}${path}`;
+  const payload = call.body === undefined ? undefined : typeof call.body === 'string' || Buffer.isBuffer(call.body) ? call.body : JSON.stringify(call.body);
+  const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
+  if (call.authorization !== undefined) headers['authorization'] = call.authorization;
+  else if (call.key !== undefined) headers['authorization'] = `Bearer ${call.key}`;
+  if (payload !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest({ host: url.hostname, port: url.port, method, path: fullPath, headers, ca: target.caCertPem }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        if (String(response.headers['content-type']).includes('json')) body = JSON.parse(text);
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body });
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
 /** A management server over real HTTPS on an ephemeral port, with a map storage and a settable clock. */
 export class ManagementFixture {
   /** The wall clock the server reads (whole seconds, as timestamps are stored); tests move it forward. */
@@ -69,28 +98,7 @@ export class ManagementFixture {
 
   /** Sends `method path` (relative to the base path unless it starts with `//`). */
   call(method: string, path: string, call: Call = {}): Promise<Answer> {
-    const url = new URL(this.server.url);
-    const fullPath = path.startsWith('//') ? path.slice(1) : `${url.pathname}${path}`;
-    const payload = call.body === undefined ? undefined : typeof call.body === 'string' || Buffer.isBuffer(call.body) ? call.body : JSON.stringify(call.body);
-    const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
-    if (call.authorization !== undefined) headers['authorization'] = call.authorization;
-    else if (call.key !== undefined) headers['authorization'] = `Bearer ${call.key}`;
-    if (payload !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
-    return new Promise((resolve, reject) => {
-      const request = httpsRequest({ host: url.hostname, port: url.port, method, path: fullPath, headers, ca: this.tls.caCertPem }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = text;
-          if (String(response.headers['content-type']).includes('json')) body = JSON.parse(text);
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body });
-        });
-        response.on('error', reject);
-      });
-      request.on('error', reject);
-      request.end(payload);
-    });
+    return callManagement({ url: this.server.url, caCertPem: this.tls.caCertPem }, method, path, call);
   }
 
   /** Creates a key as `key` (the admin's by default); returns the create answer. */

@@ -127,9 +127,23 @@ describe('deployment manifests (config/deploy, Dockerfile)', () => {
     expect(only('host-rbac.yaml', 'RoleBinding')).toMatchObject({ roleRef: { kind: 'Role', name: role['metadata'].name }, subjects: [subject] });
     const rules = role['rules'] as Doc[];
     expect(rules).toContainEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] });
+    // The management API's store lists and watches its Secrets, and deletes them with their objects.
+    expect(rules).toContainEqual({ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] });
     const clusterRole = only('host-clusterrole-multi-namespace.yaml', 'ClusterRole');
     expect(only('host-clusterrole-multi-namespace.yaml', 'ClusterRoleBinding')).toMatchObject({ roleRef: { kind: 'ClusterRole', name: clusterRole['metadata'].name }, subjects: [subject] });
     expect(clusterRole['rules'][0]).toEqual({ apiGroups: [''], resources: ['endpoints'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] });
+  });
+
+  it('serve the management API on a container port, TLS from a mounted Secret, the admin key on a writable volume', () => {
+    const listen = String(env('VCSYNC_LISTEN_MANAGEMENT')?.['value']);
+    expect((container()['ports'] as Doc[]).find((p) => p['containerPort'] === Number(listen.split(':').at(-1))), `a container port for ${listen}`).toBeDefined();
+    for (const [name, key] of [['VCSYNC_MANAGEMENT_TLS_CERT', 'tls.crt'], ['VCSYNC_MANAGEMENT_TLS_KEY', 'tls.key']] as const) {
+      expect(sourceOf(String(env(name)?.['value'])).key, name).toBe(key);
+    }
+    const adminKey = String(env('VCSYNC_MANAGEMENT_ADMIN_KEY_FILE')?.['value']);
+    const mount = (container()['volumeMounts'] as Doc[]).find((m) => adminKey.startsWith(`${m['mountPath']}/`));
+    expect(mount?.['readOnly'], 'the admin key directory is writable (the root filesystem is not)').toBeUndefined();
+    expect(volume(String(mount?.['name']))['emptyDir']).toBeDefined();
   });
 
   it('point the probes at paths the metrics server answers, readiness unaffected by failing sync health', async () => {

@@ -26,6 +26,11 @@ describe('vcsync start: every option is validated before any I/O', () => {
     [['--name', 'vc'], { VCSYNC_NO_LEADER_ELECT: 'no' }, "option '--no-leader-elect' value from env 'VCSYNC_NO_LEADER_ELECT' is invalid: expected true, false, 1 or 0, got \"no\""],
     [['--name', 'vc'], { VCSYNC_LOG_LEVEL: 'loud' }, "option '--log-level <level>' value 'loud' from env 'VCSYNC_LOG_LEVEL' is invalid"],
     [[], {}, "required option '--name <name>' not specified (or set VCSYNC_NAME)"],
+    [['--name', 'vc', '--listen-management', 'localhost'], {}, "option '--listen-management <host:port>' argument 'localhost' is invalid. expected HOST:PORT, :PORT or PORT"],
+    [['--name', 'vc', '--listen-management', ':9443', '--management-admin-key-file', '/tmp/k'], {}, '--listen-management needs --management-tls-cert and --management-tls-key'],
+    [['--name', 'vc', '--listen-management', ':9443', '--management-insecure-http'], {}, '--listen-management needs --management-admin-key-file <file>'],
+    [['--name', 'vc', '--management-insecure-http'], {}, 'the --management-* options need --listen-management <host:port> (VCSYNC_LISTEN_MANAGEMENT)'],
+    [['--name', 'vc'], { VCSYNC_MANAGEMENT_INSECURE_HTTP: 'maybe' }, "option '--management-insecure-http' value from env 'VCSYNC_MANAGEMENT_INSECURE_HTTP' is invalid"],
   ])('%j %j exits 2 with one line naming the option', async (args, env, message) => {
     const result = await runVcsync([...base, ...args], { env: { VCSYNC_NAME: undefined, ...env } });
     expect(result.code).toBe(2);

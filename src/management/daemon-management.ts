@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { CoreResources, collectionPath, objectPath } from '../kube/api-path.js';
+import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
+import type { KubeMetrics } from '../kube/metrics.js';
+import type { Logger } from '../observe/logger.js';
+import { KEY_HASH_SECRET_BYTES, KEY_HASH_SECRET_NAME } from './management-constants.js';
+import { startManagementServer } from './management-server.js';
+import { SecretStorage, type SecretClient } from './secret-storage.js';
+
+/** The Secret holding the key-hash secret, as read and written. */
+interface HashSecret {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string };
+  type?: string;
+  data?: Record<string, string>;
+}
+
+/** The data key of the HMAC secret in {@link KEY_HASH_SECRET_NAME}. */
+const HASH_SECRET_DATA_KEY = 'secret';
+
+function secretFrom(secret: HashSecret, where: string): Buffer {
+  const value = Buffer.from(secret.data?.[HASH_SECRET_DATA_KEY] ?? '', 'base64');
+  if (value.length < 16) {
+    throw new Error(`the access-key hash secret in Secret ${where} (data.${HASH_SECRET_DATA_KEY}) is missing or shorter than 16 bytes; delete the Secret to generate a new one (every access key then stops working)`);
+  }
+  return value;
+}
+
+/**
+ * The installation's access-key HMAC secret, shared by every replica: read from the Secret
+ * {@link KEY_HASH_SECRET_NAME} in `namespace`, created (random) when missing. Race-safe: when
+ * another replica creates it first (AlreadyExists), the winner's secret is read and used.
+ */
+export async function ensureSharedKeyHashSecret(options: { client: Pick<SecretClient, 'get' | 'create'>; namespace: string }): Promise<Buffer> {
+  const { client, namespace } = options;
+  const where = `${namespace}/${KEY_HASH_SECRET_NAME}`;
+  const path = objectPath(CoreResources.secrets, namespace, KEY_HASH_SECRET_NAME);
+  const read = (): Promise<Buffer> => client.get<HashSecret>(path).then((secret) => secretFrom(secret, where));
+  try {
+    return await read();
+  } catch (error: unknown) {
+    if (!isNotFound(error)) throw error;
+  }
+  const body: HashSecret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: KEY_HASH_SECRET_NAME, namespace },
+    type: 'Opaque',
+    data: { [HASH_SECRET_DATA_KEY]: randomBytes(KEY_HASH_SECRET_BYTES).toString('base64') },
+  };
+  try {
+    return secretFrom(await client.create<HashSecret>(collectionPath(CoreResources.secrets, namespace), body), where);
+  } catch (error: unknown) {
+    if (!isAlreadyExists(error)) throw error;
+    return read(); // another replica won the race: use its secret
+  }
+}
+
+/** Options of {@link runDaemonManagement}. */
+export interface DaemonManagementOptions {
+  /** Client of the host cluster (Secrets in `namespace`). */
+  client: SecretClient;
+  /** The host namespace the management objects and the hash secret live in. */
+  namespace: string;
+  host: string;
+  port: number;
+  /** Serving certificate and key files; undefined only with `insecureHttp`. */
+  tls?: { certPath: string; keyPath: string } | undefined;
+  insecureHttp: boolean;
+  /** Where the bootstrap admin key is written (0600) on first start. */
+  bootstrapKeyPath: string;
+  metrics?: KubeMetrics;
+  logger: Logger;
+  /** Called once the API listens, with its base URL. */
+  onListening?: (url: string) => void;
+}
+
+/**
+ * Serves the management API of `vcsync start` until `signal` fires (on every replica): objects
+ * in labelled Secrets of the host namespace, the hash secret shared through a Secret, the
+ * bootstrap admin key created on first start. Rejects when it cannot start.
+ */
+export async function runDaemonManagement(options: DaemonManagementOptions, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  const { client, namespace, logger } = options;
+  const keyHashSecret = await ensureSharedKeyHashSecret({ client, namespace });
+  const storage = new SecretStorage({ client, namespace, logger, ...(options.metrics !== undefined ? { metrics: options.metrics } : {}) });
+  const stopStorage = new AbortController();
+  const storing = storage.run(stopStorage.signal);
+  try {
+    const server = await startManagementServer({
+      storage,
+      keyHashSecret,
+      host: options.host,
+      port: options.port,
+      tls: options.tls,
+      insecureHttp: options.insecureHttp,
+      bootstrapKeyPath: options.bootstrapKeyPath,
+      logger,
+    });
+    try {
+      options.onListening?.(server.url);
+      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    } finally {
+      await server.close();
+    }
+  } finally {
+    stopStorage.abort();
+    await storing;
+  }
+}
