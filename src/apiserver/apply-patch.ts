@@ -1,6 +1,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import { ApiError, badRequest } from './api-error.js';
 import { applyStrategicMergePatch, type PatchStrategyTable } from './strategic-merge-patch.js';
+import { isJsonObject } from './kind-strategy.js';
 
 /** The patch media types the core accepts on PATCH. */
 export const PATCH_MEDIA_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'] as const;
@@ -10,14 +11,10 @@ export type PatchMediaType = (typeof PATCH_MEDIA_TYPES)[number];
 
 type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** RFC 7386 JSON merge patch: objects merge recursively, `null` deletes, anything else replaces. */
 export function applyMergePatch(original: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const result: JsonObject = isObject(original) ? { ...original } : {};
+  if (!isJsonObject(patch)) return patch;
+  const result: JsonObject = isJsonObject(original) ? { ...original } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = applyMergePatch(result[key], value);
@@ -28,7 +25,7 @@ export function applyMergePatch(original: unknown, patch: unknown): unknown {
 function applyJsonPatch(original: JsonObject, patch: unknown): unknown {
   if (!Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   for (const [index, operation] of patch.entries()) {
-    if (!isObject(operation) || typeof operation['op'] !== 'string' || typeof operation['path'] !== 'string') {
+    if (!isJsonObject(operation) || typeof operation['op'] !== 'string' || typeof operation['path'] !== 'string') {
       throw badRequest(`invalid JSON patch operation at index ${index}: each operation needs "op" and "path"`);
     }
   }
@@ -52,13 +49,13 @@ export function applyPatch(mediaType: PatchMediaType, strategies: PatchStrategyT
       patched = applyJsonPatch(original, patch);
       break;
     case 'application/merge-patch+json':
-      if (!isObject(patch)) throw badRequest('a merge patch must be a JSON object');
+      if (!isJsonObject(patch)) throw badRequest('a merge patch must be a JSON object');
       patched = applyMergePatch(original, patch);
       break;
     case 'application/strategic-merge-patch+json':
       patched = applyStrategicMergePatch(strategies, original, patch);
       break;
   }
-  if (!isObject(patched)) throw new ApiError('Invalid', 'the patched document is not a JSON object');
+  if (!isJsonObject(patched)) throw new ApiError('Invalid', 'the patched document is not a JSON object');
   return patched;
 }

@@ -3,17 +3,13 @@
  * FieldsV1 elements (`f:<field>`, `k:<list-map key>`, `v:<set value>`, `i:<index>`) joined by
  * {@link SEPARATOR}. Set algebra, the FieldsV1 encoding, and paths as Kubernetes prints them. Pure.
  */
-import type { JsonObject } from './kind-strategy.js';
+import { isJsonObject, type JsonObject } from './kind-strategy.js';
 
 /** Joins the FieldsV1 elements of one path. Cannot occur in a field name, a key or a value of JSON text. */
 const SEPARATOR = '\u0000';
 
 /** A set of field paths (elements joined by {@link SEPARATOR}). */
 export type FieldSet = Set<string>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The path of `element` below `path` ('' is the root). */
 export function childPath(path: string, element: string): string {
@@ -97,7 +93,7 @@ export function encodeFieldsV1(set: ReadonlySet<string>): JsonObject {
 export function decodeFieldsV1(fields: unknown): FieldSet {
   const set: FieldSet = new Set();
   const walk = (node: unknown, path: string): void => {
-    if (!isObject(node)) throw new TypeError('a FieldsV1 node must be an object');
+    if (!isJsonObject(node)) throw new TypeError('a FieldsV1 node must be an object');
     const keys = Object.keys(node);
     if (keys.length === 0 && path !== '') set.add(path);
     for (const key of keys) {

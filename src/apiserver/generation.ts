@@ -1,4 +1,4 @@
-import type { JsonObject } from './kind-strategy.js';
+import { isJsonObject, type JsonObject } from './kind-strategy.js';
 import { deepEqual } from './strategic-merge-patch.js';
 
 /**
@@ -12,14 +12,10 @@ import { deepEqual } from './strategic-merge-patch.js';
  */
 export type GenerationPolicy = 'untracked' | 'spec' | 'spec-and-labels';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `value` without null-valued keys at any depth: a Go struct compares nil and absent alike. */
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const kept: JsonObject = {};
   for (const [key, entry] of Object.entries(value)) {
     if (entry !== null) kept[key] = withoutNulls(entry);
@@ -37,9 +33,9 @@ function specOf(object: JsonObject): unknown {
 }
 
 function labelsOf(object: JsonObject): unknown {
-  const metadata = isObject(object['metadata']) ? object['metadata'] : {};
+  const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
   const labels = metadata['labels'];
-  return isObject(labels) && Object.keys(labels).length > 0 ? labels : undefined;
+  return isJsonObject(labels) && Object.keys(labels).length > 0 ? labels : undefined;
 }
 
 /** The generation of a new object under `policy`; `sent` is the client's value. Undefined: none. */
@@ -50,7 +46,7 @@ export function generationOnCreate(policy: GenerationPolicy, sent: unknown): num
 
 /** The generation `next` gets when it replaces `current` under `policy`. Undefined: none. */
 export function generationOnUpdate(policy: GenerationPolicy, next: JsonObject, current: JsonObject): number | undefined {
-  const currentMeta = isObject(current['metadata']) ? current['metadata'] : {};
+  const currentMeta = isJsonObject(current['metadata']) ? current['metadata'] : {};
   const stored = typeof currentMeta['generation'] === 'number' ? currentMeta['generation'] : undefined;
   if (policy === 'untracked') return stored;
   const base = stored ?? 1;

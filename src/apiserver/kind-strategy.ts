@@ -4,6 +4,11 @@ import type { ResourceType } from './resource-type.js';
 /** A Kubernetes object as JSON, freshly copied and owned by the caller. */
 export type JsonObject = Record<string, unknown>;
 
+/** Whether `value` is a JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * What a kind adds to the generic write rules of the registry store (`ObjectWriter`), like the
  * create/update/delete strategies of k8s.io/apiserver's registry. Every hook is optional; a kind

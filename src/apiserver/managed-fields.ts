@@ -5,7 +5,7 @@
  * sets of `field-set.ts`. Pure functions over JSON objects; nothing here mutates its inputs.
  */
 import { childPath, decodeFieldsV1, difference, encodeFieldsV1, union, type FieldSet } from './field-set.js';
-import type { JsonObject } from './kind-strategy.js';
+import { isJsonObject, type JsonObject } from './kind-strategy.js';
 import type { ResourceType } from './resource-type.js';
 import { deepEqual, listStrategyOf } from './strategic-merge-patch.js';
 import { structFieldsOf } from './schema-pruning.js';
@@ -53,10 +53,6 @@ const STRIPPED_METADATA = new Set(['name', 'namespace', 'creationTimestamp', 'se
 /** The path of `metadata`, never owned itself (only fields below it are). */
 const METADATA = 'f:metadata';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function joinName(path: string, name: string): string {
   return path === '' ? name : `${path}.${name}`;
 }
@@ -94,7 +90,7 @@ export function emptyObjectOf(schema: FieldSchema): JsonObject {
 /** The FieldsV1 element of a list item: `k:{…}` by the list-map keys, `v:<json>` for a set, else `i:<index>`. */
 export function itemElement(ownership: ListOwnership, item: unknown, index: number): string {
   if (ownership.kind === 'set') return `v:${JSON.stringify(item)}`;
-  if (ownership.kind === 'map' && isObject(item)) {
+  if (ownership.kind === 'map' && isJsonObject(item)) {
     const key: JsonObject = {};
     for (const name of [...ownership.keys].sort()) {
       const value = item[name] ?? ownership.keyDefaults[name];
@@ -117,7 +113,7 @@ interface Child {
 /** Whether `value` at `schemaPath` is a leaf of ownership: a scalar, null, an atomic list or map. */
 function isLeaf(schema: FieldSchema, value: unknown, schemaPath: string): boolean {
   if (Array.isArray(value)) return schema.list(schemaPath).kind === 'atomic';
-  if (isObject(value)) return schema.atomicMap(schemaPath);
+  if (isJsonObject(value)) return schema.atomicMap(schemaPath);
   return true;
 }
 
@@ -126,7 +122,7 @@ function childrenOf(schema: FieldSchema, value: unknown, schemaPath: string): Ch
     const ownership = schema.list(schemaPath);
     return value.map((item, index) => ({ element: itemElement(ownership, item, index), schemaPath, value: item, item: true }));
   }
-  if (!isObject(value)) return [];
+  if (!isJsonObject(value)) return [];
   return Object.entries(value).map(([name, child]) => ({ element: `f:${name}`, schemaPath: joinName(schemaPath, name), value: child, item: false }));
 }
 
@@ -156,7 +152,7 @@ export function fieldSetOf(schema: FieldSchema, object: JsonObject, part: Tracke
       const next = childPath(path, child.element);
       const leaf = isLeaf(schema, child.value, child.schemaPath);
       if (!leaf) walk(child.value, next, child.schemaPath);
-      const empty = isObject(child.value) && Object.keys(child.value).length === 0;
+      const empty = isJsonObject(child.value) && Object.keys(child.value).length === 0;
       if ((leaf || child.item || child.value === null || empty) && next !== METADATA) set.add(next);
     }
   };
@@ -181,7 +177,7 @@ export function compareObjects(schema: FieldSchema, before: JsonObject, after: J
   const visit = (left: unknown, right: unknown, path: string, schemaPath: string): void => {
     const leftLeaf = left === undefined || isLeaf(schema, left, schemaPath);
     const rightLeaf = right === undefined || isLeaf(schema, right, schemaPath);
-    const sameShape = Array.isArray(left) === Array.isArray(right) && isObject(left) === isObject(right);
+    const sameShape = Array.isArray(left) === Array.isArray(right) && isJsonObject(left) === isJsonObject(right);
     if ((leftLeaf && rightLeaf) || (left !== undefined && right !== undefined && !sameShape)) {
       if (left === undefined) result.added.add(path);
       else if (right === undefined) result.removed.add(path);
@@ -215,7 +211,7 @@ export function managerKey(entry: Pick<ManagerFields, 'manager' | 'operation' | 
 export function isManagedFieldsReset(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
   if (value.length === 0) return true;
-  return value.length === 1 && isObject(value[0]) && Object.keys(value[0]).length === 0;
+  return value.length === 1 && isJsonObject(value[0]) && Object.keys(value[0]).length === 0;
 }
 
 /**
@@ -227,7 +223,7 @@ export function decodeManagedFields(value: unknown): Map<string, ManagerFields> 
   if (value === undefined || value === null) return managers;
   if (!Array.isArray(value)) return undefined;
   for (const entry of value) {
-    if (!isObject(entry)) return undefined;
+    if (!isJsonObject(entry)) return undefined;
     const { manager, operation, apiVersion, time, fieldsType, fieldsV1, subresource } = entry;
     if (operation !== 'Apply' && operation !== 'Update') return undefined;
     if (fieldsType !== 'FieldsV1') return undefined;
@@ -351,7 +347,7 @@ export function updateManagedFields(update: ManagedUpdate): ManagedFieldsEntry[]
   const { schema, next } = update;
   const part: Tracked = update.subresource === 'status' ? 'status' : 'main';
   const requested = update.requested;
-  const liveManaged = (): Map<string, ManagerFields> => decodeManagedFields(isObject(update.live?.['metadata']) ? update.live['metadata']['managedFields'] : undefined) ?? new Map();
+  const liveManaged = (): Map<string, ManagerFields> => decodeManagedFields(isJsonObject(update.live?.['metadata']) ? update.live['metadata']['managedFields'] : undefined) ?? new Map();
   let managers: Map<string, ManagerFields>;
   if (update.subresource !== undefined) managers = liveManaged();
   else if (isManagedFieldsReset(requested)) managers = new Map();

@@ -4,17 +4,13 @@ import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
-import type { CreateAdmission, JsonObject } from './kind-strategy.js';
+import { type CreateAdmission, isJsonObject, type JsonObject } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
 import { validateObjectMeta } from './metadata-validation.js';
 import type { ResourceType } from './resource-type.js';
 import { applyConfiguration, assertAppliedKind } from './server-side-apply.js';
 import { StorageError, type Preconditions, type Storage, type StoredObject } from './storage.js';
 import { deepEqual } from './strategic-merge-patch.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Options shared by every write. */
 export interface WriteOptions {
@@ -128,7 +124,7 @@ function finalizersOf(metadata: JsonObject): string[] {
 }
 
 function withoutVersion(object: JsonObject): JsonObject {
-  const metadata = isObject(object['metadata']) ? { ...object['metadata'] } : {};
+  const metadata = isJsonObject(object['metadata']) ? { ...object['metadata'] } : {};
   delete metadata['resourceVersion'];
   return { ...object, metadata };
 }
@@ -248,7 +244,7 @@ export class ObjectWriter {
     for (let attempt = 1; ; attempt += 1) {
       const current = await this.get(type, namespace, name);
       const patched = applyPatch(mediaType, type.mergeStrategies, structuredClone(current) as JsonObject, patch);
-      const metadata = isObject(patched['metadata']) ? patched['metadata'] : {};
+      const metadata = isJsonObject(patched['metadata']) ? patched['metadata'] : {};
       patched['metadata'] = metadata;
       const version = metadata['resourceVersion'];
       if (typeof version === 'string' && version !== '' && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
@@ -470,7 +466,7 @@ export class ObjectWriter {
 
   /** A fresh copy of a request body after the type checks every write makes (400 on mismatch). */
   #checkBody(type: ResourceType, body: unknown, options: WriteOptions): JsonObject {
-    if (!isObject(body)) throw badRequest(`the body of the request must be a ${type.kind} object`);
+    if (!isJsonObject(body)) throw badRequest(`the body of the request must be a ${type.kind} object`);
     const object = structuredClone(body);
     const apiVersion = object['apiVersion'];
     const kind = object['kind'];
@@ -483,8 +479,8 @@ export class ObjectWriter {
     object['apiVersion'] = type.apiVersion;
     object['kind'] = type.kind;
     const metadata = object['metadata'];
-    if (metadata !== undefined && metadata !== null && !isObject(metadata)) throw badRequest('metadata must be an object');
-    object['metadata'] = isObject(metadata) ? metadata : {};
+    if (metadata !== undefined && metadata !== null && !isJsonObject(metadata)) throw badRequest('metadata must be an object');
+    object['metadata'] = isJsonObject(metadata) ? metadata : {};
     pruneUnknownFields(type, object, body, options.fieldValidation ?? 'Warn', options.warn ?? (() => undefined));
     return object;
   }

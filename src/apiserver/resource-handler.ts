@@ -13,7 +13,7 @@ import { fieldManagerOf } from './field-manager.js';
 import type { ListPager } from './list-pager.js';
 import { isPropagationPolicy } from './deletion-propagation.js';
 import { resourceVersionFailure, type DeleteOptions, type ObjectWriter, type WriteOptions } from './object-writer.js';
-import type { JsonObject } from './kind-strategy.js';
+import { isJsonObject, type JsonObject } from './kind-strategy.js';
 import { invisibleResult, type RequestAccess } from './request-authorization.js';
 import type { ResourceRequest } from './request-info.js';
 import type { ResourceType } from './resource-type.js';
@@ -46,10 +46,6 @@ export interface ResourceHandlerInit {
 
 function mediaTypeOf(request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function booleanParam(query: URLSearchParams, name: string): boolean | undefined {
@@ -88,7 +84,7 @@ function writeOptions(query: URLSearchParams, reply: FastifyReply, request: Fast
 
 function dryRunOf(query: URLSearchParams, body: unknown): boolean {
   const values = [...query.getAll('dryRun')];
-  if (isObject(body) && Array.isArray(body['dryRun'])) values.push(...body['dryRun'].map((value) => String(value)));
+  if (isJsonObject(body) && Array.isArray(body['dryRun'])) values.push(...body['dryRun'].map((value) => String(value)));
   for (const value of values) {
     if (value !== 'All') throw badRequest(`Invalid dryRun value: ${JSON.stringify(value)}: supported values: "All"`);
   }
@@ -227,20 +223,20 @@ export class ResourceHandler {
     if (body !== undefined && body !== null) {
       // DeleteOptions are never binary: body decoders leave DELETE bodies as bytes.
       if (Buffer.isBuffer(body)) throw unsupportedMediaType(mediaTypeOf(request), TEXT_OBJECT_MEDIA_TYPES);
-      if (!isObject(body)) throw badRequest('the body of a DELETE must be a DeleteOptions object');
+      if (!isJsonObject(body)) throw badRequest('the body of a DELETE must be a DeleteOptions object');
     }
     integerParam(query, 'gracePeriodSeconds');
-    const policy = query.get('propagationPolicy') ?? (isObject(body) ? body['propagationPolicy'] : undefined);
+    const policy = query.get('propagationPolicy') ?? (isJsonObject(body) ? body['propagationPolicy'] : undefined);
     if (policy !== undefined && policy !== null && !['Orphan', 'Background', 'Foreground'].includes(String(policy))) {
       throw badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
     }
     const dryRun = dryRunOf(query, body);
     // The deprecated orphanDependents stands for Orphan (true) or Background (false).
-    const orphan = query.get('orphanDependents') ?? (isObject(body) ? body['orphanDependents'] : undefined);
+    const orphan = query.get('orphanDependents') ?? (isJsonObject(body) ? body['orphanDependents'] : undefined);
     const orphanPolicy = orphan === true || orphan === 'true' ? 'Orphan' : orphan === false || orphan === 'false' ? 'Background' : undefined;
     const propagationPolicy = isPropagationPolicy(policy) ? policy : orphanPolicy;
     const propagation = propagationPolicy !== undefined ? { propagationPolicy } : {};
-    const given = isObject(body) && isObject(body['preconditions']) ? body['preconditions'] : undefined;
+    const given = isJsonObject(body) && isJsonObject(body['preconditions']) ? body['preconditions'] : undefined;
     if (given === undefined) return { dryRun, ...propagation };
     const preconditions: Preconditions = {};
     if (typeof given['uid'] === 'string') preconditions.uid = given['uid'];

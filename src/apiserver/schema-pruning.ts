@@ -1,4 +1,5 @@
 import type { SchemaObject } from './openapi.js';
+import { isJsonObject } from './kind-strategy.js';
 
 /**
  * A kind's OpenAPI v3 schema: the name of its component and the components its `$ref`s
@@ -29,16 +30,12 @@ const REF_PREFIX = '#/components/schemas/';
 /** Compiled nodes by component name, per components object (the devcluster's kinds share one). */
 const compiledComponents = new WeakMap<object, Map<string, Node>>();
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The component a schema stands for when it is only a `$ref`, or an `allOf` of one `$ref` (how v3 adds a description). */
 function referenceOf(schema: SchemaObject): string | undefined {
   const ref = schema['$ref'];
   if (typeof ref === 'string') return ref.startsWith(REF_PREFIX) ? ref.slice(REF_PREFIX.length) : undefined;
   const allOf = schema['allOf'];
-  if (Array.isArray(allOf) && allOf.length === 1 && isPlainObject(allOf[0])) return referenceOf(allOf[0]);
+  if (Array.isArray(allOf) && allOf.length === 1 && isJsonObject(allOf[0])) return referenceOf(allOf[0]);
   return undefined;
 }
 
@@ -48,18 +45,18 @@ function compile(schema: SchemaObject, components: Readonly<Record<string, Schem
   if (schema['x-kubernetes-preserve-unknown-fields'] === true) return FREE;
   if (schema['type'] === 'array') {
     const node: { shape: 'list'; items: Node } = { shape: 'list', items: FREE };
-    if (isPlainObject(schema['items'])) node.items = compile(schema['items'], components, named);
+    if (isJsonObject(schema['items'])) node.items = compile(schema['items'], components, named);
     return node;
   }
   const properties = schema['properties'];
-  if (isPlainObject(properties)) {
+  if (isJsonObject(properties)) {
     const compiled = new Map<string, Node>();
-    for (const [field, property] of Object.entries(properties)) compiled.set(field, isPlainObject(property) ? compile(property, components, named) : FREE);
+    for (const [field, property] of Object.entries(properties)) compiled.set(field, isJsonObject(property) ? compile(property, components, named) : FREE);
     const required = Array.isArray(schema['required']) ? schema['required'].filter((field): field is string => typeof field === 'string') : [];
     return { shape: 'struct', properties: compiled, required: new Set(required) };
   }
   const additional = schema['additionalProperties'];
-  if (isPlainObject(additional)) return { shape: 'map', values: compile(additional, components, named) };
+  if (isJsonObject(additional)) return { shape: 'map', values: compile(additional, components, named) };
   return FREE;
 }
 
@@ -88,14 +85,14 @@ function rootOf(schema: KindSchema): Node {
 
 function isEmptyCollection(node: Node, value: unknown): boolean {
   if (node.shape === 'list') return Array.isArray(value) && value.length === 0;
-  if (node.shape === 'map') return isPlainObject(value) && Object.keys(value).length === 0;
+  if (node.shape === 'map') return isJsonObject(value) && Object.keys(value).length === 0;
   return false;
 }
 
 function walk(node: Node, value: unknown, path: string, unknown: string[]): void {
   switch (node.shape) {
     case 'struct': {
-      if (!isPlainObject(value)) return;
+      if (!isJsonObject(value)) return;
       for (const field of Object.keys(value)) {
         const property = node.properties.get(field);
         const at = path === '' ? field : `${path}.${field}`;
@@ -125,7 +122,7 @@ function walk(node: Node, value: unknown, path: string, unknown: string[]): void
       for (let index = 0; index < value.length; index += 1) walk(node.items, value[index], `${path}[${index}]`, unknown);
       return;
     case 'map':
-      if (!isPlainObject(value) || node.values.shape === 'free') return;
+      if (!isJsonObject(value) || node.values.shape === 'free') return;
       for (const [key, item] of Object.entries(value)) walk(node.values, item, `${path}.${key}`, unknown);
       return;
     case 'free':

@@ -6,7 +6,7 @@
  * and a change to a field another manager owns is a conflict unless forced. Pure.
  */
 import { ApiError, badRequest, type StatusCause } from './api-error.js';
-import type { JsonObject } from './kind-strategy.js';
+import { isJsonObject, type JsonObject } from './kind-strategy.js';
 import { difference, displayPath, intersection, orderedPaths, pathElements, pathOf, union, type FieldSet } from './field-set.js';
 import { capUpdateManagers, compareObjects, decodeManagedFields, emptyObjectOf, encodeManagedFields, fieldSetOf, itemElement, managerKey, type FieldSchema, type ManagerFields } from './managed-fields.js';
 import { deepEqual } from './strategic-merge-patch.js';
@@ -34,10 +34,6 @@ export interface ApplyRequest {
   subresource?: 'status' | undefined;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The Go spelling of a group-version-kind, as the real server names it in errors: `/v1, Kind=ConfigMap`. */
 function gvkString(apiVersion: unknown, kind: unknown): string {
   const version = typeof apiVersion === 'string' ? apiVersion : '';
@@ -50,7 +46,7 @@ function gvkString(apiVersion: unknown, kind: unknown): string {
  * applied configuration must name both, there is no defaulting from the URL).
  */
 export function assertAppliedKind(config: unknown, apiVersion: string, kind: string): asserts config is JsonObject {
-  if (!isObject(config)) throw badRequest('error decoding YAML: the applied configuration must be an object');
+  if (!isJsonObject(config)) throw badRequest('error decoding YAML: the applied configuration must be an object');
   if (config['apiVersion'] !== apiVersion || config['kind'] !== kind) {
     throw badRequest(`invalid object type: ${gvkString(config['apiVersion'], config['kind'])}`);
   }
@@ -67,7 +63,7 @@ export function applyConfiguration(request: ApplyRequest): JsonObject {
   const { schema, config } = request;
   assertAppliedKind(config, request.apiVersion, request.kind);
   const configMeta = config['metadata'];
-  if (isObject(configMeta) && configMeta['managedFields'] !== undefined && configMeta['managedFields'] !== null) {
+  if (isJsonObject(configMeta) && configMeta['managedFields'] !== undefined && configMeta['managedFields'] !== null) {
     throw badRequest('metadata.managedFields must be nil');
   }
   const live = request.live === undefined ? emptyObjectOf(schema) : withoutManagedFields(request.live);
@@ -101,7 +97,7 @@ export function applyConfiguration(request: ApplyRequest): JsonObject {
 }
 
 function metadataOf(object: JsonObject): JsonObject {
-  return isObject(object['metadata']) ? object['metadata'] : {};
+  return isJsonObject(object['metadata']) ? object['metadata'] : {};
 }
 
 function withoutManagedFields(object: JsonObject): JsonObject {
@@ -154,7 +150,7 @@ function joinName(path: string, name: string): string {
  * items appended), everything else (scalars, atomic lists and maps) is the configuration's.
  */
 function mergeValue(schema: FieldSchema, live: unknown, config: unknown, schemaPath: string): unknown {
-  if (isObject(config) && isObject(live) && !schema.atomicMap(schemaPath)) {
+  if (isJsonObject(config) && isJsonObject(live) && !schema.atomicMap(schemaPath)) {
     const out: JsonObject = { ...live };
     for (const [name, value] of Object.entries(config)) {
       if (value === null) delete out[name];
@@ -173,7 +169,7 @@ function mergeValue(schema: FieldSchema, live: unknown, config: unknown, schemaP
     });
     return out;
   }
-  if (isObject(config) && !isObject(live) && !schema.atomicMap(schemaPath)) return mergeValue(schema, {}, config, schemaPath);
+  if (isJsonObject(config) && !isJsonObject(live) && !schema.atomicMap(schemaPath)) return mergeValue(schema, {}, config, schemaPath);
   return structuredClone(config);
 }
 
@@ -201,7 +197,7 @@ function removePath(schema: FieldSchema, root: JsonObject, elements: readonly st
   let node: unknown = root;
   let schemaPath = '';
   for (const element of elements) {
-    if (isObject(node) && element.startsWith('f:')) {
+    if (isJsonObject(node) && element.startsWith('f:')) {
       const name = element.slice(2);
       if (!(name in node)) return;
       chain.push({ container: node, at: name });

@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from './api-error.js';
+import { isJsonObject } from './kind-strategy.js';
 
 /** How a list field is patched. Lists not described are replaced as a whole (atomic). */
 export interface ListPatchStrategy {
@@ -41,10 +42,6 @@ function listStrategy(strategies: PatchStrategyTable, path: string): ListPatchSt
 
 type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const SET_ORDER_PREFIX = '$setElementOrder/';
 const DELETE_PRIMITIVES_PREFIX = '$deleteFromPrimitiveList/';
 
@@ -58,7 +55,7 @@ const DELETE_PRIMITIVES_PREFIX = '$deleteFromPrimitiveList/';
  * Throws a 400 {@link ApiError} on a malformed patch.
  */
 export function applyStrategicMergePatch(strategies: PatchStrategyTable, original: JsonObject, patch: unknown): JsonObject {
-  if (!isObject(patch)) throw badRequest('a strategic merge patch must be a JSON object');
+  if (!isJsonObject(patch)) throw badRequest('a strategic merge patch must be a JSON object');
   const result = mergeMap(strategies, original, patch, '');
   if (result === undefined) throw new ApiError('Invalid', 'a strategic merge patch may not delete the whole object');
   return result;
@@ -106,9 +103,9 @@ function mergeMap(strategies: PatchStrategyTable, original: JsonObject, patch: J
       continue;
     }
     const fieldPath = join(path, key);
-    if (isObject(value)) {
+    if (isJsonObject(value)) {
       const base = result[key];
-      const merged = mergeMap(strategies, isObject(base) ? base : {}, value, fieldPath);
+      const merged = mergeMap(strategies, isJsonObject(base) ? base : {}, value, fieldPath);
       if (merged === undefined) delete result[key];
       else result[key] = merged;
     } else if (Array.isArray(value)) {
@@ -125,14 +122,14 @@ function mergeMap(strategies: PatchStrategyTable, original: JsonObject, patch: J
 }
 
 function cleanElement(strategies: PatchStrategyTable, element: unknown, path: string): unknown {
-  if (isObject(element)) return mergeMap(strategies, {}, element, path);
+  if (isJsonObject(element)) return mergeMap(strategies, {}, element, path);
   if (Array.isArray(element)) return element.map((item) => cleanElement(strategies, item, path));
   return element;
 }
 
 function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unknown[], path: string): unknown[] {
   const strategy = listStrategy(strategies, path);
-  const replaceMarker = patch.findIndex((element) => isObject(element) && element['$patch'] === 'replace' && Object.keys(element).length === 1);
+  const replaceMarker = patch.findIndex((element) => isJsonObject(element) && element['$patch'] === 'replace' && Object.keys(element).length === 1);
   if (strategy === undefined || replaceMarker >= 0) {
     return patch
       .filter((_, index) => index !== replaceMarker)
@@ -143,23 +140,23 @@ function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unk
   const mergeKey = strategy.mergeKey;
   if (mergeKey === undefined) {
     for (const element of patch) {
-      if (isObject(element)) throw badRequest(`the list at ${path} holds primitives; it cannot be patched with objects`);
+      if (isJsonObject(element)) throw badRequest(`the list at ${path} holds primitives; it cannot be patched with objects`);
       if (!base.some((item) => deepEqual(item, element))) base.push(element);
     }
     return normalizeElementOrder(base, patch, Array.isArray(original) ? original : [], undefined);
   }
   for (const element of patch) {
-    if (!isObject(element)) throw badRequest(`the list at ${path} is merged by "${mergeKey}"; every element must be an object`);
+    if (!isJsonObject(element)) throw badRequest(`the list at ${path} is merged by "${mergeKey}"; every element must be an object`);
     const key = element[mergeKey];
     if (key === undefined) throw badRequest(`an element of the list at ${path} has no merge key "${mergeKey}"`);
-    const index = base.findIndex((item) => isObject(item) && deepEqual(item[mergeKey], key));
+    const index = base.findIndex((item) => isJsonObject(item) && deepEqual(item[mergeKey], key));
     if (element['$patch'] === 'delete') {
       if (index >= 0) base.splice(index, 1);
       continue;
     }
     if (index >= 0) {
       const existing = base[index];
-      const merged = mergeMap(strategies, isObject(existing) ? existing : {}, element, path);
+      const merged = mergeMap(strategies, isJsonObject(existing) ? existing : {}, element, path);
       if (merged === undefined) base.splice(index, 1);
       else base[index] = merged;
     } else {
@@ -167,7 +164,7 @@ function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unk
       if (created !== undefined) base.push(created);
     }
   }
-  const kept = patch.filter((element) => !(isObject(element) && element['$patch'] === 'delete'));
+  const kept = patch.filter((element) => !(isJsonObject(element) && element['$patch'] === 'delete'));
   return normalizeElementOrder(base, kept, Array.isArray(original) ? original : [], mergeKey);
 }
 
@@ -182,7 +179,7 @@ function applyOrder(strategies: PatchStrategyTable, list: unknown[], order: unkn
  * first there. So items new in the patch come before the server's remaining ones.
  */
 function normalizeElementOrder(merged: readonly unknown[], order: readonly unknown[], original: readonly unknown[], mergeKey: string | undefined): unknown[] {
-  const identity = (item: unknown): unknown => (mergeKey !== undefined && isObject(item) ? item[mergeKey] : item);
+  const identity = (item: unknown): unknown => (mergeKey !== undefined && isJsonObject(item) ? item[mergeKey] : item);
   const indexIn = (list: readonly unknown[], item: unknown): number => list.findIndex((entry) => deepEqual(identity(entry), identity(item)));
   const named = merged.filter((item) => indexIn(order, item) >= 0).sort((a, b) => indexIn(order, a) - indexIn(order, b));
   const serverOnly = merged.filter((item) => indexIn(order, item) < 0);
@@ -217,7 +214,7 @@ function normalizeElementOrder(merged: readonly unknown[], order: readonly unkno
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
-  if (isObject(a) && isObject(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
     return keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));

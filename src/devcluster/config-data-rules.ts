@@ -4,13 +4,9 @@
  * write-only input merged into data, and a Secret's type never changes.
  */
 import type { StatusCause } from '../apiserver/api-error.js';
-import type { JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
 import { forbiddenValue, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
 import { deepEqual } from '../apiserver/strategic-merge-patch.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const IMMUTABLE_WHEN_SET = 'field is immutable when `immutable` is set';
 
@@ -29,8 +25,8 @@ function immutableCauses(object: JsonObject, old: JsonObject | undefined, fields
 function mergeStringData(object: JsonObject): void {
   const stringData = object['stringData'];
   delete object['stringData'];
-  if (!isObject(stringData)) return;
-  const data: JsonObject = isObject(object['data']) ? { ...object['data'] } : {};
+  if (!isJsonObject(stringData)) return;
+  const data: JsonObject = isJsonObject(object['data']) ? { ...object['data'] } : {};
   for (const [key, value] of Object.entries(stringData)) {
     if (typeof value === 'string') data[key] = Buffer.from(value, 'utf8').toString('base64');
   }
@@ -53,7 +49,7 @@ function configKeyErrors(key: string): string[] {
 }
 
 function keysOf(value: unknown): string[] {
-  return isObject(value) ? Object.keys(value) : [];
+  return isJsonObject(value) ? Object.keys(value) : [];
 }
 
 function validateConfigMapKeys(object: JsonObject, causes: StatusCause[]): void {
@@ -78,11 +74,11 @@ const REQUIRED_SECRET_KEYS: Readonly<Record<string, { keys: readonly string[]; a
 
 function validateSecretData(object: JsonObject, causes: StatusCause[]): void {
   const data = object['data'];
-  if (data !== undefined && data !== null && !isObject(data)) {
+  if (data !== undefined && data !== null && !isJsonObject(data)) {
     causes.push(invalidValue('data', data, 'must be a map of keys to base64 strings'));
     return;
   }
-  const entries = isObject(data) ? Object.entries(data) : [];
+  const entries = isJsonObject(data) ? Object.entries(data) : [];
   for (const [key, value] of entries) {
     for (const why of configKeyErrors(key)) causes.push(invalidValue(`data[${key}]`, key, why));
     if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) {
@@ -96,8 +92,8 @@ function validateSecretData(object: JsonObject, causes: StatusCause[]): void {
     for (const key of refused) causes.push(requiredValue(`data[${key}]`));
   }
   if (object['type'] === 'kubernetes.io/service-account-token') {
-    const metadata = isObject(object['metadata']) ? object['metadata'] : {};
-    const annotations = isObject(metadata['annotations']) ? metadata['annotations'] : {};
+    const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
+    const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
     const account = annotations['kubernetes.io/service-account.name'];
     if (typeof account !== 'string' || account === '') causes.push(requiredValue('metadata.annotations[kubernetes.io/service-account.name]'));
   }

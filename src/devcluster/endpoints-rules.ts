@@ -3,16 +3,12 @@
  * validation of addresses (IPs an endpoint may have, hostnames, node names) and ports.
  */
 import type { StatusCause } from '../apiserver/api-error.js';
-import type { JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
 import { dns1123LabelError, dns1123SubdomainError, invalidValue, labelKeyError, requiredValue } from '../apiserver/metadata-validation.js';
 import { endpointIpErrors, ipFamilyOf, ipSyntaxError, VALID_IP_EXAMPLE } from './endpoint-address.js';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function objects(value: unknown): JsonObject[] {
-  return Array.isArray(value) ? value.filter(isObject) : [];
+  return Array.isArray(value) ? value.filter(isJsonObject) : [];
 }
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
@@ -92,8 +88,8 @@ function defaultEndpointSlice(object: JsonObject): void {
   const endpoints = object['endpoints'];
   const ports = object['ports'];
   // Both lists are serialised without omitempty: absent reads back as null.
-  object['endpoints'] = Array.isArray(endpoints) ? endpoints.map((endpoint: unknown) => (isObject(endpoint) ? { ...endpoint, conditions: endpoint['conditions'] ?? {} } : endpoint)) : (endpoints ?? null);
-  object['ports'] = Array.isArray(ports) ? ports.map((port: unknown) => (isObject(port) ? { ...port, name: port['name'] ?? '', protocol: port['protocol'] ?? 'TCP' } : port)) : (ports ?? null);
+  object['endpoints'] = Array.isArray(endpoints) ? endpoints.map((endpoint: unknown) => (isJsonObject(endpoint) ? { ...endpoint, conditions: endpoint['conditions'] ?? {} } : endpoint)) : (endpoints ?? null);
+  object['ports'] = Array.isArray(ports) ? ports.map((port: unknown) => (isJsonObject(port) ? { ...port, name: port['name'] ?? '', protocol: port['protocol'] ?? 'TCP' } : port)) : (ports ?? null);
 }
 
 /** Why `address` is not an address of `addressType`, every reason; empty when it is one. */

@@ -1,5 +1,5 @@
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../apiserver/deletion-propagation.js';
-import type { JsonObject } from '../apiserver/kind-strategy.js';
+import { isJsonObject } from '../apiserver/kind-strategy.js';
 import type { ObjectWriter } from '../apiserver/object-writer.js';
 import type { ResourceType } from '../apiserver/resource-type.js';
 import type { StoreController } from './store-controllers.js';
@@ -35,14 +35,10 @@ const DEPENDENT = 'dependent:';
 const OWNER = 'owner:';
 const MERGE_PATCH = 'application/merge-patch+json';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function ownerReferencesOf(object: StoredObject): OwnerReference[] {
   const references = object.metadata['ownerReferences'];
   if (!Array.isArray(references)) return [];
-  return references.filter(isObject).map((reference) => ({
+  return references.filter(isJsonObject).map((reference) => ({
     apiVersion: String(reference['apiVersion'] ?? ''),
     kind: String(reference['kind'] ?? ''),
     name: String(reference['name'] ?? ''),
@@ -205,7 +201,7 @@ export class GarbageCollector implements StoreController {
     const current = await this.#writer.get(node.type, node.namespace, node.name);
     if (current.metadata.uid !== uid) return;
     const references = current.metadata['ownerReferences'];
-    const kept = Array.isArray(references) ? references.filter((reference) => !(isObject(reference) && owners.has(String(reference['uid'])))) : [];
+    const kept = Array.isArray(references) ? references.filter((reference) => !(isJsonObject(reference) && owners.has(String(reference['uid'])))) : [];
     const patch = { metadata: { ownerReferences: kept.length > 0 ? kept : null, resourceVersion: current.metadata.resourceVersion } };
     await this.#writer.patch(node.type, node.namespace, node.name, MERGE_PATCH, patch, { dryRun: false });
   }

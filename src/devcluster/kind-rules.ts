@@ -1,10 +1,6 @@
 import type { StatusCause } from '../apiserver/api-error.js';
-import type { JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
 import { defaultPod } from './pod-defaults.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Pods: the defaults of a real cluster (see `defaultPod`), status.phase Pending and a QoS class. */
 export const POD_STRATEGY: KindStrategy = Object.freeze({
@@ -16,7 +12,7 @@ export const POD_STRATEGY: KindStrategy = Object.freeze({
 
 /** Namespaces' defaults: status.phase Active (kept when set), an empty spec. */
 export function defaultNamespace(object: JsonObject): void {
-  const status = isObject(object['status']) ? object['status'] : {};
+  const status = isJsonObject(object['status']) ? object['status'] : {};
   object['status'] = { ...status, phase: status['phase'] ?? 'Active' };
   object['spec'] ??= {};
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../apiserver/api-error.js';
-import type { JsonObject } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
 import { rfc3339, storeFailure, type ObjectWriter } from '../apiserver/object-writer.js';
 import type { ResourceType } from '../apiserver/resource-type.js';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from './namespace-lifecycle.js';
@@ -71,10 +71,6 @@ export function namespaceConditions(remaining: Remaining, previous: readonly Nam
   });
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The namespace controller of kube-controller-manager, as a devcluster controller: for a
  * Terminating namespace that still has the `kubernetes` finalizer, it deletes every object in
@@ -137,7 +133,7 @@ export class NamespaceController implements StoreController {
     const { store, writer, namespaces, now } = this.#init;
     const current = store.get({ resource: namespaces.id, namespace: '', name });
     if (current === undefined) return undefined;
-    const status = isObject(current['status']) ? current['status'] : {};
+    const status = isJsonObject(current['status']) ? current['status'] : {};
     const previous = Array.isArray(status['conditions']) ? (status['conditions'] as NamespaceCondition[]) : [];
     const conditions = namespaceConditions(remaining, previous, rfc3339(now()));
     const body = { ...current, status: { ...status, phase: 'Terminating', conditions } };
@@ -157,7 +153,7 @@ export class NamespaceController implements StoreController {
         await store.delete(ref, preconditions);
         return;
       }
-      const spec = { ...(isObject(namespace['spec']) ? namespace['spec'] : {}) };
+      const spec = { ...(isJsonObject(namespace['spec']) ? namespace['spec'] : {}) };
       if (specFinalizers.length > 0) spec['finalizers'] = specFinalizers;
       else delete spec['finalizers'];
       await store.update(namespaces.id, { ...namespace, spec }, preconditions);

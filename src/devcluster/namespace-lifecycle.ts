@@ -1,5 +1,5 @@
 import { forbidden, notFound } from '../apiserver/api-error.js';
-import type { CreateAdmission, JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
+import { type CreateAdmission, isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
 import type { ResourceType } from '../apiserver/resource-type.js';
 import type { Storage } from '../apiserver/storage.js';
 
@@ -19,14 +19,10 @@ export interface NamespaceLifecycleInit {
   namespaces: () => ResourceType;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The spec.finalizers of a Namespace (empty when it has none). */
 export function namespaceFinalizers(namespace: JsonObject): string[] {
   const spec = namespace['spec'];
-  const finalizers = isObject(spec) ? spec['finalizers'] : undefined;
+  const finalizers = isJsonObject(spec) ? spec['finalizers'] : undefined;
   return Array.isArray(finalizers) ? finalizers.filter((finalizer): finalizer is string => typeof finalizer === 'string') : [];
 }
 
@@ -39,9 +35,9 @@ export function namespaceFinalizers(namespace: JsonObject): string[] {
 export const NAMESPACE_STRATEGY: KindStrategy = {
   prepareForWrite: (object, old) => {
     const metadata = object['metadata'] as JsonObject;
-    const labels = isObject(metadata['labels']) ? metadata['labels'] : {};
+    const labels = isJsonObject(metadata['labels']) ? metadata['labels'] : {};
     if (typeof metadata['name'] === 'string') metadata['labels'] = { ...labels, [NAMESPACE_NAME_LABEL]: metadata['name'] };
-    const spec = isObject(object['spec']) ? { ...object['spec'] } : {};
+    const spec = isJsonObject(object['spec']) ? { ...object['spec'] } : {};
     if (old === undefined) {
       object['status'] = { phase: 'Active' };
       const finalizers = namespaceFinalizers(object);
@@ -55,7 +51,7 @@ export const NAMESPACE_STRATEGY: KindStrategy = {
     return [];
   },
   markForDeletion: (object) => {
-    object['status'] = { ...(isObject(object['status']) ? object['status'] : {}), phase: 'Terminating' };
+    object['status'] = { ...(isJsonObject(object['status']) ? object['status'] : {}), phase: 'Terminating' };
     // The namespace registry marks without a grace period, unlike the generic store.
     delete (object['metadata'] as JsonObject)['deletionGracePeriodSeconds'];
   },

@@ -4,11 +4,7 @@
  * plugins add, and the status the Pod strategy sets (phase Pending, QoS class). The ServiceAccount
  * admission plugin (token volume) is not imitated: the test control planes run without it too.
  */
-import type { JsonObject } from '../apiserver/kind-strategy.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
 
 /** File mode of projected files unless set: 0644. */
 const DEFAULT_FILE_MODE = 0o644;
@@ -26,29 +22,29 @@ function pullPolicyOf(image: unknown): string {
 }
 
 function defaultProbe(probe: unknown): unknown {
-  if (!isObject(probe)) return probe;
+  if (!isJsonObject(probe)) return probe;
   const defaulted: JsonObject = { ...probe, timeoutSeconds: probe['timeoutSeconds'] ?? 1, periodSeconds: probe['periodSeconds'] ?? 10, successThreshold: probe['successThreshold'] ?? 1, failureThreshold: probe['failureThreshold'] ?? 3 };
-  if (isObject(probe['httpGet'])) defaulted['httpGet'] = { ...probe['httpGet'], scheme: probe['httpGet']['scheme'] ?? 'HTTP' };
+  if (isJsonObject(probe['httpGet'])) defaulted['httpGet'] = { ...probe['httpGet'], scheme: probe['httpGet']['scheme'] ?? 'HTTP' };
   return defaulted;
 }
 
 function defaultFieldRef(source: unknown): unknown {
-  if (!isObject(source) || !isObject(source['fieldRef'])) return source;
+  if (!isJsonObject(source) || !isJsonObject(source['fieldRef'])) return source;
   return { ...source, fieldRef: { apiVersion: 'v1', ...source['fieldRef'] } };
 }
 
 function defaultContainer(container: unknown, hostNetwork: boolean): unknown {
-  if (!isObject(container)) return container;
+  if (!isJsonObject(container)) return container;
   const defaulted: JsonObject = { ...container };
   if (Array.isArray(container['ports'])) {
     defaulted['ports'] = container['ports'].map((port: unknown) => {
-      if (!isObject(port)) return port;
+      if (!isJsonObject(port)) return port;
       const hostPort = hostNetwork ? { hostPort: port['hostPort'] ?? port['containerPort'] } : {};
       return { ...port, ...hostPort, protocol: port['protocol'] ?? 'TCP' };
     });
   }
   if (Array.isArray(container['env'])) {
-    defaulted['env'] = container['env'].map((variable: unknown) => (isObject(variable) && isObject(variable['valueFrom']) ? { ...variable, valueFrom: defaultFieldRef(variable['valueFrom']) } : variable));
+    defaulted['env'] = container['env'].map((variable: unknown) => (isJsonObject(variable) && isJsonObject(variable['valueFrom']) ? { ...variable, valueFrom: defaultFieldRef(variable['valueFrom']) } : variable));
   }
   for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
     if (container[probe] !== undefined) defaulted[probe] = defaultProbe(container[probe]);
@@ -61,38 +57,38 @@ function defaultContainer(container: unknown, hostNetwork: boolean): unknown {
 }
 
 function defaultVolume(volume: unknown): unknown {
-  if (!isObject(volume)) return volume;
+  if (!isJsonObject(volume)) return volume;
   const defaulted: JsonObject = { ...volume };
   for (const source of ['secret', 'configMap', 'projected']) {
     const value = volume[source];
-    if (isObject(value)) defaulted[source] = { ...value, defaultMode: value['defaultMode'] ?? DEFAULT_FILE_MODE };
+    if (isJsonObject(value)) defaulted[source] = { ...value, defaultMode: value['defaultMode'] ?? DEFAULT_FILE_MODE };
   }
   const downward = volume['downwardAPI'];
-  if (isObject(downward)) {
+  if (isJsonObject(downward)) {
     const items = Array.isArray(downward['items']) ? { items: downward['items'].map(defaultFieldRef) } : {};
     defaulted['downwardAPI'] = { ...downward, ...items, defaultMode: downward['defaultMode'] ?? DEFAULT_FILE_MODE };
   }
   const hostPath = volume['hostPath'];
-  if (isObject(hostPath)) defaulted['hostPath'] = { ...hostPath, type: hostPath['type'] ?? '' };
+  if (isJsonObject(hostPath)) defaulted['hostPath'] = { ...hostPath, type: hostPath['type'] ?? '' };
   return defaulted;
 }
 
 /** The tolerations DefaultTolerationSeconds adds: not-ready and unreachable for 300 s, unless tolerated already. */
 function withDefaultTolerations(tolerations: unknown): unknown[] {
   const existing = Array.isArray(tolerations) ? tolerations : [];
-  const tolerates = (key: string): boolean => existing.some((toleration) => isObject(toleration) && (toleration['key'] === key || (toleration['key'] === undefined && toleration['operator'] === 'Exists')) && (toleration['effect'] === undefined || toleration['effect'] === 'NoExecute'));
+  const tolerates = (key: string): boolean => existing.some((toleration) => isJsonObject(toleration) && (toleration['key'] === key || (toleration['key'] === undefined && toleration['operator'] === 'Exists')) && (toleration['effect'] === undefined || toleration['effect'] === 'NoExecute'));
   const added = NODE_TAINTS.filter((key) => !tolerates(key)).map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: DEFAULT_TOLERATION_SECONDS }));
   return [...existing, ...added];
 }
 
 /** BestEffort without any request or limit, Guaranteed when every container's requests equal its cpu and memory limits, else Burstable. */
 function qosClassOf(spec: JsonObject): string {
-  const containers = [...(Array.isArray(spec['containers']) ? spec['containers'] : []), ...(Array.isArray(spec['initContainers']) ? spec['initContainers'] : [])].filter(isObject);
+  const containers = [...(Array.isArray(spec['containers']) ? spec['containers'] : []), ...(Array.isArray(spec['initContainers']) ? spec['initContainers'] : [])].filter(isJsonObject);
   const resourcesOf = (container: JsonObject): { requests: JsonObject; limits: JsonObject } => {
-    const resources = isObject(container['resources']) ? container['resources'] : {};
-    const limits = isObject(resources['limits']) ? resources['limits'] : {};
+    const resources = isJsonObject(container['resources']) ? container['resources'] : {};
+    const limits = isJsonObject(resources['limits']) ? resources['limits'] : {};
     // Requests default to limits.
-    return { requests: { ...limits, ...(isObject(resources['requests']) ? resources['requests'] : {}) }, limits };
+    return { requests: { ...limits, ...(isJsonObject(resources['requests']) ? resources['requests'] : {}) }, limits };
   };
   const all = containers.map(resourcesOf);
   if (all.every(({ requests, limits }) => Object.keys(requests).length === 0 && Object.keys(limits).length === 0)) return 'BestEffort';
@@ -102,7 +98,7 @@ function qosClassOf(spec: JsonObject): string {
 
 /** Fills in `pod`'s defaults in place (create and update; existing values are kept). */
 export function defaultPod(pod: JsonObject): void {
-  const spec: JsonObject = isObject(pod['spec']) ? { ...pod['spec'] } : {};
+  const spec: JsonObject = isJsonObject(pod['spec']) ? { ...pod['spec'] } : {};
   const hostNetwork = spec['hostNetwork'] === true;
   for (const list of ['initContainers', 'containers']) {
     if (Array.isArray(spec[list])) spec[list] = spec[list].map((container: unknown) => defaultContainer(container, hostNetwork));
@@ -118,6 +114,6 @@ export function defaultPod(pod: JsonObject): void {
   spec['enableServiceLinks'] ??= true;
   spec['preemptionPolicy'] ??= 'PreemptLowerPriority';
   pod['spec'] = spec;
-  const status = isObject(pod['status']) ? pod['status'] : {};
+  const status = isJsonObject(pod['status']) ? pod['status'] : {};
   pod['status'] = { ...status, phase: status['phase'] ?? 'Pending', qosClass: status['qosClass'] ?? qosClassOf(spec) };
 }

@@ -5,18 +5,14 @@
  */
 import { isIP } from 'node:net';
 import type { StatusCause } from '../apiserver/api-error.js';
-import type { JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
 import { dns1123SubdomainError, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
 import { deepEqual } from '../apiserver/strategic-merge-patch.js';
 import { allocateClusterIp, inServiceRange, type ClusterIpIndex } from './cluster-ip-allocator.js';
 import { VALID_IP_EXAMPLE } from './endpoint-address.js';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function objects(value: unknown): JsonObject[] {
-  return Array.isArray(value) ? value.filter(isObject) : [];
+  return Array.isArray(value) ? value.filter(isJsonObject) : [];
 }
 
 function isEmpty(value: unknown): boolean {
@@ -82,7 +78,7 @@ function settleClusterIp(spec: JsonObject, oldSpec: JsonObject | undefined, cont
  */
 function defaultIpFamilies(spec: JsonObject): void {
   const selector = spec['selector'];
-  const selectorless = !isObject(selector) || Object.keys(selector).length === 0;
+  const selectorless = !isJsonObject(selector) || Object.keys(selector).length === 0;
   if (spec['clusterIP'] !== 'None' || !selectorless) {
     spec['ipFamilies'] ??= ['IPv4'];
     spec['ipFamilyPolicy'] ??= 'SingleStack';
@@ -96,7 +92,7 @@ function defaultIpFamilies(spec: JsonObject): void {
 
 /** The real server's scheme defaults of a Service (before the field manager records ownership). */
 function defaultService(object: JsonObject): void {
-  const spec: JsonObject = isObject(object['spec']) ? { ...object['spec'] } : {};
+  const spec: JsonObject = isJsonObject(object['spec']) ? { ...object['spec'] } : {};
   spec['type'] ??= 'ClusterIP';
   spec['sessionAffinity'] ??= 'None';
   const ports = objects(spec['ports']).map((port) => {
@@ -108,21 +104,21 @@ function defaultService(object: JsonObject): void {
   if (spec['ports'] !== undefined) spec['ports'] = ports;
   if (spec['type'] !== 'ExternalName') spec['internalTrafficPolicy'] ??= 'Cluster';
   object['spec'] = spec;
-  if (!isObject(object['status'])) object['status'] = { loadBalancer: {} };
+  if (!isJsonObject(object['status'])) object['status'] = { loadBalancer: {} };
 }
 
 /** What the real server's REST storage settles after the field manager: the cluster IP and the IP families. */
 function allocateService(object: JsonObject, old: JsonObject | undefined, context: ServiceRuleContext, causes: StatusCause[]): void {
-  const spec = isObject(object['spec']) ? object['spec'] : {};
+  const spec = isJsonObject(object['spec']) ? object['spec'] : {};
   if (spec['type'] === 'ExternalName') return;
-  const oldSpec = old !== undefined && isObject(old['spec']) ? old['spec'] : undefined;
+  const oldSpec = old !== undefined && isJsonObject(old['spec']) ? old['spec'] : undefined;
   settleClusterIp(spec, oldSpec, context, causes);
   defaultIpFamilies(spec);
   object['spec'] = spec;
 }
 
 function validateService(object: JsonObject, causes: StatusCause[]): void {
-  const spec = isObject(object['spec']) ? object['spec'] : {};
+  const spec = isJsonObject(object['spec']) ? object['spec'] : {};
   if (!SERVICE_TYPES.includes(String(spec['type']))) causes.push({ reason: 'FieldValueNotSupported', field: 'spec.type', message: `Unsupported value: ${JSON.stringify(spec['type'])}: supported values: "${SERVICE_TYPES.join('", "')}"` });
   if (spec['type'] === 'ExternalName') {
     // A trailing dot marks the name fully qualified; it is kept as written.
@@ -173,7 +169,7 @@ export function serviceStrategy(clusterIps: ClusterIpIndex): KindStrategy {
     },
     reserve(object) {
       // Durable stores commit later than the write starts: the address counts as taken meanwhile.
-      const ip = isObject(object['spec']) ? object['spec']['clusterIP'] : undefined;
+      const ip = isJsonObject(object['spec']) ? object['spec']['clusterIP'] : undefined;
       if (typeof ip !== 'string' || ip === 'None') return undefined;
       pending.add(ip);
       return () => pending.delete(ip);

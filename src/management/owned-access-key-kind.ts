@@ -1,5 +1,5 @@
 import type { StatusCause } from '../apiserver/api-error.js';
-import type { JsonObject, KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
 import type { StoredObject } from '../apiserver/storage.js';
 import { humanDuration, type TableColumn } from '../apiserver/table-view.js';
@@ -8,14 +8,10 @@ import { generateAccessKey, isKeyHash, weakKeyReason, type AccessKeyHasher } fro
 import { managementGroup, MANAGEMENT_VERSION } from './management-constants.js';
 import { ownedAccessKeySchema } from './owned-access-key-schema.js';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The `spec` of a stored or written OwnedAccessKey ({} when absent or not an object). */
 export function specOf(object: StoredObject | JsonObject | undefined): JsonObject {
   const spec = object?.['spec'];
-  return isObject(spec) ? spec : {};
+  return isJsonObject(spec) ? spec : {};
 }
 
 /** Who a key belongs to: `spec.user`, else `spec.team`, else `spec.subject`. */
@@ -48,11 +44,11 @@ export function expiresAtMs(object: StoredObject | JsonObject, lastUseMs?: numbe
   const spec = specOf(object);
   const ttl = spec['ttl'];
   if (typeof ttl !== 'number' || ttl <= 0) return undefined;
-  const metadata = isObject(object['metadata']) ? object['metadata'] : {};
+  const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
   const created = Date.parse(String(metadata['creationTimestamp'] ?? ''));
   let from = Number.isNaN(created) ? 0 : created;
   if (spec['ttlAfterLastActivity'] === true) {
-    const status = isObject(object['status']) ? object['status'] : {};
+    const status = isJsonObject(object['status']) ? object['status'] : {};
     const last = Date.parse(String(status['lastActivity'] ?? ''));
     if (!Number.isNaN(last)) from = Math.max(from, last);
     if (lastUseMs !== undefined) from = Math.max(from, lastUseMs);
@@ -62,7 +58,7 @@ export function expiresAtMs(object: StoredObject | JsonObject, lastUseMs?: numbe
 
 function textCell(object: StoredObject, ...path: string[]): string {
   let value: unknown = object;
-  for (const step of path) value = isObject(value) ? value[step] : undefined;
+  for (const step of path) value = isJsonObject(value) ? value[step] : undefined;
   return value === undefined || value === null ? '' : String(value);
 }
 
@@ -140,9 +136,9 @@ function seal(hasher: AccessKeyHasher, object: JsonObject, old: JsonObject | und
   const spec = specOf(object);
   object['spec'] = spec;
   const oldSpec = specOf(old);
-  const oldConnectorData = isObject(oldSpec['identity']) ? oldSpec['identity']['connectorData'] : undefined;
+  const oldConnectorData = isJsonObject(oldSpec['identity']) ? oldSpec['identity']['connectorData'] : undefined;
   if (oldConnectorData !== undefined) {
-    const identity = isObject(spec['identity']) ? spec['identity'] : {};
+    const identity = isJsonObject(spec['identity']) ? spec['identity'] : {};
     if (identity['connectorData'] === undefined) spec['identity'] = { ...identity, connectorData: oldConnectorData };
   }
   const key = spec['key'];
@@ -170,7 +166,7 @@ function reveal(key: string): (stored: JsonObject) => JsonObject {
 function present(object: JsonObject): JsonObject {
   const spec = specOf(object);
   const hidesKey = isKeyHash(spec['key']);
-  const identity = isObject(spec['identity']) ? spec['identity'] : undefined;
+  const identity = isJsonObject(spec['identity']) ? spec['identity'] : undefined;
   const hidesConnectorData = identity !== undefined && 'connectorData' in identity;
   if (!hidesKey && !hidesConnectorData) return object;
   const shown: JsonObject = { ...spec };
