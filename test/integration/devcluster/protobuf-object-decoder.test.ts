@@ -176,10 +176,10 @@ describe('decodeKubernetesProtobuf', () => {
         message: /ConfigMap \(v2\)/,
       },
       {
-        name: 'a field it does not decode (managedFields)',
-        body: () => envelope('v1', 'ConfigMap', newObjectMeta('web', msg(17, str(1, 'kubectl')))),
+        name: 'a field it does not decode (the removed clusterName)',
+        body: () => envelope('v1', 'ConfigMap', newObjectMeta('web', str(15, 'east'))),
         reason: 'UnsupportedMediaType',
-        message: /field 17 of ObjectMeta \(in metadata\) of a ConfigMap.*JSON or YAML/,
+        message: /field 15 of ObjectMeta \(in metadata\) of a ConfigMap.*JSON or YAML/,
       },
       {
         name: 'a field unknown to the kind',
