@@ -69,7 +69,8 @@ describe.skipIf(missing)('devcluster signs approved CSRs for kubernetes.io/kube-
     expect(certificate.subject).toBe('CN=jane\nO=dev\nO=ops');
     expect(certificate.checkIssued(new X509Certificate(cluster.kubeConfig.clusters[0] ? Buffer.from(cluster.kubeConfig.clusters[0].cluster['certificate-authority-data'] ?? '', 'base64') : ''))).toBe(true);
     expect(certificate.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
-    // A short lifetime: notAfter = signing time + 3600 s, not backdated.
+    // A short lifetime: notAfter = signing time + 3600 s, not backdated; notBefore five minutes back.
+    expect(Date.parse(certificate.validTo) - Date.parse(certificate.validFrom)).toBe((3600 + 5 * 60) * 1000);
     const notAfter = Date.parse(certificate.validTo);
     expect(notAfter).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
     expect(notAfter).toBeLessThanOrEqual(Date.now() + 3600_000 + 1000);
