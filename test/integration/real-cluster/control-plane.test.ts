@@ -6,6 +6,7 @@ import { isNotFound } from '../../../src/kube/api-error.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
+import { certificateSigningRequest, createClientRequest } from '../../support/certificate-requests.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KubectlEnv, kubectlMissing } from '../../support/kubectl.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
@@ -178,16 +179,9 @@ describe.skipIf(missing)('the real control plane (etcd, kube-apiserver, kube-con
 
   it('marks an approved kube-apiserver-client request with server usages Failed, as devcluster does (kube-controller-manager: CSR signer)', async () => {
     const client = plane.adminClient;
-    const x509 = await loadX509();
-    const keys = await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
-    const request = await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=server', keys, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } }, webcrypto);
+    const { csrPem } = await createClientRequest('server');
     const path = '/apis/certificates.k8s.io/v1/certificatesigningrequests/server-usage';
-    const csr = await client.create<KubeObject>('/apis/certificates.k8s.io/v1/certificatesigningrequests', {
-      apiVersion: 'certificates.k8s.io/v1',
-      kind: 'CertificateSigningRequest',
-      metadata: { name: 'server-usage' },
-      spec: { request: Buffer.from(request.toString('pem')).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth', 'server auth'] },
-    });
+    const csr = await client.create<KubeObject>('/apis/certificates.k8s.io/v1/certificatesigningrequests', certificateSigningRequest('server-usage', csrPem, { usages: ['client auth', 'server auth'] }));
     await client.update(`${path}/approval`, { ...csr, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved by the test' }] } });
     const failed = await waitFor(
       'the Failed condition',
