@@ -185,7 +185,7 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       if (answered !== undefined) return answered;
       const target = parseResourceRequest(init.registry, request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
       const access = init.authorizer !== undefined && user !== undefined ? await authorizeRequest(init.authorizer, user, target, path) : undefined;
-      return init.handler.handle(target, request, reply, url.searchParams, access);
+      return init.handler.handle(target, request, reply, url.searchParams, access, user ?? ANONYMOUS);
     },
   });
   return app;

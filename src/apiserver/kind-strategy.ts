@@ -1,5 +1,6 @@
 import type { StatusCause } from './api-error.js';
-import type { ResourceType } from './resource-type.js';
+import type { AuthenticatedUser } from './request-authentication.js';
+import type { ResourceType, Subresource } from './resource-type.js';
 
 /** A Kubernetes object as JSON, freshly copied and owned by the caller. */
 export type JsonObject = Record<string, unknown>;
@@ -10,6 +11,17 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
+ * What a strategy hook knows of a write besides the objects (k8s.io/apiserver passes the same in
+ * the request context and picks a per-subresource strategy).
+ */
+export interface WriteContext {
+  /** The subresource written (`status`, `approval`); undefined for the object itself. */
+  readonly subresource?: Subresource | undefined;
+  /** Who writes; undefined for the server's own writes (its controllers) and servers without authentication. */
+  readonly user?: AuthenticatedUser | undefined;
+}
+
+/**
  * What a kind adds to the generic write rules of the registry store (`ObjectWriter`), like the
  * create/update/delete strategies of k8s.io/apiserver's registry. Every hook is optional; a kind
  * without any is stored with the generic metadata rules only. Hooks throw an `ApiError` to refuse.
@@ -17,15 +29,17 @@ export function isJsonObject(value: unknown): value is JsonObject {
 export interface KindStrategy {
   /**
    * Fills in the kind's defaults on `object` (create, update and patch), which the hook may
-   * change in place; `old` is the stored object on update. Returns the causes of an `Invalid`
-   * failure (e.g. an immutable field changed), empty when none.
+   * change in place; `old` is the stored object on update. On update of a subresource, `object`
+   * is the stored object with the request's `status`: the hook keeps what that subresource may
+   * not change. Returns the causes of an `Invalid` failure (e.g. an immutable field changed),
+   * empty when none.
    */
-  prepareForWrite?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
+  prepareForWrite?(object: JsonObject, old: JsonObject | undefined, context: WriteContext): StatusCause[];
   /**
    * Validates the kind's own fields after defaulting; `old` is the stored object on update (for
    * rules about changes, e.g. immutable fields). Returns the causes of an `Invalid` failure.
    */
-  validate?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
+  validate?(object: JsonObject, old: JsonObject | undefined, context: WriteContext): StatusCause[];
   /**
    * Takes what the write needs from shared pools (a Service's cluster IP and IP families), in
    * place, after validation and after field ownership is recorded: the real server's REST storage

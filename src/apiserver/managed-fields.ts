@@ -6,7 +6,7 @@
  */
 import { childPath, decodeFieldsV1, difference, encodeFieldsV1, union, type FieldSet } from './field-set.js';
 import { isJsonObject, type JsonObject } from './kind-strategy.js';
-import type { ResourceType } from './resource-type.js';
+import type { ResourceType, Subresource } from './resource-type.js';
 import { deepEqual, listStrategyOf } from './strategic-merge-patch.js';
 import { structFieldsOf } from './schema-pruning.js';
 
@@ -330,8 +330,8 @@ export interface ManagedUpdate {
   requested: unknown;
   manager: string;
   apiVersion: string;
-  /** `status` for a write of the status subresource. */
-  subresource?: 'status' | undefined;
+  /** The subresource written (`status`, `approval`): its entry owns only status. Undefined for the object itself. */
+  subresource?: Subresource | undefined;
   /** RFC 3339 time of the write. */
   now: string;
 }
@@ -345,7 +345,7 @@ export interface ManagedUpdate {
  */
 export function updateManagedFields(update: ManagedUpdate): ManagedFieldsEntry[] | undefined {
   const { schema, next } = update;
-  const part: Tracked = update.subresource === 'status' ? 'status' : 'main';
+  const part: Tracked = update.subresource === undefined ? 'main' : 'status';
   const requested = update.requested;
   const liveManaged = (): Map<string, ManagerFields> => decodeManagedFields(isJsonObject(update.live?.['metadata']) ? update.live['metadata']['managedFields'] : undefined) ?? new Map();
   let managers: Map<string, ManagerFields>;

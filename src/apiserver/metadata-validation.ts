@@ -1,7 +1,11 @@
 import type { StatusCause } from './api-error.js';
 
 /** How an object's name is validated, as Kubernetes does per kind. */
-export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label';
+/**
+ * How a kind's names are checked; `path-segment` only keeps names usable in a URL path, as for
+ * kinds whose names Kubernetes does not restrict further (CertificateSigningRequests).
+ */
+export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
 
 /** Kubernetes' limit on the total size of an object's annotations (keys plus values), in bytes. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -50,7 +54,17 @@ export function nameError(rule: NameRule, name: string): string | undefined {
       return dns1123LabelError(name);
     case 'dns1035-label':
       return dns1035LabelError(name);
+    case 'path-segment':
+      return pathSegmentNameError(name);
   }
+}
+
+/** Why `name` cannot be a URL path segment (Kubernetes' IsValidPathSegmentName), or undefined. */
+function pathSegmentNameError(name: string): string | undefined {
+  if (name === '.' || name === '..') return `may not be '${name}'`;
+  if (name.includes('/')) return "may not contain '/'";
+  if (name.includes('%')) return "may not contain '%'";
+  return undefined;
 }
 
 /**
@@ -86,6 +100,16 @@ export function invalidValue(field: string, value: unknown, why: string): Status
 /** A FieldValueForbidden cause in Kubernetes' wording. */
 export function forbiddenValue(field: string, why: string): StatusCause {
   return { reason: 'FieldValueForbidden', field, message: `Forbidden: ${why}` };
+}
+
+/** A FieldValueNotSupported cause in Kubernetes' wording. */
+export function notSupportedValue(field: string, value: unknown, supported: readonly string[]): StatusCause {
+  return { reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((one) => JSON.stringify(one)).join(', ')}` };
+}
+
+/** A FieldValueDuplicate cause in Kubernetes' wording. */
+export function duplicateValue(field: string, value: unknown): StatusCause {
+  return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${JSON.stringify(value)}` };
 }
 
 /** A FieldValueRequired cause. */

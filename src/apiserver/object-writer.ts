@@ -4,10 +4,11 @@ import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
-import { type CreateAdmission, isJsonObject, type JsonObject } from './kind-strategy.js';
+import { type CreateAdmission, isJsonObject, type JsonObject, type WriteContext } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
 import { validateObjectMeta } from './metadata-validation.js';
-import type { ResourceType } from './resource-type.js';
+import type { AuthenticatedUser } from './request-authentication.js';
+import type { ResourceType, Subresource } from './resource-type.js';
 import { applyConfiguration, assertAppliedKind } from './server-side-apply.js';
 import { StorageError, type Preconditions, type Storage, type StoredObject } from './storage.js';
 import { deepEqual } from './strategic-merge-patch.js';
@@ -27,6 +28,8 @@ export interface WriteOptions {
    * stored one on update): throws an `ApiError` to refuse, e.g. a write that gives the object away.
    */
   admit?: (object: JsonObject, old: JsonObject | undefined) => void;
+  /** Who writes, for the kind's strategy (a CSR records its requester). Default: the server itself. */
+  user?: AuthenticatedUser | undefined;
 }
 
 /** Options of a server-side apply. */
@@ -35,9 +38,9 @@ export interface ApplyOptions extends WriteOptions {
   force: boolean;
 }
 
-/** A write inside the writer: of the status subresource, or one whose managedFields an apply computed. */
+/** A write inside the writer: of a subresource, or one whose managedFields an apply computed. */
 interface InternalWriteOptions extends WriteOptions {
-  subresource?: 'status';
+  subresource?: Subresource | undefined;
   /** The object's `metadata.managedFields` are the apply's, not to be recomputed as an Update. */
   applied?: boolean;
 }
@@ -182,7 +185,7 @@ export class ObjectWriter {
     if (generation !== undefined) metadata['generation'] = generation;
     object['metadata'] = metadata;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
-    this.#validate(type, object, undefined);
+    this.#validate(type, object, undefined, { user: options.user });
     options.admit?.(object, undefined);
     const reveal = type.strategy.seal?.(object, undefined);
     this.#trackFields(type, undefined, object, requestedManagedFields, options);
@@ -201,13 +204,13 @@ export class ObjectWriter {
     return reveal === undefined ? stored : (reveal(structuredClone(stored) as JsonObject) as StoredObject);
   }
 
-  /** PUT of the object (or of its `status` subresource). `created` tells a create-on-update. */
+  /** PUT of the object (or of one of its subresources). `created` tells a create-on-update. */
   async update(
     type: ResourceType,
     namespace: string,
     name: string,
     body: unknown,
-    options: WriteOptions & { subresource?: 'status' },
+    options: WriteOptions & { subresource?: Subresource | undefined },
   ): Promise<{ object: StoredObject; created: boolean }> {
     const object = this.#checkBody(type, body, options);
     const metadata = object['metadata'] as JsonObject;
@@ -232,14 +235,14 @@ export class ObjectWriter {
     }
   }
 
-  /** PATCH of the object (or of its `status` subresource); retried on concurrent writes. */
+  /** PATCH of the object (or of one of its subresources); retried on concurrent writes. */
   async patch(
     type: ResourceType,
     namespace: string,
     name: string,
     mediaType: PatchMediaType,
     patch: unknown,
-    options: WriteOptions & { subresource?: 'status' },
+    options: WriteOptions & { subresource?: Subresource | undefined },
   ): Promise<StoredObject> {
     for (let attempt = 1; ; attempt += 1) {
       const current = await this.get(type, namespace, name);
@@ -266,7 +269,7 @@ export class ObjectWriter {
    * Server-side apply of `config` (see `server-side-apply.ts`): creates the object when it does
    * not exist (`created`), else merges into it; retried on concurrent writes.
    */
-  async apply(type: ResourceType, namespace: string, name: string, config: unknown, options: ApplyOptions & { subresource?: 'status' }): Promise<{ object: StoredObject; created: boolean }> {
+  async apply(type: ResourceType, namespace: string, name: string, config: unknown, options: ApplyOptions & { subresource?: Subresource | undefined }): Promise<{ object: StoredObject; created: boolean }> {
     assertAppliedKind(config, type.apiVersion, type.kind);
     const cleaned = this.#checkBody(type, config, options);
     for (let attempt = 1; ; attempt += 1) {
@@ -357,7 +360,7 @@ export class ObjectWriter {
     const name = current.metadata.name;
     const requestedManagedFields = (object['metadata'] as JsonObject)['managedFields'];
     const next = this.#merged(type, current, object, options.subresource);
-    this.#validate(type, next, current);
+    this.#validate(type, next, current, { subresource: options.subresource, user: options.user });
     options.admit?.(next, current as JsonObject);
     const reveal = type.strategy.seal?.(next, current as JsonObject);
     // After sealing: a write-only field kept from the stored object is no change of the spec.
@@ -388,9 +391,12 @@ export class ObjectWriter {
     return shown(stored);
   }
 
-  /** The object a PUT (or status PUT) stores: server-owned fields kept from `current`. */
-  #merged(type: ResourceType, current: StoredObject, object: JsonObject, subresource: 'status' | undefined): JsonObject {
-    if (subresource === 'status') {
+  /**
+   * The object a PUT stores: server-owned fields kept from `current`. A subresource PUT changes
+   * only `status` (what of it the subresource may change is the kind strategy's rule).
+   */
+  #merged(type: ResourceType, current: StoredObject, object: JsonObject, subresource: Subresource | undefined): JsonObject {
+    if (subresource !== undefined) {
       const next = structuredClone(current) as JsonObject;
       if (object['status'] === undefined) delete next['status'];
       else next['status'] = object['status'];
@@ -440,12 +446,12 @@ export class ObjectWriter {
     else metadata['managedFields'] = entries;
   }
 
-  #validate(type: ResourceType, object: JsonObject, current: StoredObject | undefined): void {
+  #validate(type: ResourceType, object: JsonObject, current: StoredObject | undefined, context: WriteContext): void {
     const metadata = object['metadata'] as JsonObject;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     const causes: StatusCause[] = validateObjectMeta(type, metadata);
-    causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined) ?? []));
-    causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined) ?? []));
+    causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined, context) ?? []));
+    causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined, context) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
   }
 

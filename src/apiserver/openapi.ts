@@ -139,7 +139,9 @@ function paths(type: ResourceType): Record<string, Schema> {
       }),
     },
   };
-  if (type.subresources.includes('status')) result[`${prefix}${scope}/${type.plural}/{name}/status`] = item('Status');
+  for (const subresource of type.subresources) {
+    result[`${prefix}${scope}/${type.plural}/{name}/${subresource}`] = item(`${subresource.charAt(0).toUpperCase()}${subresource.slice(1)}`);
+  }
   return result;
 }
 

@@ -1,5 +1,5 @@
 import { methodNotAllowed, pathNotFound, resourceNotServed } from './api-error.js';
-import type { ResourceRegistry, ResourceType } from './resource-type.js';
+import type { ResourceRegistry, ResourceType, Subresource } from './resource-type.js';
 
 /** The Kubernetes verb a resource request maps to. */
 export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -11,7 +11,7 @@ export interface ResourceRequest {
   readonly namespace: string;
   /** '' for collection requests. */
   readonly name: string;
-  readonly subresource: 'status' | undefined;
+  readonly subresource: Subresource | undefined;
   readonly verb: RequestVerb;
 }
 
@@ -78,9 +78,10 @@ export function parseResourceRequest(registry: ResourceRegistry, method: string,
   const type = registry.find(group, version, plural);
   if (type === undefined || extra.length > 0) throw unknownPath(path);
   if (!type.namespaced && scoped) throw unknownPath(path);
-  if (subresource !== undefined && !(subresource === 'status' && type.subresources.includes('status'))) throw unknownPath(path);
+  const served = type.subresources.find((candidate) => candidate === subresource);
+  if (subresource !== undefined && served === undefined) throw unknownPath(path);
   const verb = verbOf(method, name !== '', watch, path);
   if (subresource !== undefined && !['get', 'update', 'patch'].includes(verb)) throw methodNotAllowed(method, path);
   if (!(type.verbs as readonly string[]).includes(verb)) throw methodNotAllowed(method, path);
-  return { type, namespace, name, subresource: subresource === 'status' ? 'status' : undefined, verb };
+  return { type, namespace, name, subresource: served, verb };
 }

@@ -15,6 +15,7 @@ import { isPropagationPolicy } from './deletion-propagation.js';
 import { resourceVersionFailure, type DeleteOptions, type ObjectWriter, type WriteOptions } from './object-writer.js';
 import { isJsonObject, type JsonObject } from './kind-strategy.js';
 import { invisibleResult, type RequestAccess } from './request-authorization.js';
+import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceRequest } from './request-info.js';
 import type { ResourceType } from './resource-type.js';
 import { APPLY_PATCH_MEDIA_TYPE } from './server-side-apply.js';
@@ -148,12 +149,13 @@ export class ResourceHandler {
 
   /**
    * Answers `request` (already parsed into `target`) on `reply`; `access` restricts the objects
-   * the user may see and write (see {@link RequestAccess}), undefined when unrestricted.
+   * the user may see and write (see {@link RequestAccess}), undefined when unrestricted; `user`
+   * is who the request comes from (the kind's strategy may record it, as a CSR's requester).
    */
-  async handle(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access?: RequestAccess): Promise<FastifyReply | undefined> {
+  async handle(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access?: RequestAccess, user?: AuthenticatedUser): Promise<FastifyReply | undefined> {
     const { type, namespace, name, subresource } = target;
     const writer = this.#init.writer;
-    const admit = admission(type, name, access);
+    const admit = { ...admission(type, name, access), ...(user !== undefined ? { user } : {}) };
     switch (target.verb) {
       case 'get': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);

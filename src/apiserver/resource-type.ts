@@ -10,6 +10,13 @@ import { DEFAULT_COLUMNS, type TableColumn } from './table-view.js';
 export type { GenerationPolicy } from './generation.js';
 export type { NameRule } from './metadata-validation.js';
 
+/**
+ * A subresource a kind may serve besides the object itself: `status` (the part controllers write)
+ * or `approval` (a CertificateSigningRequest's Approved/Denied conditions). Each is read and
+ * written with get, update and patch; what a write of it may change is the kind strategy's rule.
+ */
+export type Subresource = 'status' | 'approval';
+
 /** The verbs of one resource as discovery advertises them. */
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -33,8 +40,8 @@ export interface KindDefinition {
   readonly namespaced?: boolean;
   /** Default: every verb. */
   readonly verbs?: readonly Verb[];
-  /** Subresources served (only `status` exists). Default: none. */
-  readonly subresources?: readonly 'status'[];
+  /** Subresources served. Default: none. */
+  readonly subresources?: readonly Subresource[];
   /** PUT on a missing object creates it (Kubernetes' AllowCreateOnUpdate). Default false. */
   readonly allowCreateOnUpdate?: boolean;
   /** DELETE answers the deleted object rather than a Success Status. Default false. */
@@ -81,7 +88,7 @@ export interface ResourceType extends KindSelectableFields {
   readonly categories: readonly string[];
   readonly namespaced: boolean;
   readonly verbs: readonly Verb[];
-  readonly subresources: readonly 'status'[];
+  readonly subresources: readonly Subresource[];
   readonly allowCreateOnUpdate: boolean;
   readonly returnDeletedObject: boolean;
   readonly nameRule: NameRule;

@@ -9,6 +9,7 @@ import { ApiError, badRequest, type StatusCause } from './api-error.js';
 import { isJsonObject, type JsonObject } from './kind-strategy.js';
 import { difference, displayPath, intersection, orderedPaths, pathElements, pathOf, union, type FieldSet } from './field-set.js';
 import { capUpdateManagers, compareObjects, decodeManagedFields, emptyObjectOf, encodeManagedFields, fieldSetOf, itemElement, managerKey, type FieldSchema, type ManagerFields } from './managed-fields.js';
+import type { Subresource } from './resource-type.js';
 import { deepEqual } from './strategic-merge-patch.js';
 
 /** The media type of server-side apply. */
@@ -30,8 +31,8 @@ export interface ApplyRequest {
   force: boolean;
   /** RFC 3339 time of the write. */
   now: string;
-  /** `status` for an apply to the status subresource: its own entry, owning only status. */
-  subresource?: 'status' | undefined;
+  /** The subresource applied to (`status`, `approval`): its own entry, owning only status. */
+  subresource?: Subresource | undefined;
 }
 
 /** The Go spelling of a group-version-kind, as the real server names it in errors: `/v1, Kind=ConfigMap`. */
@@ -69,7 +70,7 @@ export function applyConfiguration(request: ApplyRequest): JsonObject {
   const live = request.live === undefined ? emptyObjectOf(schema) : withoutManagedFields(request.live);
   const managers = (request.live !== undefined ? decodeManagedFields(metadataOf(request.live)['managedFields']) : undefined) ?? new Map<string, ManagerFields>();
   const identity = { manager: request.manager, operation: 'Apply' as const, apiVersion: request.apiVersion, ...(request.subresource !== undefined ? { subresource: request.subresource } : {}) };
-  const part = request.subresource ?? 'main';
+  const part = request.subresource === undefined ? 'main' : 'status';
   const key = managerKey(identity);
   const previous = managers.get(key);
   const applied = fieldSetOf(schema, config, part);

@@ -1,6 +1,7 @@
 import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
 import type { KindSchema } from '../apiserver/schema-pruning.js';
+import { certificateSigningRequestStrategy } from './certificate-signing-request-rules.js';
 import { CONFIG_MAP_STRATEGY, SECRET_STRATEGY } from './config-data-rules.js';
 import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY } from './endpoints-rules.js';
 import { POD_STRATEGY } from './kind-rules.js';
@@ -85,6 +86,18 @@ const SPECS: readonly CoreKindSpec[] = [
   { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', shortNames: ['sa'], allowCreateOnUpdate: true },
   { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', allowCreateOnUpdate: true },
   { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', strategy: ENDPOINT_SLICE_STRATEGY, generation: 'spec-and-labels' },
+  {
+    group: 'certificates.k8s.io',
+    version: 'v1',
+    kind: 'CertificateSigningRequest',
+    plural: 'certificatesigningrequests',
+    shortNames: ['csr'],
+    namespaced: false,
+    subresources: ['approval', 'status'],
+    nameRule: 'path-segment',
+    selectableFields: ['spec.signerName'],
+    strategy: certificateSigningRequestStrategy({ now: Date.now }),
+  },
 ];
 
 /** The real server's schema of a kind; every served kind has one in the fixture (a test checks it). */

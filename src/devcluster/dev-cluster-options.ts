@@ -1,4 +1,5 @@
 import { silentLogger, type Logger } from '../observe/logger.js';
+import { DEFAULT_SIGNING_DURATION_MS } from './certificate-signer.js';
 
 /** Options of `startDevCluster`. */
 export interface DevClusterOptions {
@@ -16,6 +17,12 @@ export interface DevClusterOptions {
    * are generated in (or reused from) `dir`. Default: none (plain HTTP).
    */
   tls?: { dir: string };
+  /**
+   * The longest client certificate the CSR signer issues (with `tls`), in ms; a request's
+   * `expirationSeconds` may only shorten it. Default one year (kube-controller-manager's
+   * `--cluster-signing-duration`).
+   */
+  clusterSigningDurationMs?: number;
   /** Bearer tokens accepted as the admin user. Setting any enforces authentication. Default: none. */
   tokens?: readonly string[];
   /** A TokenReview webhook asked about bearer tokens not in `tokens`. Default: none. */
@@ -42,6 +49,7 @@ export interface ResolvedDevClusterOptions {
   readonly port: number;
   readonly dataDir: string | undefined;
   readonly tls: { readonly dir: string } | undefined;
+  readonly clusterSigningDurationMs: number;
   readonly tokens: readonly string[];
   readonly tokenReviewUrl: string | undefined;
   readonly watchWindow: number;
@@ -68,6 +76,7 @@ export function withDefaults(options: DevClusterOptions = {}): ResolvedDevCluste
     port,
     dataDir: options.dataDir,
     tls: options.tls === undefined ? undefined : Object.freeze({ dir: options.tls.dir }),
+    clusterSigningDurationMs: positiveInteger('clusterSigningDurationMs', options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS),
     tokens: Object.freeze([...(options.tokens ?? [])]),
     tokenReviewUrl: options.tokenReviewUrl,
     watchWindow: positiveInteger('watchWindow', options.watchWindow ?? 10_000),

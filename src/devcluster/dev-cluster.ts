@@ -5,9 +5,11 @@ import type { ObjectWriter } from '../apiserver/object-writer.js';
 import type { RequestAuthenticator } from '../apiserver/request-authentication.js';
 import { resourceIdOf, ResourceRegistry } from '../apiserver/resource-type.js';
 import { createAuthenticator } from '../apiserver/security/authenticator.js';
+import type { CertificateAndKey } from '../apiserver/security/certificate-issuer.js';
 import type { TlsAssets } from '../apiserver/security/tls-assets.js';
 import type { Logger } from '../observe/logger.js';
 import { ensureBootstrapObjects } from './bootstrap-objects.js';
+import { CertificateSigner } from './certificate-signer.js';
 import { ClusterIpIndex } from './cluster-ip-allocator.js';
 import { coreKindDefinitions } from './core-kinds.js';
 import { withDefaults, type DevClusterOptions } from './dev-cluster-options.js';
@@ -17,7 +19,7 @@ import { GarbageCollector } from './garbage-collector.js';
 import { NamespaceController } from './namespace-controller.js';
 import { NAMESPACE_STRATEGY, NamespaceLifecycle } from './namespace-lifecycle.js';
 import { PROTOBUF_BODY_DECODER } from './protobuf-object-decoder.js';
-import { StoreControllers } from './store-controllers.js';
+import { type StoreController, StoreControllers } from './store-controllers.js';
 import { ApiStorage } from './storage/api-storage.js';
 import { openStore } from './storage/open-store.js';
 import type { Store } from './storage/types.js';
@@ -70,16 +72,22 @@ function coreKinds(store: Store, storage: ApiStorage): { registry: ResourceRegis
   return { registry, admission: lifecycle };
 }
 
-/** The devcluster's stand-ins for kube-controller-manager: the namespace controller and the garbage collector. */
-function controllers(store: Store, registry: ResourceRegistry, writer: ObjectWriter, logger: Logger): StoreControllers {
+/** The CA and the longest certificate of the devcluster's CSR signer (TLS servers only). */
+interface SigningAuthority {
+  ca: CertificateAndKey;
+  maxDurationMs: number;
+}
+
+/**
+ * The devcluster's stand-ins for kube-controller-manager: the namespace controller, the garbage
+ * collector and, when there is a client CA (`signing`), the kube-apiserver-client CSR signer.
+ */
+function controllers(store: Store, registry: ResourceRegistry, writer: ObjectWriter, logger: Logger, signing: SigningAuthority | undefined): StoreControllers {
   const namespaces = registry.byKind('Namespace');
   const namespaced = registry.types.filter((type) => type.namespaced);
-  return new StoreControllers({
-    store,
-    resources: registry.types.map((type) => type.id),
-    controllers: [new NamespaceController({ store, writer, namespaces, namespaced, now: Date.now }), new GarbageCollector({ writer, types: registry.types })],
-    logger,
-  });
+  const running: StoreController[] = [new NamespaceController({ store, writer, namespaces, namespaced, now: Date.now }), new GarbageCollector({ writer, types: registry.types })];
+  if (signing !== undefined) running.push(new CertificateSigner({ writer, requests: registry.byKind('CertificateSigningRequest'), ...signing, now: Date.now }));
+  return new StoreControllers({ store, resources: registry.types.map((type) => type.id), controllers: running, logger });
 }
 
 /**
@@ -119,7 +127,8 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     const port = (app.server.address() as AddressInfo).port;
     address = `${formatHost(resolved.host)}:${port}`;
     const url = `${tls !== undefined ? 'https' : 'http'}://${address}`;
-    const running = controllers(store, registry, writer, logger);
+    const signing = tls !== undefined ? { ca: { certPem: tls.caCertPem, keyPem: tls.caKeyPem }, maxDurationMs: resolved.clusterSigningDurationMs } : undefined;
+    const running = controllers(store, registry, writer, logger, signing);
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= (async () => {

@@ -1,7 +1,9 @@
 /**
  * The protobuf field tables of the kinds that kubectl's generator commands send
- * (`kubectl create namespace|configmap|secret|serviceaccount|service`), as declared in
- * `k8s.io/api/core/v1/generated.proto` and `k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto`.
+ * (`kubectl create namespace|configmap|secret|serviceaccount|service`) and of the
+ * CertificateSigningRequest `kubectl certificate approve|deny` writes back, as declared in
+ * `k8s.io/api/core/v1/generated.proto`, `k8s.io/api/certificates/v1/generated.proto` and
+ * `k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto`.
  * Only these messages are described; any other field number is reported, never skipped.
  */
 
@@ -24,6 +26,8 @@ export type FieldType =
   | 'string-map'
   /** `map<string,bytes>`: entries `{key 1, value 2}`, values base64 in JSON. */
   | 'bytes-map'
+  /** meta/v1 FieldsV1 `{Raw 1}`: JSON text, embedded as the JSON value it holds. */
+  | 'fields-v1'
   | MessageSchema;
 
 /** One field of a message. */
@@ -60,7 +64,17 @@ const OWNER_REFERENCE = message('OwnerReference', {
   7: { json: 'blockOwnerDeletion', type: 'bool', pointer: true },
 });
 
-/** meta/v1 ObjectMeta, without `managedFields` (17), which generators never send. */
+const MANAGED_FIELDS_ENTRY = message('ManagedFieldsEntry', {
+  1: { json: 'manager', type: 'string' },
+  2: { json: 'operation', type: 'string' },
+  3: { json: 'apiVersion', type: 'string' },
+  4: { json: 'time', type: 'time' },
+  6: { json: 'fieldsType', type: 'string' },
+  7: { json: 'fieldsV1', type: 'fields-v1' },
+  8: { json: 'subresource', type: 'string' },
+});
+
+/** meta/v1 ObjectMeta: what generators send, and the managedFields of objects written back. */
 const OBJECT_META = message('ObjectMeta', {
   1: { json: 'name', type: 'string' },
   2: { json: 'generateName', type: 'string' },
@@ -76,6 +90,7 @@ const OBJECT_META = message('ObjectMeta', {
   12: { json: 'annotations', type: 'string-map' },
   13: { json: 'ownerReferences', type: OWNER_REFERENCE, repeated: true },
   14: { json: 'finalizers', type: 'string', repeated: true },
+  17: { json: 'managedFields', type: MANAGED_FIELDS_ENTRY, repeated: true },
 });
 
 const OBJECT_REFERENCE = message('ObjectReference', {
@@ -181,6 +196,39 @@ const SERVICE = message('Service', {
   3: { json: 'status', type: SERVICE_STATUS },
 });
 
+/** CertificateSigningRequestSpec without `extra` (6): a map of string lists, set only for users with extra attributes. */
+const CERTIFICATE_SIGNING_REQUEST_SPEC = message('CertificateSigningRequestSpec', {
+  1: { json: 'request', type: 'bytes' },
+  2: { json: 'username', type: 'string' },
+  3: { json: 'uid', type: 'string' },
+  4: { json: 'groups', type: 'string', repeated: true },
+  5: { json: 'usages', type: 'string', repeated: true },
+  7: { json: 'signerName', type: 'string' },
+  8: { json: 'expirationSeconds', type: 'int32', pointer: true },
+});
+
+const CERTIFICATE_SIGNING_REQUEST_STATUS = message('CertificateSigningRequestStatus', {
+  1: {
+    json: 'conditions',
+    repeated: true,
+    type: message('CertificateSigningRequestCondition', {
+      1: { json: 'type', type: 'string' },
+      2: { json: 'reason', type: 'string' },
+      3: { json: 'message', type: 'string' },
+      4: { json: 'lastUpdateTime', type: 'time' },
+      5: { json: 'lastTransitionTime', type: 'time' },
+      6: { json: 'status', type: 'string' },
+    }),
+  },
+  2: { json: 'certificate', type: 'bytes' },
+});
+
+const CERTIFICATE_SIGNING_REQUEST = message('CertificateSigningRequest', {
+  1: { json: 'metadata', type: OBJECT_META },
+  2: { json: 'spec', type: CERTIFICATE_SIGNING_REQUEST_SPEC },
+  3: { json: 'status', type: CERTIFICATE_SIGNING_REQUEST_STATUS },
+});
+
 /** The top-level messages the decoder knows, by `<apiVersion>/<kind>` of the envelope. */
 export const PROTOBUF_KINDS: ReadonlyMap<string, MessageSchema> = new Map([
   ['v1/ConfigMap', CONFIG_MAP],
@@ -188,4 +236,5 @@ export const PROTOBUF_KINDS: ReadonlyMap<string, MessageSchema> = new Map([
   ['v1/Secret', SECRET],
   ['v1/Service', SERVICE],
   ['v1/ServiceAccount', SERVICE_ACCOUNT],
+  ['certificates.k8s.io/v1/CertificateSigningRequest', CERTIFICATE_SIGNING_REQUEST],
 ]);

@@ -127,6 +127,22 @@ function decodeValue(field: WireField, schema: FieldSchema, position: Position):
     case 'string-map':
     case 'bytes-map':
       return decodeMapEntry(bytesOf(field, position), type === 'string-map' ? 'string' : 'bytes', position);
+    case 'fields-v1':
+      return decodeFieldsV1(bytesOf(field, position), position);
+  }
+}
+
+/** meta/v1 FieldsV1 `{Raw 1}`: the JSON text it holds, parsed. */
+function decodeFieldsV1(bytes: Buffer, position: Position): unknown {
+  let raw = '';
+  for (const field of readWireFields(bytes)) {
+    if (field.number !== 1) throw malformed(`${position.kind} field ${position.path} (FieldsV1) has field ${field.number}`);
+    raw = text(bytesOf(field, position), position);
+  }
+  try {
+    return JSON.parse(raw === '' ? '{}' : raw) as unknown;
+  } catch {
+    throw malformed(`${position.kind} field ${position.path} (FieldsV1) does not hold JSON`);
   }
 }
 
@@ -210,7 +226,7 @@ export function decodeKubernetesProtobuf(body: Buffer): JsonObject {
     if (envelope.contentType !== '' && envelope.contentType !== PROTOBUF_MEDIA_TYPE) throw unsupported(`a body whose envelope holds ${envelope.contentType}`);
     if (envelope.kind === '' || envelope.apiVersion === '') throw malformed('its envelope names no apiVersion and kind');
     const schema = PROTOBUF_KINDS.get(`${envelope.apiVersion}/${envelope.kind}`);
-    if (schema === undefined) throw unsupported(`a ${envelope.kind} (${envelope.apiVersion}): protobuf is decoded only for v1 ${[...PROTOBUF_KINDS.values()].map((known) => known.name).join(', ')}`);
+    if (schema === undefined) throw unsupported(`a ${envelope.kind} (${envelope.apiVersion}): protobuf is decoded only for ${[...PROTOBUF_KINDS.keys()].map((known) => known.replace(/\/([^/]+)$/, ' $1')).join(', ')}`);
     const object = decodeMessage(envelope.raw, schema, { kind: envelope.kind, path: '' });
     return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...object };
   } catch (error: unknown) {

@@ -1,5 +1,5 @@
 import type { StoredObject } from '../apiserver/storage.js';
-import { AGE_COLUMN as AGE, NAME_COLUMN as NAME, tableColumn as column, type TableColumn } from '../apiserver/table-view.js';
+import { AGE_COLUMN as AGE, humanDuration, NAME_COLUMN as NAME, tableColumn as column, type TableColumn } from '../apiserver/table-view.js';
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -55,6 +55,14 @@ function podRestarts(object: StoredObject): number {
   }, 0);
 }
 
+/** A CSR's CONDITION column: its condition types (`Approved,Issued` once signed), or `Pending`. */
+function requestCondition(object: StoredObject): string {
+  const status = record(object['status']);
+  const types = array(status['conditions']).map((condition) => text(record(condition)['type'], ''));
+  if (typeof status['certificate'] === 'string' && status['certificate'] !== '') types.push('Issued');
+  return types.length === 0 ? 'Pending' : types.join(',');
+}
+
 function countKeys(value: unknown): number {
   return Object.keys(record(value)).length;
 }
@@ -100,6 +108,17 @@ export const TABLE_COLUMNS: Readonly<Record<string, readonly TableColumn[]>> = O
     }),
     column('Message', 'A human-readable description of the status of this operation', (o) => text(o['message'], '')),
     AGE,
+  ],
+  CertificateSigningRequest: [
+    NAME,
+    AGE,
+    column('SignerName', 'Requested signer for the request.', (o) => text(record(o['spec'])['signerName'])),
+    column('Requestor', 'Name of the user that created the request.', (o) => text(record(o['spec'])['username'])),
+    column('RequestedDuration', 'Requested duration of the issued certificate.', (o) => {
+      const seconds = record(o['spec'])['expirationSeconds'];
+      return typeof seconds === 'number' ? humanDuration(seconds * 1000) : '<none>';
+    }),
+    column('Condition', 'Conditions applied to the request.', requestCondition),
   ],
   ServiceAccount: [NAME, column('Secrets', 'Number of secrets', (o) => array(o['secrets']).length, { type: 'integer' }), AGE],
   Lease: [NAME, column('Holder', 'The holder of the lease', (o) => text(record(o['spec'])['holderIdentity'], '')), AGE],

@@ -6,7 +6,7 @@
  */
 
 /** The issue's categories, in the order the suite reports them. */
-export type Category = 'lists' | 'watches' | 'writes' | 'deletion' | 'metadata' | 'endpoints-service' | 'apply' | 'discovery' | 'errors';
+export type Category = 'lists' | 'watches' | 'writes' | 'deletion' | 'metadata' | 'endpoints-service' | 'apply' | 'certificates' | 'discovery' | 'errors';
 
 /** One request of a case. */
 export interface Step {
@@ -76,6 +76,42 @@ const names = (list: { items?: { metadata: { name: string } }[] }): unknown => l
 const meta = (object: { metadata?: unknown }): unknown => object.metadata;
 const statusOnly = (): unknown => null;
 const managedFields = (object: { metadata?: { managedFields?: unknown } }): unknown => object.metadata?.managedFields;
+
+const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+/** A fixed PKCS#10 request (ECDSA P-256, CN=conformance, O=conformance-group): the same bytes on both servers. */
+const CSR_PEM = `-----BEGIN CERTIFICATE REQUEST-----
+MIHtMIGUAgEAMDIxFDASBgNVBAMMC2NvbmZvcm1hbmNlMRowGAYDVQQKDBFjb25m
+b3JtYW5jZS1ncm91cDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABKAcTCPxojNm
+R4lZj4CqinNmuPNjAE1t/+SzYPtegBztL5FAErisgT2JDidlozwWykqElWov8xRP
+vJ6fTeAHi3CgADAKBggqhkjOPQQDAgNIADBFAiEAgXWlOB5uQmCgJ9l0YtHwJFA5
+7nQwHsOMWlHJdcFTwaQCIAGv7YfsTIEc1dY09sG+gB1WXnoo+m2L8YA5G6dd7cQS
+-----END CERTIFICATE REQUEST-----
+`;
+/** A fixed self-signed certificate, for status.certificate. */
+const CERTIFICATE_PEM = `-----BEGIN CERTIFICATE-----
+MIIBeDCCAR2gAwIBAgIQBzlsoQHXZbIzhzqRo9/B3TAKBggqhkjOPQQDAjAZMRcw
+FQYDVQQDDA5jb25mb3JtYW5jZS1jYTAgFw0yNjExMjMwMTM2MTlaGA8yMTI2MTAz
+MDAxNDExOVowGTEXMBUGA1UEAwwOY29uZm9ybWFuY2UtY2EwWTATBgcqhkjOPQIB
+BggqhkjOPQMBBwNCAARmyIWd7HFov4K9EZGhpc9hU0vanAoHuhLEHO3QNomdQzMi
+oQCMTy5uSXj14+r0BtCKbAGBczR3mfudVm8+ouJxo0UwQzASBgNVHRMBAf8ECDAG
+AQH/AgEAMA4GA1UdDwEB/wQEAwIBhjAdBgNVHQ4EFgQU8ikxoDO7aATzh+qiXaMm
+H25E3bswCgYIKoZIzj0EAwIDSQAwRgIhAOK/Sa+MQc9VQ9sqMaZpqf+0rFyFTqiD
+k8WP58ys7n8VAiEApNwuHp2aTkdP6qvdT5DTjA5AoWoGOmvK5k0MFOqxaXI=
+-----END CERTIFICATE-----
+`;
+const base64 = (text: string): string => Buffer.from(text).toString('base64');
+/**
+ * A CertificateSigningRequest named after the case (`{ns}-<suffix>`: cluster-scoped, unique per
+ * case). Its signer is nobody's by default, so kube-controller-manager leaves it alone.
+ */
+function csr(suffix: string, spec: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: `{ns}-${suffix}` }, spec: { request: base64(CSR_PEM), signerName: 'example.com/conformance', usages: ['client auth'], ...spec }, ...extra };
+}
+const csrPath = (suffix: string, subresource = ''): string => `${CSRS}/{ns}-${suffix}${subresource === '' ? '' : `/${subresource}`}`;
+/** The requester differs by design (the devcluster of the suite is anonymous, the real server sees the admin's certificate). */
+const withoutRequester = (object: { spec?: Record<string, unknown> }): unknown => ({ ...object, spec: { ...object.spec, username: undefined, groups: undefined, extra: undefined } });
+const APPROVED = { type: 'Approved', status: 'True', reason: 'ConformanceApproval', message: 'approved by the suite' };
+const createCsr = (suffix: string, spec: Record<string, unknown> = {}): Step => ({ method: 'POST', path: CSRS, body: csr(suffix, spec), setup: true });
 
 /** The table. */
 export const CASES: readonly ConformanceCase[] = [
@@ -500,6 +536,33 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'metadata: the User-Agent names the default manager', strict: true, category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('m'), headers: { 'user-agent': 'my-agent/1.2 (linux)' }, pick: managedFields }] },
   { name: 'metadata: a fieldManager over 128 bytes is Invalid', category: 'metadata', steps: [{ method: 'POST', path: `${CM}?fieldManager=${'x'.repeat(129)}`, body: cm('m') }] },
 
+  // ---- certificates (CertificateSigningRequests)
+  { name: 'csr: create clears status and records the requester', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('c', { username: 'root', uid: 'forged', groups: ['system:masters'] }, { status: { conditions: [APPROVED] } }), pick: withoutRequester }] },
+  { name: 'csr: a name kubernetes does not restrict', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: { ...csr('x'), metadata: { name: '{ns}-My_CSR.x' } }, pick: (o: { metadata?: { name?: string } }) => o.metadata?.name }] },
+  { name: 'csr: get and list', category: 'certificates', steps: [createCsr('g'), { path: csrPath('g'), pick: withoutRequester }, { path: `${CSRS}?fieldSelector=metadata.name%3D{ns}-g`, pick: names }] },
+  { name: 'csr: list by spec.signerName', category: 'certificates', steps: [createCsr('s'), { path: `${CSRS}?fieldSelector=spec.signerName%3Dexample.com%2Fconformance,metadata.name%3D{ns}-s`, pick: names }] },
+  { name: 'csr: a request that is not a PEM CSR is Invalid', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('p', { request: base64('not a request') }) }] },
+  { name: 'csr: a CSR whose signature does not verify is Invalid', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('v', { request: base64(CSR_PEM.replace('7cQS', '7cQT')) }) }] },
+  { name: 'csr: usages are required', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('u', { usages: [] }) }] },
+  { name: 'csr: unknown and duplicate usages', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('d', { usages: ['client auth', 'flying', 'client auth'] }) }] },
+  { name: 'csr: signerName is required', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('n', { signerName: '' }) }] },
+  { name: 'csr: the legacy signerName is refused', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('l', { signerName: 'kubernetes.io/legacy-unknown' }) }] },
+  { name: 'csr: a signerName that is not domain/path', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('q', { signerName: 'conformance' }) }, { method: 'POST', path: CSRS, body: csr('r', { signerName: 'nodots/x' }) }] },
+  { name: 'csr: expirationSeconds under 600 is Invalid', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('e', { expirationSeconds: 599 }) }, { method: 'POST', path: CSRS, body: csr('f', { expirationSeconds: 600 }), pick: (o: { spec?: { expirationSeconds?: number } }) => o.spec?.expirationSeconds }] },
+  { name: 'csr: an update keeps spec and status', category: 'certificates', steps: [createCsr('k'), { method: 'PATCH', path: csrPath('k'), contentType: MERGE, body: { metadata: { labels: { a: 'b' } }, spec: { signerName: 'example.com/other' }, status: { conditions: [APPROVED] } }, pick: withoutRequester }] },
+  { name: 'csr: /approval adds Approved with its times', category: 'certificates', steps: [createCsr('a'), { method: 'PATCH', path: csrPath('a', 'approval'), contentType: MERGE, body: { status: { conditions: [APPROVED] } }, pick: withoutRequester }] },
+  { name: 'csr: /approval by PUT as kubectl certificate approve', category: 'certificates', steps: [createCsr('w'), { method: 'PUT', path: csrPath('w', 'approval'), body: { ...csr('w'), status: { conditions: [APPROVED] } }, pick: withoutRequester }] },
+  { name: 'csr: /status may not add Approved', category: 'certificates', steps: [createCsr('b'), { method: 'PATCH', path: csrPath('b', 'status'), contentType: MERGE, body: { status: { conditions: [APPROVED] } } }] },
+  { name: 'csr: Approved and Denied are exclusive', category: 'certificates', steps: [createCsr('x'), { method: 'PATCH', path: csrPath('x', 'approval'), contentType: MERGE, body: { status: { conditions: [APPROVED, { type: 'Denied', status: 'True' }] } } }] },
+  { name: 'csr: Approved may only be True', category: 'certificates', steps: [createCsr('t'), { method: 'PATCH', path: csrPath('t', 'approval'), contentType: MERGE, body: { status: { conditions: [{ type: 'Approved', status: 'False' }] } } }] },
+  { name: 'csr: /approval may not remove Approved', category: 'certificates', steps: [createCsr('m'), { method: 'PATCH', path: csrPath('m', 'approval'), contentType: MERGE, body: { status: { conditions: [APPROVED] } }, setup: true }, { method: 'PATCH', path: csrPath('m', 'approval'), contentType: MERGE, body: { status: { conditions: [] } } }] },
+  { name: 'csr: /approval leaves status.certificate alone', category: 'certificates', steps: [createCsr('z'), { method: 'PATCH', path: csrPath('z', 'approval'), contentType: MERGE, body: { status: { conditions: [APPROVED], certificate: base64(CERTIFICATE_PEM) } }, pick: withoutRequester }] },
+  { name: 'csr: /status sets the certificate once', category: 'certificates', steps: [createCsr('i'), { method: 'PATCH', path: csrPath('i', 'status'), contentType: MERGE, body: { status: { certificate: base64(CERTIFICATE_PEM) } }, pick: withoutRequester }, { method: 'PATCH', path: csrPath('i', 'status'), contentType: MERGE, body: { status: { certificate: base64(`${CERTIFICATE_PEM}${CERTIFICATE_PEM}`) } } }] },
+  { name: 'csr: status.certificate must hold CERTIFICATE blocks', category: 'certificates', steps: [createCsr('j'), { method: 'PATCH', path: csrPath('j', 'status'), contentType: MERGE, body: { status: { certificate: base64('nonsense') } } }, { method: 'PATCH', path: csrPath('j', 'status'), contentType: MERGE, body: { status: { certificate: base64(CSR_PEM) } } }] },
+  { name: 'csr: a main update may not set the certificate', category: 'certificates', steps: [createCsr('h'), { method: 'PATCH', path: csrPath('h'), contentType: MERGE, body: { status: { certificate: base64(CERTIFICATE_PEM) } }, pick: withoutRequester }] },
+  { name: 'csr: Table columns', category: 'certificates', steps: [createCsr('o', { expirationSeconds: 3600 }), { path: csrPath('o'), headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, pick: (t: { columnDefinitions?: { name: string; type: string }[]; rows?: { cells: unknown[] }[] }) => ({ columns: t.columnDefinitions?.map(({ name, type }) => ({ name, type })), cells: t.rows?.map((row) => [row.cells[0], ...row.cells.slice(2, 3), ...row.cells.slice(4)]) }) }] },
+  { name: 'csr: delete answers a Success Status', category: 'certificates', steps: [createCsr('del'), { method: 'DELETE', path: csrPath('del') }, { path: csrPath('del') }] },
+
   // ---- discovery and OpenAPI
   { name: 'discovery: /api', category: 'discovery', namespace: false, steps: [{ path: '/api', pick: (d: { kind: string; versions: unknown }) => ({ kind: d.kind, versions: d.versions }) }] },
   {
@@ -519,6 +582,12 @@ export const CASES: readonly ConformanceCase[] = [
     category: 'discovery',
     namespace: false,
     steps: [{ path: '/apis/discovery.k8s.io/v1', pick: (d: { resources: { name: string; verbs: string[] }[] }) => d.resources.map((r) => ({ ...r, verbs: [...r.verbs].sort(), storageVersionHash: undefined })) }],
+  },
+  {
+    name: 'discovery: /apis/certificates.k8s.io/v1',
+    category: 'discovery',
+    namespace: false,
+    steps: [{ path: '/apis/certificates.k8s.io/v1', pick: (d: { resources: { name: string; verbs: string[] }[] }) => d.resources.map((r) => ({ ...r, verbs: [...r.verbs].sort(), storageVersionHash: undefined })) }],
   },
   { name: 'discovery: /version fields', category: 'discovery', namespace: false, steps: [{ path: '/version', pick: (v: Record<string, unknown>) => Object.keys(v).sort() }] },
   {

@@ -96,6 +96,24 @@ describe('decodeKubernetesProtobuf', () => {
     });
   });
 
+  it('decodes the CertificateSigningRequest kubectl certificate approve writes back, managedFields included', () => {
+    const request = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n');
+    const managed = msg(17, str(1, 'kubectl'), str(2, 'Update'), str(3, 'certificates.k8s.io/v1'), msg(4, varint(1, 1_700_000_000)), str(6, 'FieldsV1'), msg(7, str(1, '{"f:spec":{"f:usages":{}}}')));
+    const spec = msg(2, bytes(1, request), str(2, 'admin'), str(3, ''), str(4, 'system:masters'), str(5, 'client auth'), str(7, 'kubernetes.io/kube-apiserver-client'), varint(8, 3600));
+    const status = msg(3, msg(1, str(1, 'Approved'), str(2, 'KubectlApprove'), str(3, 'approved'), msg(4, varint(1, 1_700_000_060)), msg(5), str(6, 'True')));
+    const decoded = decodeKubernetesProtobuf(envelope('certificates.k8s.io/v1', 'CertificateSigningRequest', Buffer.concat([newObjectMeta('jane', managed), spec, status])));
+    expect(decoded).toStrictEqual({
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: {
+        name: 'jane',
+        managedFields: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'certificates.k8s.io/v1', time: '2023-11-14T22:13:20Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:usages': {} } } }],
+      },
+      spec: { request: request.toString('base64'), username: 'admin', groups: ['system:masters'], usages: ['client auth'], signerName: 'kubernetes.io/kube-apiserver-client', expirationSeconds: 3600 },
+      status: { conditions: [{ type: 'Approved', reason: 'KubectlApprove', message: 'approved', lastUpdateTime: '2023-11-14T22:14:20Z', status: 'True' }] },
+    });
+  });
+
   it('writes Secret data and ConfigMap binaryData as base64 of the raw bytes', () => {
     const binary = Buffer.from([0x00, 0xff, 0x80, 0x0a]);
     const secret = decodeKubernetesProtobuf(
@@ -176,10 +194,10 @@ describe('decodeKubernetesProtobuf', () => {
         message: /ConfigMap \(v2\)/,
       },
       {
-        name: 'a field it does not decode (managedFields)',
-        body: () => envelope('v1', 'ConfigMap', newObjectMeta('web', msg(17, str(1, 'kubectl')))),
+        name: 'a field it does not decode (the removed clusterName)',
+        body: () => envelope('v1', 'ConfigMap', newObjectMeta('web', str(15, 'east'))),
         reason: 'UnsupportedMediaType',
-        message: /field 17 of ObjectMeta \(in metadata\) of a ConfigMap.*JSON or YAML/,
+        message: /field 15 of ObjectMeta \(in metadata\) of a ConfigMap.*JSON or YAML/,
       },
       {
         name: 'a field unknown to the kind',

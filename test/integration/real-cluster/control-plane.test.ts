@@ -6,6 +6,7 @@ import { isNotFound } from '../../../src/kube/api-error.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
+import { certificateSigningRequest, createClientRequest } from '../../support/certificate-requests.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KubectlEnv, kubectlMissing } from '../../support/kubectl.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
@@ -145,6 +146,10 @@ describe.skipIf(missing)('the real control plane (etcd, kube-apiserver, kube-con
     const certPem = Buffer.from(signed, 'base64').toString('utf8');
     const certificate = new X509Certificate(certPem);
     expect(certificate.verify(new X509Certificate(plane.tls.caCertPem).publicKey)).toBe(true);
+    // The window devcluster's signer copies (certificate-signer.ts): notBefore five minutes back, a
+    // short lifetime (under eight hours) not backdated at its end.
+    expect(Date.parse(certificate.validTo) - Date.parse(certificate.validFrom)).toBe((600 + 5 * 60) * 1000);
+    expect(certificate.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
     const jane = new RestClient({
       cluster: loadClusterConfig(
         {
@@ -170,5 +175,19 @@ describe.skipIf(missing)('the real control plane (etcd, kube-apiserver, kube-con
     } finally {
       jane.close();
     }
+  }, 90_000);
+
+  it('marks an approved kube-apiserver-client request with server usages Failed, as devcluster does (kube-controller-manager: CSR signer)', async () => {
+    const client = plane.adminClient;
+    const { csrPem } = await createClientRequest('server');
+    const path = '/apis/certificates.k8s.io/v1/certificatesigningrequests/server-usage';
+    const csr = await client.create<KubeObject>('/apis/certificates.k8s.io/v1/certificatesigningrequests', certificateSigningRequest('server-usage', csrPem, { usages: ['client auth', 'server auth'] }));
+    await client.update(`${path}/approval`, { ...csr, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved by the test' }] } });
+    const failed = await waitFor(
+      'the Failed condition',
+      async () => (await client.get<{ status?: { conditions?: { type: string }[] } }>(path)).status?.conditions?.find((condition) => condition.type === 'Failed'),
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect(failed).toMatchObject({ status: 'True', reason: 'SignerValidationFailure', message: 'invalid usage for client certificate: server auth' });
   }, 90_000);
 });
