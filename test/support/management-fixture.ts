@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ensureTlsAssets, type TlsAssets } from '../../src/apiserver/security/tls-assets.js';
 import type { RequestAuthorizer } from '../../src/apiserver/request-authorization.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
-import { startManagementServer, type ManagementServer } from '../../src/management/index.js';
+import { startManagementServer, type ManagementServer, type NamedTokenVerifier } from '../../src/management/index.js';
 import { MapStorage } from './map-storage.js';
 
 /** The group-version path of OwnedAccessKeys on a `loft` management server. */
@@ -74,8 +74,10 @@ export class ManagementFixture {
     readonly bootstrapKeyPath: string,
   ) {}
 
-  /** Starts one; `authorizer` replaces the default ownership rule. */
-  static async start(options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; logger?: Logger } = {}): Promise<ManagementFixture> {
+  /** Starts one; `authorizer` replaces the default ownership rule; `tokenVerifiers` follow the access keys in the token review. */
+  static async start(
+    options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; tokenVerifiers?: readonly NamedTokenVerifier[]; logger?: Logger } = {},
+  ): Promise<ManagementFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'management-'));
     const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
     const storage = new MapStorage();
@@ -89,6 +91,7 @@ export class ManagementFixture {
       now: () => late.fixture?.nowMs ?? Date.now(),
       ...(options.authorizer !== undefined ? { authorizer: options.authorizer } : {}),
       ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
+      ...(options.tokenVerifiers !== undefined ? { tokenVerifiers: options.tokenVerifiers } : {}),
       logger: options.logger ?? silentLogger(),
     });
     const adminKey = (await readFile(bootstrapKeyPath, 'utf8')).trim();
