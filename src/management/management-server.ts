@@ -71,10 +71,11 @@ function formatHost(host: string): string {
 
 /**
  * Starts the management API (issue 9 §2): the apiserver core with OwnedAccessKey under
- * `/kubernetes/management`, the TokenReview webhook (unauthenticated) at {@link TOKEN_REVIEW_PATH}, HTTPS from certificate files reloaded when they change (plain HTTP
+ * `/kubernetes/management`, HTTPS from certificate files reloaded when they change (plain HTTP
  * only with `insecureHttp`), every request authenticated by its access key and authorized by
- * `authorizer`; creates the bootstrap admin key when asked. Fails when neither TLS files nor
- * `insecureHttp` are given.
+ * `authorizer`, except the TokenReview webhook at {@link TOKEN_REVIEW_PATH} (issue 10 §1), which
+ * answers for the access keys and then `tokenVerifiers` without a credential (ADR 0020); creates
+ * the bootstrap admin key when asked. Fails when neither TLS files nor `insecureHttp` are given.
  */
 export async function startManagementServer(options: ManagementServerOptions): Promise<ManagementServer> {
   if (options.tls === undefined && options.insecureHttp !== true) {
