@@ -112,6 +112,22 @@ export class ManagementFixture {
     });
   }
 
+  /** Creates the key `name` as the admin and returns its value; fails unless it was created. */
+  async newKey(name: string, spec: Record<string, unknown>): Promise<string> {
+    const created = await this.createKey(spec, { name });
+    if (created.status !== 201) throw new Error(`creating the key ${name} answered ${created.status}: ${created.text}`);
+    return created.body.spec.key as string;
+  }
+
+  /** Disables (`spec.disabled: true`) or deletes the key `name` as the admin; fails unless it worked. */
+  async retireKey(name: string, how: 'disabled' | 'deleted'): Promise<void> {
+    const answer =
+      how === 'disabled'
+        ? await this.call('PATCH', `${KEYS_PATH}/${name}`, { key: this.adminKey, contentType: 'application/merge-patch+json', body: { spec: { disabled: true } } })
+        : await this.call('DELETE', `${KEYS_PATH}/${name}`, { key: this.adminKey });
+    if (answer.status !== 200) throw new Error(`making the key ${name} ${how} answered ${answer.status}: ${answer.text}`);
+  }
+
   /** Stops the server and removes the temp dir. */
   async stop(): Promise<void> {
     await this.server.close();
