@@ -7,6 +7,7 @@ import type { CreateAdmission } from './kind-strategy.js';
 import { ListPager } from './list-pager.js';
 import { ObjectWriter } from './object-writer.js';
 import { OpenApiDocuments } from './openapi.js';
+import type { PublicRoute } from './public-route.js';
 import type { RequestAuthenticator } from './request-authentication.js';
 import type { RequestAuthorizer } from './request-authorization.js';
 import { ResourceHandler, TEXT_OBJECT_MEDIA_TYPES } from './resource-handler.js';
@@ -33,6 +34,8 @@ export interface ApiServerInit {
   authorizer?: RequestAuthorizer | undefined;
   /** The path every route is served under, e.g. `/kubernetes/management`. Default '' (the root). */
   basePath?: string;
+  /** Routes answered without authentication or authorization (a webhook another server calls). Default: none. */
+  publicRoutes?: readonly PublicRoute[];
   /** Serve HTTPS with these; plain HTTP when undefined. */
   https?: HttpsMaterial | undefined;
   /** `host:port` clients reach the server on (for `/api`'s serverAddressByClientCIDRs). */
@@ -87,6 +90,7 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
     authenticator: init.authenticator,
     authorizer: init.authorizer,
     ...(init.basePath !== undefined ? { basePath: init.basePath } : {}),
+    ...(init.publicRoutes !== undefined ? { publicRoutes: init.publicRoutes } : {}),
     https: init.https,
     serverAddress: init.serverAddress,
     logger: init.logger,

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, methodNotAllowed, pathNotFound } from './api-error.js';
+import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './api-error.js';
 import { decodeBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
 import { negotiate } from './content-negotiation.js';
@@ -17,6 +17,7 @@ import {
 import type { OpenApiDocuments } from './openapi.js';
 import { authenticateRequest, UNAUTHENTICATED_PATHS, type AuthenticatedUser, type RequestAuthenticator } from './request-authentication.js';
 import { authorizeNonResourceRequest, authorizeRequest, isResourcePath, type RequestAuthorizer } from './request-authorization.js';
+import type { PublicRoute } from './public-route.js';
 import { parseResourceRequest } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
 import type { ResourceRegistry } from './resource-type.js';
@@ -56,6 +57,8 @@ export interface HttpAppInit {
   basePath?: string;
   /** Decides, per authenticated request, what the user may do and see. Default: everything. */
   authorizer?: RequestAuthorizer | undefined;
+  /** Routes answered without authentication or authorization, before the resource routes. Default: none. */
+  publicRoutes?: readonly PublicRoute[];
   logger: Logger;
 }
 
@@ -86,6 +89,7 @@ function statusOfFastifyError(error: FastifyError): ApiError | undefined {
  */
 export function buildHttpApp(init: HttpAppInit): FastifyInstance {
   const basePath = init.basePath ?? '';
+  const publicRoutes = new Map((init.publicRoutes ?? []).map((route) => [route.path, route]));
   // Requests whose path is not under the base path (answered 404 before authentication).
   const outsideBasePath = new WeakSet<object>();
   const app = Fastify({
@@ -166,7 +170,7 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     const authenticator = init.authenticator;
     app.addHook('onRequest', async (request) => {
       const path = request.url.split('?')[0] ?? '';
-      if (UNAUTHENTICATED_PATHS.includes(path)) return;
+      if (UNAUTHENTICATED_PATHS.includes(path) || publicRoutes.has(path)) return;
       const user = await authenticateRequest(authenticator, request.raw);
       authenticatedUsers.set(request.raw, user);
       request.log.debug({ user: user.username }, 'Authenticated');
@@ -179,6 +183,8 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     handler: async (request, reply) => {
       const url = new URL(request.url, 'http://apiserver.invalid');
       const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      const publicRoute = publicRoutes.get(path);
+      if (publicRoute !== undefined) return servePublicRoute(publicRoute, request, reply);
       const user = authenticatedUsers.get(request.raw);
       if (init.authorizer !== undefined && user !== undefined && !isResourcePath(path)) await authorizeNonResourceRequest(init.authorizer, user, request.method, path);
       const answered = serveNonResource(init, path, request, reply, user ?? ANONYMOUS);
@@ -195,6 +201,13 @@ function sendJson(reply: FastifyReply, body: unknown, contentType = 'application
   // Sent as bytes so Fastify keeps the media type verbatim: for strings it rewrites the
   // parameters (quotes, charset) of the aggregated discovery type.
   return reply.code(200).header('content-type', contentType).send(Buffer.from(JSON.stringify(body)));
+}
+
+async function servePublicRoute(route: PublicRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  if (request.method !== route.method) throw methodNotAllowed(request.method, route.path);
+  if (Buffer.isBuffer(request.body)) throw unsupportedMediaType(String(request.headers['content-type'] ?? ''), ['application/json', 'application/yaml']);
+  const answer = await route.handle(request.body);
+  return reply.code(answer.code).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(answer.body)));
 }
 
 /** Discovery, OpenAPI, version and health; undefined when `path` is a resource path. */

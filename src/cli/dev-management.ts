@@ -10,6 +10,13 @@ export interface DevManagement {
   readonly server: ManagementServer;
   /** `<dir>/management.kubeconfig`: server = the base URL, the CA, the bootstrap admin key as token. */
   readonly kubeconfigPath: string;
+  /** The CA of the management API's serving certificate (a TokenReview webhook client trusts it). */
+  readonly caCertPem: string;
+  /**
+   * `<dir>/token-review-webhook.kubeconfig`: the TokenReview webhook (URL + CA) in the format of a
+   * kube-apiserver's `--authentication-token-webhook-config-file`.
+   */
+  readonly tokenReviewConfigPath: string;
   /** Lines telling the user how to reach it. */
   readonly usage: string[];
   close(): Promise<void>;
@@ -19,7 +26,8 @@ export interface DevManagement {
  * Starts `vcsync dev`'s management API: HTTPS on an ephemeral port of 127.0.0.1 (`port` to choose
  * one) with generated TLS under `<dir>/management/tls`, objects durable under
  * `<dir>/management/data`, the hash secret and the bootstrap admin key (0600) under
- * `<dir>/management`, and `<dir>/management.kubeconfig` written (0600) for kubectl.
+ * `<dir>/management`, and `<dir>/management.kubeconfig` written (0600) for kubectl, and
+ * `<dir>/token-review-webhook.kubeconfig` for a kube-apiserver that should accept its access keys.
  */
 export async function startDevManagement(options: { dir: string; port?: number; logger: Logger }): Promise<DevManagement> {
   const base = join(options.dir, 'management');
@@ -56,13 +64,15 @@ export async function startDevManagement(options: { dir: string; port?: number; 
     const kubeconfigPath = join(options.dir, 'management.kubeconfig');
     const kubeConfig = buildKubeConfig({ name: 'vcsync-management', server: server.url, caCertPem: tls.caCertPem, ...(adminKey !== undefined ? { token: adminKey } : {}) });
     await writeSecretFile(kubeconfigPath, kubeConfigYaml(kubeConfig));
+    const tokenReviewConfigPath = join(options.dir, 'token-review-webhook.kubeconfig');
+    await writeSecretFile(tokenReviewConfigPath, kubeConfigYaml(buildKubeConfig({ name: 'vcsync-token-review', server: server.tokenReviewUrl, caCertPem: tls.caCertPem })));
     const shown = relative(process.cwd(), kubeconfigPath) || kubeconfigPath;
     const usage = [
       `Management API ${server.url} (access keys; the bootstrap admin key is in ${relative(process.cwd(), bootstrapKeyPath) || bootstrapKeyPath}):`,
       `  kubectl --kubeconfig ${shown} get ownedaccesskeys`,
       ...(adminKey === undefined ? ['  (the bootstrap admin key file is missing: the kubeconfig has no token; delete the management directory to start afresh)'] : []),
     ];
-    return { server, kubeconfigPath, usage, close };
+    return { server, kubeconfigPath, caCertPem: tls.caCertPem, tokenReviewConfigPath, usage, close };
   } catch (error: unknown) {
     await close();
     throw error;

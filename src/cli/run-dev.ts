@@ -9,6 +9,12 @@ import type { LogLevel } from './option-parsers.js';
 import { startDevManagement } from './dev-management.js';
 import { runSyncerUntilStopped } from './run-syncer.js';
 
+/**
+ * How long the virtual devcluster of `vcsync dev` caches token review answers, in ms: a disabled or
+ * deleted access key stops working there within this time (a kube-apiserver's default is 120 s).
+ */
+export const DEV_TOKEN_REVIEW_CACHE_TTL_MS = 10_000;
+
 /** What `vcsync dev` was asked to do. */
 export interface DevFlags {
   dir: string;
@@ -39,12 +45,27 @@ export async function runDev(flags: DevFlags): Promise<void> {
   const dir = resolve(flags.dir);
   await mkdir(dir, { recursive: true });
   const hostNamespace = `vcluster-${flags.name}`;
-  const virtual = await startDevCluster({ dataDir: join(dir, 'virtual'), logger: logger.child({ cluster: 'virtual' }) });
-  const host = await startDevCluster({ dataDir: join(dir, 'host'), logger: logger.child({ cluster: 'host' }) });
-  const management = await startDevManagement({ dir, logger }).catch(async (error: unknown) => {
-    await Promise.all([virtual.close(), host.close()]);
+  // The management API first: the virtual cluster authenticates bearer tokens through its TokenReview webhook.
+  const management = await startDevManagement({ dir, logger });
+  const clusters: DevCluster[] = [];
+  try {
+    clusters.push(
+      await startDevCluster({
+        dataDir: join(dir, 'virtual'),
+        // TLS: kubectl sends no bearer token to a plain-http server, and access keys are bearer tokens.
+        tls: { dir: join(dir, 'virtual-tls') },
+        tokenReviewUrl: management.server.tokenReviewUrl,
+        tokenReviewCaPem: management.caCertPem,
+        tokenReviewCacheTtlMs: DEV_TOKEN_REVIEW_CACHE_TTL_MS,
+        logger: logger.child({ cluster: 'virtual' }),
+      }),
+    );
+    clusters.push(await startDevCluster({ dataDir: join(dir, 'host'), logger: logger.child({ cluster: 'host' }) }));
+  } catch (error: unknown) {
+    await Promise.all([...clusters.map((cluster) => cluster.close()), management.close()]);
     throw error;
-  });
+  }
+  const [virtual, host] = clusters as [DevCluster, DevCluster];
   try {
     const virtualKubeconfig = join(dir, 'virtual.kubeconfig');
     const hostKubeconfig = join(dir, 'host.kubeconfig');
@@ -76,6 +97,8 @@ export async function runDev(flags: DevFlags): Promise<void> {
             `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints`,
             `  kubectl --kubeconfig ${rel}/host.kubeconfig -n ${hostNamespace} get endpoints web-x-default-x-${flags.name} -o yaml`,
             ...management.usage,
+            `An access key works as a token against the virtual cluster (answers cached ${DEV_TOKEN_REVIEW_CACHE_TTL_MS / 1000} s; a kube-apiserver can use ${rel}/token-review-webhook.kubeconfig):`,
+            `  kubectl --server ${virtual.url} --certificate-authority ${rel}/virtual-tls/ca.crt --token <ACCESS_KEY> auth whoami`,
             'Press Ctrl-C to stop; cluster data stays in ' + rel + '.',
             '',
           ].join('\n'),

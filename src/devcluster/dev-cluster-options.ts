@@ -27,6 +27,14 @@ export interface DevClusterOptions {
   tokens?: readonly string[];
   /** A TokenReview webhook asked about bearer tokens not in `tokens`. Default: none. */
   tokenReviewUrl?: string;
+  /** PEM of the CA of an https `tokenReviewUrl` (the management API's). Default: the system's trusted CAs. */
+  tokenReviewCaPem?: string;
+  /**
+   * How long the webhook's answers (accepted or refused) are cached per token, in ms: a disabled
+   * or deleted key keeps working that long. Default 120_000, as the kube-apiserver's
+   * `--authentication-token-webhook-cache-ttl`.
+   */
+  tokenReviewCacheTtlMs?: number;
   /**
    * Number of retained events for watch resume (count); a watch resumed from an older
    * resourceVersion gets 410 Expired. Small values let tests force 410. Default 10_000.
@@ -52,6 +60,8 @@ export interface ResolvedDevClusterOptions {
   readonly clusterSigningDurationMs: number;
   readonly tokens: readonly string[];
   readonly tokenReviewUrl: string | undefined;
+  readonly tokenReviewCaPem: string | undefined;
+  readonly tokenReviewCacheTtlMs: number | undefined;
   readonly watchWindow: number;
   readonly watchSendBufferBytes: number;
   readonly bookmarkIntervalMs: number;
@@ -79,6 +89,8 @@ export function withDefaults(options: DevClusterOptions = {}): ResolvedDevCluste
     clusterSigningDurationMs: positiveInteger('clusterSigningDurationMs', options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS),
     tokens: Object.freeze([...(options.tokens ?? [])]),
     tokenReviewUrl: options.tokenReviewUrl,
+    tokenReviewCaPem: options.tokenReviewCaPem,
+    tokenReviewCacheTtlMs: options.tokenReviewCacheTtlMs,
     watchWindow: positiveInteger('watchWindow', options.watchWindow ?? 10_000),
     watchSendBufferBytes: positiveInteger('watchSendBufferBytes', options.watchSendBufferBytes ?? DEFAULT_WATCH_SEND_BUFFER_BYTES),
     bookmarkIntervalMs: positiveInteger('bookmarkIntervalMs', options.bookmarkIntervalMs ?? 60_000),

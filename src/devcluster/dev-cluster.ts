@@ -104,7 +104,13 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     const tls = resolved.tls !== undefined ? await loadTlsAssets(resolved.tls.dir) : undefined;
     const authenticate = tls !== undefined || resolved.tokens.length > 0 || resolved.tokenReviewUrl !== undefined;
     const authenticator: RequestAuthenticator | undefined = authenticate
-      ? createAuthenticator({ tokens: resolved.tokens, ...(resolved.tokenReviewUrl !== undefined ? { tokenReviewUrl: resolved.tokenReviewUrl } : {}), logger })
+      ? createAuthenticator({
+          tokens: resolved.tokens,
+          ...(resolved.tokenReviewUrl !== undefined ? { tokenReviewUrl: resolved.tokenReviewUrl } : {}),
+          ...(resolved.tokenReviewCaPem !== undefined ? { tokenReviewCaPem: resolved.tokenReviewCaPem } : {}),
+          ...(resolved.tokenReviewCacheTtlMs !== undefined ? { cacheTtlMs: resolved.tokenReviewCacheTtlMs } : {}),
+          logger,
+        })
       : undefined;
     const storage = new ApiStorage(store);
     const { registry, admission } = coreKinds(store, storage);

@@ -18,6 +18,7 @@ import {
   OWNER_NAME_EXTRA,
 } from './management-constants.js';
 import { expiresAtMs, ownerOf, ownersOf, specOf } from './owned-access-key-kind.js';
+import type { TokenReviewRequest, TokenVerification, TokenVerifier } from './token-verifier.js';
 
 /** Options of {@link AccessKeyAuthenticator}. */
 export interface AccessKeyAuthenticatorOptions {
@@ -54,7 +55,7 @@ const NO_KEY = 'Unauthorized: send an access key as "Authorization: Bearer <key>
  * on every replica. Each use is noted; `status.lastActivity` is written at most once per
  * `lastActivityWriteIntervalMs` per key.
  */
-export class AccessKeyAuthenticator implements RequestAuthenticator {
+export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifier {
   readonly #options: AccessKeyAuthenticatorOptions;
   readonly #now: () => number;
   readonly #writeIntervalMs: number;
@@ -146,15 +147,36 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
     if (key === undefined || key.length > MAX_KEY_LENGTH) {
       return { ok: false, reason: 'malformed Authorization header', message: `Unauthorized: the Authorization header is malformed; ${NO_KEY.slice('Unauthorized: '.length)}` };
     }
+    const verified = await this.#verifyKey(key);
+    if (verified.ok) return verified;
+    return { ok: false, reason: verified.reason, message: `Unauthorized: ${verified.problem}` };
+  }
+
+  /**
+   * The token review's view of the same check ({@link TokenVerifier}): a token that is no key's is
+   * `unrecognized` (another verifier may know it); a key that is disabled, expired or ownerless is
+   * `refused` with the same explanation a management request gets, naming the key, never the
+   * token. Access keys are not bound to an audience: any audience asked for is accepted. Uses the
+   * cache and notes the use (lastActivity) exactly as {@link authenticate} does.
+   */
+  async verifyToken(request: TokenReviewRequest): Promise<TokenVerification> {
+    if (request.token.length > MAX_KEY_LENGTH) return { outcome: 'unrecognized' };
+    const verified = await this.#verifyKey(request.token);
+    if (verified.ok) return { outcome: 'authenticated', user: verified.user };
+    return verified.known ? { outcome: 'refused', error: verified.problem } : { outcome: 'unrecognized' };
+  }
+
+  /** Finds and checks the key; `problem` says what is wrong without the key, `known` whether some key object matched. */
+  async #verifyKey(key: string): Promise<{ ok: true; user: AuthenticatedUser } | { ok: false; known: boolean; reason: string; problem: string }> {
     const hash = this.#options.hasher.hash(key);
     const object = await this.#lookup(hash);
     const stored = specOf(object)['key'];
     if (object === undefined || !isKeyHash(stored) || !this.#options.hasher.matches(key, stored)) {
-      return { ok: false, reason: 'unknown access key', message: 'Unauthorized: the access key is not valid (unknown, or deleted)' };
+      return { ok: false, known: false, reason: 'unknown access key', problem: 'the access key is not valid (unknown, or deleted)' };
     }
     const name = object.metadata.name;
     if (specOf(object)['disabled'] === true) {
-      return { ok: false, reason: `access key ${name} is disabled`, message: `Unauthorized: the access key ${JSON.stringify(name)} is disabled; an admin or its owner can enable it (spec.disabled: false)` };
+      return { ok: false, known: true, reason: `access key ${name} is disabled`, problem: `the access key ${JSON.stringify(name)} is disabled; an admin or its owner can enable it (spec.disabled: false)` };
     }
     const now = this.#now();
     const expiresAt = expiresAtMs(object, this.#lastUse.get(name));
@@ -162,12 +184,13 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
       const why = specOf(object)['ttlAfterLastActivity'] === true ? 'after its time to live without activity' : 'at the end of its time to live';
       return {
         ok: false,
+        known: true,
         reason: `access key ${name} expired`,
-        message: `Unauthorized: the access key ${JSON.stringify(name)} expired at ${new Date(expiresAt).toISOString()} (${why}); create a new key`,
+        problem: `the access key ${JSON.stringify(name)} expired at ${new Date(expiresAt).toISOString()} (${why}); create a new key`,
       };
     }
     const owner = ownerOf(object);
-    if (owner === undefined) return { ok: false, reason: `access key ${name} has no owner`, message: 'Unauthorized: the access key is not valid (it names no user, team or subject)' };
+    if (owner === undefined) return { ok: false, known: true, reason: `access key ${name} has no owner`, problem: 'the access key is not valid (it names no user, team or subject)' };
     this.#noteUse(object, now);
     const scope = specOf(object)['scope'];
     const groups = Array.isArray(specOf(object)['groups']) ? (specOf(object)['groups'] as unknown[]).filter((group): group is string => typeof group === 'string') : [];

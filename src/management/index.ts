@@ -7,3 +7,5 @@ export { ensureSharedKeyHashSecret, runDaemonManagement, type DaemonManagementOp
 export { MANAGEMENT_VERSION_INFO, startManagementServer, type ManagementServer, type ManagementServerOptions } from './management-server.js';
 export { expiresAtMs, ownedAccessKeyKind, ownerOf, type KeyOwner, type OwnedAccessKeyKindOptions } from './owned-access-key-kind.js';
 export { authorizeManagementRequest, authorizeOwnership, isManagementAdmin, MANAGEMENT_AUTHORIZER } from './ownership-authorizer.js';
+export { reviewToken, TOKEN_REVIEW_API_VERSIONS } from './token-review.js';
+export { TokenVerifierChain, type NamedTokenVerifier, type TokenReviewRequest, type TokenVerification, type TokenVerifier } from './token-verifier.js';

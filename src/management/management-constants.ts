@@ -17,6 +17,13 @@ export const MANAGEMENT_VERSION = 'v1';
 /** The path the management API is served under (then the Kubernetes layout: /apis, /openapi). */
 export const MANAGEMENT_BASE_PATH = '/kubernetes/management';
 
+/**
+ * Where the TokenReview webhook is served, under the base path: the path of the Kubernetes
+ * TokenReview API, so a kube-apiserver's `--authentication-token-webhook-config-file` names
+ * `https://HOST:PORT/kubernetes/management/apis/authentication.k8s.io/v1/tokenreviews`.
+ */
+export const TOKEN_REVIEW_PATH = '/apis/authentication.k8s.io/v1/tokenreviews';
+
 /** How the management server names itself in OpenAPI descriptions and review answers. */
 export const MANAGEMENT_SERVER_NAME = 'vcsync management API';
 

@@ -10,10 +10,12 @@ import type { Logger } from '../observe/logger.js';
 import { AccessKeyAuthenticator } from './access-key-authenticator.js';
 import { AccessKeyHasher } from './access-key-hasher.js';
 import { ensureBootstrapAdminKey } from './bootstrap-admin-key.js';
-import { DEFAULT_PLATFORM, MANAGEMENT_BASE_PATH, MANAGEMENT_SERVER_NAME } from './management-constants.js';
+import { DEFAULT_PLATFORM, MANAGEMENT_BASE_PATH, MANAGEMENT_SERVER_NAME, TOKEN_REVIEW_PATH } from './management-constants.js';
 import { ownedAccessKeyKind } from './owned-access-key-kind.js';
 import { MANAGEMENT_AUTHORIZER } from './ownership-authorizer.js';
 import { readServingPair, watchServingPair } from './tls-reloader.js';
+import { reviewToken } from './token-review.js';
+import { TokenVerifierChain, type NamedTokenVerifier } from './token-verifier.js';
 
 /** What `GET /version` of the management API answers. */
 export const MANAGEMENT_VERSION_INFO: ServerVersion = Object.freeze({ major: '1', minor: '32', gitVersion: 'v1.32.0-vcsync-management' });
@@ -42,6 +44,8 @@ export interface ManagementServerOptions {
   now?: () => number;
   /** `status.lastActivity` is written at most once per this many ms per key. Default 60000. */
   lastActivityWriteIntervalMs?: number;
+  /** Verifiers the token review asks after the access keys (issue 10 §2's endpoint tokens). Default: none. */
+  tokenVerifiers?: readonly NamedTokenVerifier[];
   logger: Logger;
 }
 
@@ -49,6 +53,8 @@ export interface ManagementServerOptions {
 export interface ManagementServer {
   /** The base URL clients use as `--server`, e.g. `https://127.0.0.1:43121/kubernetes/management`. */
   readonly url: string;
+  /** The TokenReview webhook's URL (`url` + {@link TOKEN_REVIEW_PATH}), for a kube-apiserver's webhook config. */
+  readonly tokenReviewUrl: string;
   readonly port: number;
   /** The served OwnedAccessKey resource. */
   readonly ownedAccessKeys: ResourceType;
@@ -67,8 +73,9 @@ function formatHost(host: string): string {
  * Starts the management API (issue 9 §2): the apiserver core with OwnedAccessKey under
  * `/kubernetes/management`, HTTPS from certificate files reloaded when they change (plain HTTP
  * only with `insecureHttp`), every request authenticated by its access key and authorized by
- * `authorizer`; creates the bootstrap admin key when asked. Fails when neither TLS files nor
- * `insecureHttp` are given.
+ * `authorizer`, except the TokenReview webhook at {@link TOKEN_REVIEW_PATH} (issue 10 §1), which
+ * answers for the access keys and then `tokenVerifiers` without a credential (ADR 0020); creates
+ * the bootstrap admin key when asked. Fails when neither TLS files nor `insecureHttp` are given.
  */
 export async function startManagementServer(options: ManagementServerOptions): Promise<ManagementServer> {
   if (options.tls === undefined && options.insecureHttp !== true) {
@@ -85,6 +92,11 @@ export async function startManagementServer(options: ManagementServerOptions): P
   let address = `${formatHost(host)}:${options.port ?? 0}`;
   // The authenticator needs the writer the server builds; it is only asked once the server listens.
   const late: { authenticator?: AccessKeyAuthenticator } = {};
+  const verifiers = new TokenVerifierChain([
+    { kind: 'access key', verifier: { verifyToken: (request) => (late.authenticator as AccessKeyAuthenticator).verifyToken(request) } },
+    ...(options.tokenVerifiers ?? []),
+  ]);
+  const tokenReview = async (body: unknown): Promise<{ code: number; body: unknown }> => ({ code: 200, body: await reviewToken(verifiers, body) });
   const { app, writer, endWatches } = buildApiServer({
     registry,
     storage: options.storage,
@@ -93,6 +105,8 @@ export async function startManagementServer(options: ManagementServerOptions): P
     authenticator: { authenticate: (input) => (late.authenticator as AccessKeyAuthenticator).authenticate(input) },
     authorizer: options.authorizer ?? MANAGEMENT_AUTHORIZER,
     basePath: MANAGEMENT_BASE_PATH,
+    // The webhook's caller is a kube-apiserver, which holds no access key: see docs/adr/0020-token-review-webhook.md.
+    publicRoutes: [{ method: 'POST', path: TOKEN_REVIEW_PATH, handle: tokenReview }],
     https: pair,
     serverAddress: () => address,
     bookmarkIntervalMs: 60_000,
@@ -136,7 +150,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     }
     const url = `${tls !== undefined ? 'https' : 'http'}://${address}${MANAGEMENT_BASE_PATH}`;
     logger.info({ url, tls: tls !== undefined }, 'Management API listening');
-    return { url, port, ownedAccessKeys, writer, authenticator, close };
+    return { url, tokenReviewUrl: `${url}${TOKEN_REVIEW_PATH}`, port, ownedAccessKeys, writer, authenticator, close };
   } catch (error: unknown) {
     await close();
     throw error;

@@ -22,6 +22,14 @@ export interface RealControlPlaneOptions {
    * the cluster CA, service-account tokens), without leader election. Default false.
    */
   controllers?: boolean;
+  /**
+   * Also authenticate bearer tokens through a TokenReview webhook: `configPath` is the webhook's
+   * kubeconfig-format file (server URL + CA), passed as `--authentication-token-webhook-config-file`
+   * with `--authentication-token-webhook-version=v1`; `cacheTtlSeconds` is
+   * `--authentication-token-webhook-cache-ttl` (the real default is 120: answers, accepted or
+   * refused, are cached that long per token). Default: no webhook.
+   */
+  tokenWebhook?: { configPath: string; cacheTtlSeconds: number };
   /** Deadline for etcd, kube-apiserver and kube-controller-manager to become ready, in ms. Default 180 000. */
   startTimeoutMs?: number;
   /** Time each process gets between SIGTERM and SIGKILL on close, in ms. Default 10 000. */
@@ -130,6 +138,13 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
       `--service-account-signing-key-file=${files.serviceAccountPrivateKey}`,
       // No pods run here, and pods created by tests must not wait for service-account tokens.
       '--disable-admission-plugins=ServiceAccount',
+      ...(options.tokenWebhook !== undefined
+        ? [
+            `--authentication-token-webhook-config-file=${options.tokenWebhook.configPath}`,
+            '--authentication-token-webhook-version=v1',
+            `--authentication-token-webhook-cache-ttl=${options.tokenWebhook.cacheTtlSeconds}s`,
+          ]
+        : []),
     ], join(dir, 'kube-apiserver.log'));
     processes.push(apiserver);
     const adminTls = { ca: files.tls.caCertPem, cert: files.tls.adminCertPem, key: files.tls.adminKeyPem };

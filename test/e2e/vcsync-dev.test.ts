@@ -1,10 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubectlMissing } from '../support/kubectl.js';
+import { callManagement, KEYS_PATH } from '../support/management-fixture.js';
 import { assertBuilt, REPO_ROOT as REPO, VCSYNC_NODE_ARGS } from '../support/vcsync-cli.js';
 import { stopProcess } from '../support/devcluster-process.js';
 import { waitFor } from '../support/wait-for.js';
@@ -41,7 +42,7 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
     for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
   });
 
-  it('syncs the example Endpoints to the host as web-x-default-x-dev with its translated annotation, serves the management API, and exits 0 on SIGTERM', async () => {
+  it('syncs the example Endpoints to the host as web-x-default-x-dev with its translated annotation, serves the management API, authenticates access keys on the virtual cluster through it, and exits 0 on SIGTERM', async () => {
     assertBuilt();
     const dir = await mkdtemp(join(tmpdir(), 'vcsync-dev-'));
     const home = await mkdtemp(join(tmpdir(), 'vcsync-dev-home-'));
@@ -64,8 +65,9 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
     const next = lines.findIndex((l) => l.startsWith('Next, in another terminal:'));
     expect(next).toBeGreaterThanOrEqual(0);
     const commands = lines.slice(next + 1).filter((l) => l.startsWith('  kubectl '));
-    expect(commands).toHaveLength(4);
-    const [apply, list, get, management] = commands as [string, string, string, string];
+    expect(commands).toHaveLength(5);
+    const [apply, list, get, management, whoami] = commands as [string, string, string, string, string];
+    expect(whoami).toContain('--token <ACCESS_KEY>');
     expect(management).toContain('management.kubeconfig');
     expect(get).toContain('web-x-default-x-dev');
 
@@ -95,6 +97,25 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
     const keys = await runPrinted(management, home);
     expect(keys.stderr).toBe('');
     expect(keys.stdout).toMatch(/vcsync-bootstrap-admin\s+user:admin\s+Platform\s+false/);
+
+    // The virtual cluster authenticates access keys through the management API's TokenReview webhook.
+    const managementConfig = parse(await readFile(join(dir, 'management.kubeconfig'), 'utf8')) as {
+      clusters: [{ cluster: { server: string; 'certificate-authority-data': string } }];
+      users: [{ user: { token: string } }];
+    };
+    const target = { url: managementConfig.clusters[0].cluster.server, caCertPem: Buffer.from(managementConfig.clusters[0].cluster['certificate-authority-data'], 'base64').toString('utf8') };
+    const created = await callManagement(target, 'POST', KEYS_PATH, {
+      key: managementConfig.users[0].user.token,
+      body: { apiVersion: 'management.loft.sh/v1', kind: 'OwnedAccessKey', metadata: { name: 'alice-dev' }, spec: { user: 'alice', groups: ['developers'] } },
+    });
+    expect(created.status).toBe(201);
+    const asAlice = await runPrinted(whoami.replace('<ACCESS_KEY>', created.body.spec.key as string), home);
+    expect(asAlice.stderr).toBe('');
+    expect(asAlice.stdout).toMatch(/Username\s+alice/);
+    expect(asAlice.stdout).toMatch(/Groups\s+\[developers system:authenticated\]/);
+    const unknown = await runPrinted(whoami.replace('<ACCESS_KEY>', 'Unknown_Key_0123456789abcdefghijklmnopqrstu'), home);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('Unauthorized');
 
     proc.kill('SIGTERM');
     const ended = await waitFor('vcsync dev to exit', () => exit, { timeoutMs: 30_000, intervalMs: 50 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ensureTlsAssets, type TlsAssets } from '../../src/apiserver/security/tls-assets.js';
 import type { RequestAuthorizer } from '../../src/apiserver/request-authorization.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
-import { startManagementServer, type ManagementServer } from '../../src/management/index.js';
+import { startManagementServer, type ManagementServer, type NamedTokenVerifier } from '../../src/management/index.js';
 import { MapStorage } from './map-storage.js';
 
 /** The group-version path of OwnedAccessKeys on a `loft` management server. */
@@ -74,8 +74,10 @@ export class ManagementFixture {
     readonly bootstrapKeyPath: string,
   ) {}
 
-  /** Starts one; `authorizer` replaces the default ownership rule. */
-  static async start(options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; logger?: Logger } = {}): Promise<ManagementFixture> {
+  /** Starts one; `authorizer` replaces the default ownership rule; `tokenVerifiers` follow the access keys in the token review. */
+  static async start(
+    options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; tokenVerifiers?: readonly NamedTokenVerifier[]; logger?: Logger } = {},
+  ): Promise<ManagementFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'management-'));
     const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
     const storage = new MapStorage();
@@ -89,6 +91,7 @@ export class ManagementFixture {
       now: () => late.fixture?.nowMs ?? Date.now(),
       ...(options.authorizer !== undefined ? { authorizer: options.authorizer } : {}),
       ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
+      ...(options.tokenVerifiers !== undefined ? { tokenVerifiers: options.tokenVerifiers } : {}),
       logger: options.logger ?? silentLogger(),
     });
     const adminKey = (await readFile(bootstrapKeyPath, 'utf8')).trim();
@@ -107,6 +110,22 @@ export class ManagementFixture {
       key: options.key ?? this.adminKey,
       body: { apiVersion: 'management.loft.sh/v1', kind: 'OwnedAccessKey', metadata: { name: options.name ?? `key-${Math.random().toString(36).slice(2, 8)}` }, spec },
     });
+  }
+
+  /** Creates the key `name` as the admin and returns its value; fails unless it was created. */
+  async newKey(name: string, spec: Record<string, unknown>): Promise<string> {
+    const created = await this.createKey(spec, { name });
+    if (created.status !== 201) throw new Error(`creating the key ${name} answered ${created.status}: ${created.text}`);
+    return created.body.spec.key as string;
+  }
+
+  /** Disables (`spec.disabled: true`) or deletes the key `name` as the admin; fails unless it worked. */
+  async retireKey(name: string, how: 'disabled' | 'deleted'): Promise<void> {
+    const answer =
+      how === 'disabled'
+        ? await this.call('PATCH', `${KEYS_PATH}/${name}`, { key: this.adminKey, contentType: 'application/merge-patch+json', body: { spec: { disabled: true } } })
+        : await this.call('DELETE', `${KEYS_PATH}/${name}`, { key: this.adminKey });
+    if (answer.status !== 200) throw new Error(`making the key ${name} ${how} answered ${answer.status}: ${answer.text}`);
   }
 
   /** Stops the server and removes the temp dir. */

@@ -1,4 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { LRUCache } from 'lru-cache';
 import { silentLogger, type Logger } from '../../observe/logger.js';
 
@@ -11,6 +13,11 @@ export interface AuthenticatorOptions {
    * not in `tokens`. Default: none (such tokens are rejected).
    */
   tokenReviewUrl?: string;
+  /**
+   * PEM of the CA that signed an https webhook's serving certificate (e.g. the management API's).
+   * Default: the system's trusted CAs.
+   */
+  tokenReviewCaPem?: string;
   /** How long to wait for the webhook, in milliseconds. Default 10_000. */
   tokenReviewTimeoutMs?: number;
   /**
@@ -26,6 +33,7 @@ export interface AuthenticatorOptions {
 export interface ResolvedAuthenticatorOptions {
   readonly tokens: readonly string[];
   readonly tokenReviewUrl: string | undefined;
+  readonly tokenReviewCaPem: string | undefined;
   readonly tokenReviewTimeoutMs: number;
   readonly cacheTtlMs: number;
   readonly logger: Logger;
@@ -88,6 +96,7 @@ export function withDefaults(options: AuthenticatorOptions): ResolvedAuthenticat
   return Object.freeze({
     tokens: Object.freeze([...(options.tokens ?? [])]),
     tokenReviewUrl: options.tokenReviewUrl,
+    tokenReviewCaPem: options.tokenReviewCaPem,
     tokenReviewTimeoutMs,
     cacheTtlMs,
     logger: options.logger ?? silentLogger(),
@@ -175,18 +184,15 @@ class ChainAuthenticator implements Authenticator {
     const timeoutMs = this.#options.tokenReviewTimeoutMs;
     let body: unknown;
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } }),
+      const response = await postJson(url, JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } }), {
+        caPem: this.#options.tokenReviewCaPem,
         signal: AbortSignal.timeout(timeoutMs),
       });
-      if (!response.ok) {
-        await response.body?.cancel();
+      if (response.status < 200 || response.status > 299) {
         this.#options.logger.warn({ url, status: response.status }, 'Token review webhook answered with an error status');
         return { result: { ok: false, reason: `token review webhook answered HTTP ${response.status}` }, cacheable: false };
       }
-      body = await response.json();
+      body = JSON.parse(response.text);
     } catch (error: unknown) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       const reason = timedOut
@@ -211,6 +217,24 @@ class ChainAuthenticator implements Authenticator {
     const detail = typeof status?.error === 'string' && status.error !== '' ? `: ${status.error}` : '';
     return { result: { ok: false, reason: `token rejected by token review webhook${detail}` }, cacheable: true };
   }
+}
+
+/** POSTs a JSON `body` to `url` (http, or https trusting `caPem` when given); rejects on network errors and on `signal`. */
+function postJson(url: string, body: string, options: { caPem: string | undefined; signal: AbortSignal }): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) };
+    const onResponse = (response: IncomingMessage): void => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    };
+    const request = url.startsWith('https:')
+      ? httpsRequest(url, { method: 'POST', headers, signal: options.signal, ...(options.caPem !== undefined ? { ca: options.caPem } : {}) }, onResponse)
+      : httpRequest(url, { method: 'POST', headers, signal: options.signal }, onResponse);
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 function bearerToken(authorization: string): string | undefined {
