@@ -42,6 +42,8 @@ export interface ManagementServerOptions {
   now?: () => number;
   /** `status.lastActivity` is written at most once per this many ms per key. Default 60000. */
   lastActivityWriteIntervalMs?: number;
+  /** Verified keys the authenticator caches. Default `AUTH_CACHE_MAX_KEYS` (10,000). */
+  authCacheMaxKeys?: number;
   logger: Logger;
 }
 
@@ -107,6 +109,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     hasher,
     now,
     ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
+    ...(options.authCacheMaxKeys !== undefined ? { cacheMaxKeys: options.authCacheMaxKeys } : {}),
     logger,
   });
   late.authenticator = authenticator;

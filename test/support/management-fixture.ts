@@ -75,7 +75,7 @@ export class ManagementFixture {
   ) {}
 
   /** Starts one; `authorizer` replaces the default ownership rule. */
-  static async start(options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; logger?: Logger } = {}): Promise<ManagementFixture> {
+  static async start(options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; authCacheMaxKeys?: number; logger?: Logger } = {}): Promise<ManagementFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'management-'));
     const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
     const storage = new MapStorage();
@@ -89,6 +89,7 @@ export class ManagementFixture {
       now: () => late.fixture?.nowMs ?? Date.now(),
       ...(options.authorizer !== undefined ? { authorizer: options.authorizer } : {}),
       ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
+      ...(options.authCacheMaxKeys !== undefined ? { authCacheMaxKeys: options.authCacheMaxKeys } : {}),
       logger: options.logger ?? silentLogger(),
     });
     const adminKey = (await readFile(bootstrapKeyPath, 'utf8')).trim();

@@ -123,3 +123,34 @@ describe('access-key authentication (issue 9 §4)', () => {
     }
   });
 });
+
+describe('access-key cache size (authCacheMaxKeys)', () => {
+  it('keeps at most that many verified keys; a key evicted from it still authenticates (from storage)', async () => {
+    const fixture = await ManagementFixture.start({ authCacheMaxKeys: 1 });
+    try {
+      const first = (await fixture.createKey({ user: 'judy' }, { name: 'small-cache-1' })).body.spec.key as string;
+      const second = (await fixture.createKey({ user: 'judy' }, { name: 'small-cache-2' })).body.spec.key as string;
+      // Each key's first use writes its status.lastActivity, whose watch event evicts it: wait for
+      // both writes (the map storage reports them as it stores them); no key changes after that.
+      const lastActivity = async (name: string): Promise<unknown> => ((await fixture.storage.get({ ...STORED, name })) as { status?: { lastActivity?: string } } | undefined)?.status?.lastActivity;
+      await waitFor('both keys used once', async () => {
+        for (const key of [first, second]) expect((await fixture.call('GET', KEYS_PATH, { key })).status).toBe(200);
+        return (await lastActivity('small-cache-1')) !== undefined && (await lastActivity('small-cache-2')) !== undefined && fixture.server.authenticator.cachedKeys > 0;
+      });
+      const lists = vi.spyOn(fixture.storage, 'list');
+      try {
+        for (const key of [first, second, first]) {
+          expect((await fixture.call('GET', `${KEYS_PATH}/small-cache-1`, { key })).status).toBe(200);
+          expect(fixture.server.authenticator.cachedKeys).toBe(1);
+        }
+        // Every request missed the cache (a GET of one key lists nothing else), the first included:
+        // the last key cached was the other one.
+        expect(lists).toHaveBeenCalledTimes(3);
+      } finally {
+        lists.mockRestore();
+      }
+    } finally {
+      await fixture.stop();
+    }
+  });
+});
