@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
 import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
 import { waitFor } from '../../support/wait-for.js';
+import { AccessKeyHasher } from '../../../src/management/access-key-hasher.js';
 
 const STORED = { resource: 'management.loft.sh/v1/ownedaccesskeys', namespace: '' };
 
@@ -107,6 +108,37 @@ describe('access-key authentication (issue 9 §4)', () => {
     expect((await fixture.call('GET', KEYS_PATH, { key: second })).status).toBe(200);
     await fixture.storage.delete({ ...STORED, name: 'cached-2' });
     await waitFor('the deleted key to be refused', async () => (await fixture.call('GET', KEYS_PATH, { key: second })).status === 401, { timeoutMs: 1000 });
+  });
+
+  it('a cached key costs one HMAC per request and the same frozen user, until the key changes', async () => {
+    const key = (await fixture.createKey({ user: 'kim', groups: ['readers'] }, { name: 'one-hmac' })).body.spec.key as string;
+    const authorization = `Bearer ${key}`;
+    // Its first use writes status.lastActivity, whose watch event evicts it once; then it stays cached.
+    await waitFor('the key cached after its first use', async () => {
+      expect((await fixture.server.authenticator.authenticate({ authorization })).ok).toBe(true);
+      const stored = (await fixture.storage.get({ ...STORED, name: 'one-hmac' })) as { status?: { lastActivity?: string } } | undefined;
+      return stored?.status?.lastActivity !== undefined && fixture.server.authenticator.cachedKeys > 0;
+    });
+    const hashes = vi.spyOn(AccessKeyHasher.prototype, 'hash');
+    try {
+      const first = await fixture.server.authenticator.authenticate({ authorization });
+      const second = await fixture.server.authenticator.authenticate({ authorization });
+      expect(hashes).toHaveBeenCalledTimes(2);
+      if (!first.ok || !second.ok) throw new Error('the key did not authenticate');
+      expect(second.user).toBe(first.user);
+      expect(Object.isFrozen(first.user) && Object.isFrozen(first.user.groups) && Object.isFrozen(first.user.extra)).toBe(true);
+      expect(first.user.groups).toEqual(['readers', 'system:authenticated']);
+      // A wrong key of the same length is refused (the constant-time comparison of the hashes).
+      expect((await fixture.server.authenticator.authenticate({ authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` })).ok).toBe(false);
+    } finally {
+      hashes.mockRestore();
+    }
+    const patched = await fixture.call('PATCH', `${KEYS_PATH}/one-hmac`, { key: fixture.adminKey, contentType: 'application/merge-patch+json', body: { spec: { groups: ['writers'] } } });
+    expect(patched.status).toBe(200);
+    await waitFor('the changed key to authenticate as its new groups', async () => {
+      const answer = await fixture.server.authenticator.authenticate({ authorization });
+      return answer.ok && answer.user.groups.includes('writers') && !answer.user.groups.includes('readers');
+    });
   });
 
   it('a flood of unknown keys does not list the keys each time; a key created with that value works at once', async () => {
