@@ -4,7 +4,7 @@ import type { AuthenticatedUser, RequestAuthenticator } from '../apiserver/reque
 import type { ResourceType } from '../apiserver/resource-type.js';
 import type { Storage, StorageWatch, StoredObject } from '../apiserver/storage.js';
 import type { Logger } from '../observe/logger.js';
-import { isKeyHash, type AccessKeyHasher } from './access-key-hasher.js';
+import { isKeyHash, sameKeyHash, type AccessKeyHasher } from './access-key-hasher.js';
 import {
   ACCESS_KEY_EXTRA,
   AUTH_CACHE_MAX_KEYS,
@@ -66,6 +66,11 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
    * trusted only while the watch is open, and emptied by every change of any key.
    */
   readonly #unknown: LRUCache<string, true>;
+  /**
+   * Key object → the user it authenticates as, built once per version of the key (a change is a
+   * new object) and frozen, so that a cached key costs no rebuilding per request.
+   */
+  readonly #users = new WeakMap<StoredObject, AuthenticatedUser>();
   /** Object name → the key hash it is cached under. */
   readonly #hashByName = new Map<string, string>();
   /** Object name → when the key was last used here (ms). */
@@ -171,7 +176,8 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
     const hash = this.#options.hasher.hash(key);
     const object = await this.#lookup(hash);
     const stored = specOf(object)['key'];
-    if (object === undefined || !isKeyHash(stored) || !this.#options.hasher.matches(key, stored)) {
+    // The lookup found the object by this hash; it is compared again in constant time all the same.
+    if (object === undefined || !isKeyHash(stored) || !sameKeyHash(hash, stored)) {
       return { ok: false, known: false, reason: 'unknown access key', problem: 'the access key is not valid (unknown, or deleted)' };
     }
     const name = object.metadata.name;
@@ -189,25 +195,35 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
         problem: `the access key ${JSON.stringify(name)} expired at ${new Date(expiresAt).toISOString()} (${why}); create a new key`,
       };
     }
-    const owner = ownerOf(object);
-    if (owner === undefined) return { ok: false, known: true, reason: `access key ${name} has no owner`, problem: 'the access key is not valid (it names no user, team or subject)' };
+    const user = this.#userOf(object);
+    if (user === undefined) return { ok: false, known: true, reason: `access key ${name} has no owner`, problem: 'the access key is not valid (it names no user, team or subject)' };
     this.#noteUse(object, now);
-    const scope = specOf(object)['scope'];
-    const groups = Array.isArray(specOf(object)['groups']) ? (specOf(object)['groups'] as unknown[]).filter((group): group is string => typeof group === 'string') : [];
-    return {
-      ok: true,
-      user: {
-        username: owner.kind === 'user' ? owner.name : `${owner.kind}:${owner.name}`,
-        groups: [...new Set([...groups, 'system:authenticated'])],
-        extra: {
-          [OWNER_KIND_EXTRA]: [owner.kind],
-          [OWNER_NAME_EXTRA]: [owner.name],
-          [ACCESS_KEY_EXTRA]: [name],
-          [KEY_OWNERS_EXTRA]: ownersOf(object),
-          ...(scope !== undefined && scope !== null ? { [KEY_SCOPE_EXTRA]: [JSON.stringify(scope)] } : {}),
-        },
-      },
+    return { ok: true, user };
+  }
+
+  /** The user `object` authenticates as (frozen, built once per key object), or undefined when it names no owner. */
+  #userOf(object: StoredObject): AuthenticatedUser | undefined {
+    const known = this.#users.get(object);
+    if (known !== undefined) return known;
+    const owner = ownerOf(object);
+    if (owner === undefined) return undefined;
+    const spec = specOf(object);
+    const scope = spec['scope'];
+    const groups = Array.isArray(spec['groups']) ? (spec['groups'] as unknown[]).filter((group): group is string => typeof group === 'string') : [];
+    const extra: Record<string, readonly string[]> = {
+      [OWNER_KIND_EXTRA]: Object.freeze([owner.kind]),
+      [OWNER_NAME_EXTRA]: Object.freeze([owner.name]),
+      [ACCESS_KEY_EXTRA]: Object.freeze([object.metadata.name]),
+      [KEY_OWNERS_EXTRA]: Object.freeze(ownersOf(object)),
+      ...(scope !== undefined && scope !== null ? { [KEY_SCOPE_EXTRA]: Object.freeze([JSON.stringify(scope)]) } : {}),
     };
+    const user: AuthenticatedUser = Object.freeze({
+      username: owner.kind === 'user' ? owner.name : `${owner.kind}:${owner.name}`,
+      groups: Object.freeze([...new Set([...groups, 'system:authenticated'])]) as string[],
+      extra: Object.freeze(extra),
+    });
+    this.#users.set(object, user);
+    return user;
   }
 
   /** The key object whose hash is `hash`: from the cache while the watch is open, else from storage. */

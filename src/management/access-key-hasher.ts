@@ -47,8 +47,16 @@ export class AccessKeyHasher {
 
   /** Whether `key` is the key `storedHash` was made from, compared in constant time. */
   matches(key: string, storedHash: string): boolean {
-    const presented = Buffer.from(this.hash(key));
-    const stored = Buffer.from(storedHash);
-    return presented.length === stored.length && timingSafeEqual(presented, stored);
+    return sameKeyHash(this.hash(key), storedHash);
   }
+}
+
+/**
+ * Whether two key hashes are equal, compared in constant time (for a hash already computed from
+ * the presented key: one HMAC per request, not two).
+ */
+export function sameKeyHash(presentedHash: string, storedHash: string): boolean {
+  const presented = Buffer.from(presentedHash);
+  const stored = Buffer.from(storedHash);
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
 }

@@ -63,6 +63,9 @@ export const KEY_HASH_SECRET_BYTES = 32;
 /** Verified keys kept by the authenticator (least recently used evicted first). */
 export const AUTH_CACHE_MAX_KEYS = 10_000;
 
+/** Distinct key scopes whose parsed form the authorizer keeps (least recently used dropped first). */
+export const SCOPE_PARSE_CACHE_MAX = 1_000;
+
 /** `status.lastActivity` is written at most once per this many ms per key: a busy pipeline is not a write per request. */
 export const LAST_ACTIVITY_WRITE_INTERVAL_MS = 60_000;
 

@@ -46,6 +46,8 @@ export interface ManagementServerOptions {
   lastActivityWriteIntervalMs?: number;
   /** Verifiers the token review asks after the access keys (issue 10 §2's endpoint tokens). Default: none. */
   tokenVerifiers?: readonly NamedTokenVerifier[];
+  /** Verified keys the authenticator caches. Default `AUTH_CACHE_MAX_KEYS` (10,000). */
+  authCacheMaxKeys?: number;
   logger: Logger;
 }
 
@@ -121,6 +123,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     hasher,
     now,
     ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
+    ...(options.authCacheMaxKeys !== undefined ? { cacheMaxKeys: options.authCacheMaxKeys } : {}),
     logger,
   });
   late.authenticator = authenticator;

@@ -3,7 +3,9 @@
  * the key it authenticated with (`authorizeScope`), and OwnedAccessKey requests follow the one
  * ownership and escalation rule of `key-ownership.ts`.
  */
+import { LRUCache } from 'lru-cache';
 import type { JsonObject } from '../apiserver/kind-strategy.js';
+import { deepFreeze } from '../config/deep-freeze.js';
 import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
 import type { AccessDecision, NonResourceDecision, RequestAuthorizer } from '../apiserver/request-authorization.js';
 import type { ResourceRequest } from '../apiserver/request-info.js';
@@ -11,7 +13,7 @@ import type { StoredObject } from '../apiserver/storage.js';
 import type { AccessScope } from './access-scope.js';
 import { authorizeScope, forbiddenRequest } from './authorization.js';
 import { authorizeKeyRequest, ownsKey, type CallerIdentity, type KeyOwnership } from './key-ownership.js';
-import { KEY_OWNERS_EXTRA, KEY_SCOPE_EXTRA, MANAGEMENT_ADMIN_GROUP } from './management-constants.js';
+import { KEY_OWNERS_EXTRA, KEY_SCOPE_EXTRA, MANAGEMENT_ADMIN_GROUP, SCOPE_PARSE_CACHE_MAX } from './management-constants.js';
 import { specOf } from './owned-access-key-kind.js';
 import { nonResourceAttributes, resourceAttributes } from './request-attributes.js';
 
@@ -20,10 +22,22 @@ export function isManagementAdmin(user: AuthenticatedUser): boolean {
   return user.groups.includes(MANAGEMENT_ADMIN_GROUP);
 }
 
-/** The scope of the key `user` authenticated with, or undefined when it has none (unrestricted). */
+/** Scope JSON → the scope it parses to (frozen: one value shared by every request with that scope). */
+const parsedScopes = new LRUCache<string, AccessScope>({ max: SCOPE_PARSE_CACHE_MAX });
+
+/**
+ * The scope of the key `user` authenticated with, or undefined when it has none (unrestricted).
+ * Parsed once per distinct scope and deeply frozen; every request is still checked against it.
+ */
 export function callerScope(user: AuthenticatedUser): AccessScope | undefined {
   const json = user.extra?.[KEY_SCOPE_EXTRA]?.[0];
-  return json === undefined ? undefined : (JSON.parse(json) as AccessScope);
+  if (json === undefined) return undefined;
+  let scope = parsedScopes.get(json);
+  if (scope === undefined) {
+    scope = deepFreeze(JSON.parse(json) as AccessScope);
+    parsedScopes.set(json, scope);
+  }
+  return scope;
 }
 
 /** The caller as the ownership rules see it: the owners its key names, its groups, whether it is an admin, its scope. */

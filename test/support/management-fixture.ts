@@ -76,7 +76,7 @@ export class ManagementFixture {
 
   /** Starts one; `authorizer` replaces the default ownership rule; `tokenVerifiers` follow the access keys in the token review. */
   static async start(
-    options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; tokenVerifiers?: readonly NamedTokenVerifier[]; logger?: Logger } = {},
+    options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; tokenVerifiers?: readonly NamedTokenVerifier[]; authCacheMaxKeys?: number; logger?: Logger } = {},
   ): Promise<ManagementFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'management-'));
     const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
@@ -92,6 +92,7 @@ export class ManagementFixture {
       ...(options.authorizer !== undefined ? { authorizer: options.authorizer } : {}),
       ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
       ...(options.tokenVerifiers !== undefined ? { tokenVerifiers: options.tokenVerifiers } : {}),
+      ...(options.authCacheMaxKeys !== undefined ? { authCacheMaxKeys: options.authCacheMaxKeys } : {}),
       logger: options.logger ?? silentLogger(),
     });
     const adminKey = (await readFile(bootstrapKeyPath, 'utf8')).trim();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
 import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
 import { waitFor } from '../../support/wait-for.js';
+import { AccessKeyHasher } from '../../../src/management/access-key-hasher.js';
 
 const STORED = { resource: 'management.loft.sh/v1/ownedaccesskeys', namespace: '' };
 
@@ -109,6 +110,37 @@ describe('access-key authentication (issue 9 §4)', () => {
     await waitFor('the deleted key to be refused', async () => (await fixture.call('GET', KEYS_PATH, { key: second })).status === 401, { timeoutMs: 1000 });
   });
 
+  it('a cached key costs one HMAC per request and the same frozen user, until the key changes', async () => {
+    const key = (await fixture.createKey({ user: 'kim', groups: ['readers'] }, { name: 'one-hmac' })).body.spec.key as string;
+    const authorization = `Bearer ${key}`;
+    // Its first use writes status.lastActivity, whose watch event evicts it once; then it stays cached.
+    await waitFor('the key cached after its first use', async () => {
+      expect((await fixture.server.authenticator.authenticate({ authorization })).ok).toBe(true);
+      const stored = (await fixture.storage.get({ ...STORED, name: 'one-hmac' })) as { status?: { lastActivity?: string } } | undefined;
+      return stored?.status?.lastActivity !== undefined && fixture.server.authenticator.cachedKeys > 0;
+    });
+    const hashes = vi.spyOn(AccessKeyHasher.prototype, 'hash');
+    try {
+      const first = await fixture.server.authenticator.authenticate({ authorization });
+      const second = await fixture.server.authenticator.authenticate({ authorization });
+      expect(hashes).toHaveBeenCalledTimes(2);
+      if (!first.ok || !second.ok) throw new Error('the key did not authenticate');
+      expect(second.user).toBe(first.user);
+      expect(Object.isFrozen(first.user) && Object.isFrozen(first.user.groups) && Object.isFrozen(first.user.extra)).toBe(true);
+      expect(first.user.groups).toEqual(['readers', 'system:authenticated']);
+      // A wrong key of the same length is refused (the constant-time comparison of the hashes).
+      expect((await fixture.server.authenticator.authenticate({ authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` })).ok).toBe(false);
+    } finally {
+      hashes.mockRestore();
+    }
+    const patched = await fixture.call('PATCH', `${KEYS_PATH}/one-hmac`, { key: fixture.adminKey, contentType: 'application/merge-patch+json', body: { spec: { groups: ['writers'] } } });
+    expect(patched.status).toBe(200);
+    await waitFor('the changed key to authenticate as its new groups', async () => {
+      const answer = await fixture.server.authenticator.authenticate({ authorization });
+      return answer.ok && answer.user.groups.includes('writers') && !answer.user.groups.includes('readers');
+    });
+  });
+
   it('a flood of unknown keys does not list the keys each time; a key created with that value works at once', async () => {
     const wanted = 'Later_Created_Key_0123456789abcdefghij';
     expect((await fixture.call('GET', KEYS_PATH, { key: wanted })).status).toBe(401);
@@ -120,6 +152,37 @@ describe('access-key authentication (issue 9 §4)', () => {
       expect((await fixture.call('GET', KEYS_PATH, { key: wanted })).status).toBe(200);
     } finally {
       lists.mockRestore();
+    }
+  });
+});
+
+describe('access-key cache size (authCacheMaxKeys)', () => {
+  it('keeps at most that many verified keys; a key evicted from it still authenticates (from storage)', async () => {
+    const fixture = await ManagementFixture.start({ authCacheMaxKeys: 1 });
+    try {
+      const first = (await fixture.createKey({ user: 'judy' }, { name: 'small-cache-1' })).body.spec.key as string;
+      const second = (await fixture.createKey({ user: 'judy' }, { name: 'small-cache-2' })).body.spec.key as string;
+      // Each key's first use writes its status.lastActivity, whose watch event evicts it: wait for
+      // both writes (the map storage reports them as it stores them); no key changes after that.
+      const lastActivity = async (name: string): Promise<unknown> => ((await fixture.storage.get({ ...STORED, name })) as { status?: { lastActivity?: string } } | undefined)?.status?.lastActivity;
+      await waitFor('both keys used once', async () => {
+        for (const key of [first, second]) expect((await fixture.call('GET', KEYS_PATH, { key })).status).toBe(200);
+        return (await lastActivity('small-cache-1')) !== undefined && (await lastActivity('small-cache-2')) !== undefined && fixture.server.authenticator.cachedKeys > 0;
+      });
+      const lists = vi.spyOn(fixture.storage, 'list');
+      try {
+        for (const key of [first, second, first]) {
+          expect((await fixture.call('GET', `${KEYS_PATH}/small-cache-1`, { key })).status).toBe(200);
+          expect(fixture.server.authenticator.cachedKeys).toBe(1);
+        }
+        // Every request missed the cache (a GET of one key lists nothing else), the first included:
+        // the last key cached was the other one.
+        expect(lists).toHaveBeenCalledTimes(3);
+      } finally {
+        lists.mockRestore();
+      }
+    } finally {
+      await fixture.stop();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccessKeyHasher, generateAccessKey, isKeyHash, weakKeyReason } from '../../../src/management/access-key-hasher.js';
+import { AccessKeyHasher, generateAccessKey, isKeyHash, sameKeyHash, weakKeyReason } from '../../../src/management/access-key-hasher.js';
 
 describe('access keys: generation, strength, keyed hashing', () => {
   it('generates 256-bit base64url keys, all different', () => {
@@ -34,5 +34,14 @@ describe('access keys: generation, strength, keyed hashing', () => {
     expect(one.matches(`${key}x`, one.hash(key))).toBe(false);
     expect(one.matches(key, 'hmac-sha256:short')).toBe(false);
     expect(() => new AccessKeyHasher(Buffer.alloc(8))).toThrow(/at least 16 bytes/);
+  });
+
+  it('compares key hashes (already computed) in constant time: equal, different, different length', () => {
+    const hasher = new AccessKeyHasher(Buffer.alloc(32, 1));
+    const hash = hasher.hash(generateAccessKey());
+    expect(sameKeyHash(hash, `${hash}`)).toBe(true);
+    expect(sameKeyHash(hash, hasher.hash(generateAccessKey()))).toBe(false);
+    expect(sameKeyHash(hash, `${hash}x`)).toBe(false);
+    expect(sameKeyHash(hash, 'hmac-sha256:short')).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import type { AuthenticatedUser } from '../../../src/apiserver/request-authentic
 import type { ResourceRequest } from '../../../src/apiserver/request-info.js';
 import { resourceType } from '../../../src/apiserver/resource-type.js';
 import { AccessKeyHasher } from '../../../src/management/access-key-hasher.js';
-import { authorizeOwnership } from '../../../src/management/ownership-authorizer.js';
+import { authorizeManagementRequest, authorizeOwnership, callerScope } from '../../../src/management/ownership-authorizer.js';
 import { ownedAccessKeyKind } from '../../../src/management/owned-access-key-kind.js';
 
 const KEYS = resourceType(ownedAccessKeyKind({ platform: 'loft', hasher: new AccessKeyHasher(Buffer.alloc(32)) }));
@@ -46,4 +46,17 @@ describe('the default ownership rule (a pure function)', () => {
     expect(decision.refuseWrite?.(key({ team: 'ops', groups: ['management:admins'] }), undefined)).toContain('"management:admins"');
     expect(decision.refuseWrite?.(key({ team: 'ops', groups: ['legacy'] }), key({ team: 'ops', groups: ['legacy'] }))).toBeUndefined();
   });
+
+  it('a key scope is parsed once and shared frozen; every request is still checked against it', () => {
+    const json = JSON.stringify({ roles: [{ role: 'platformCLI' }] });
+    const withScope = (name: string): AuthenticatedUser => ({ ...user('user', name), extra: { 'vcsync.dev/key-owners': [`user=${name}`], 'vcsync.dev/key-scope': [json] } });
+    const first = callerScope(withScope('alice'));
+    expect(callerScope(withScope('bob'))).toBe(first);
+    expect(first).toEqual({ roles: [{ role: 'platformCLI' }] });
+    expect(Object.isFrozen(first) && Object.isFrozen(first?.roles) && Object.isFrozen(first?.roles?.[0])).toBe(true);
+    const get = { ...list(), verb: 'get', name: 'k' } as ResourceRequest;
+    expect(authorizeManagementRequest(withScope('alice'), get, '/apis/management.loft.sh/v1/ownedaccesskeys/k')).toMatchObject({ allowed: true });
+    expect(() => authorizeManagementRequest(withScope('alice'), { ...get, verb: 'delete' }, '/apis/management.loft.sh/v1/ownedaccesskeys/k')).toThrow(/delete/);
+  });
 });
+

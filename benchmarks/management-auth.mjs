@@ -1,0 +1,256 @@
+// Management API: what an authenticated GET costs, against the same GET on devcluster's core.
+// Every server runs in its own Node process (benchmarks/lib/auth-server-process.mjs, built code
+// from dist/: build first), over HTTPS; this process is the load generator: keep-alive TLS
+// connections sending pre-serialised requests (benchmarks/lib/raw-https-client.mjs), one request
+// in flight per connection ("client"). Measured in the same run, each a median of `--rounds`:
+//
+//   baseline  GET of one ConfigMap on a devcluster (HTTPS, bearer-token auth), the ConfigMap
+//             padded to the byte size of the management answer;
+//   hit       GET of one OwnedAccessKey on the management server (started as `vcsync dev` does:
+//             HTTPS from certificate files, the devcluster storage engine in memory) with a key of
+//             user alice whose scope is the platformCLI role, the key in the authenticator's cache;
+//   miss      the same GET on a second management server whose key cache holds 1 key, the
+//             clients rotating over `--miss-keys` keys of alice so that every request misses
+//             the cache (a list of the stored keys and a scan, as after an eviction);
+//   creates   OwnedAccessKeys created per second by the admin key, against ConfigMaps of the
+//             same size created on the devcluster.
+//
+// At 1 and `--clients` concurrent clients. `--profile DIR` runs the first management server with
+// `node --cpu-prof --cpu-prof-dir DIR`. Results: benchmarks/results/management-auth.json.
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { benchArgs, benchmarksDir, median, printSummary, round, tempDir, writeResult } from './lib/bench-run.mjs';
+import { openConnections, runLoad, serialiseRequest } from './lib/raw-https-client.mjs';
+
+const options = benchArgs({
+  usage:
+    'usage: node benchmarks/management-auth.mjs [--quick] [--rounds 3] [--clients 64] [--seconds 4] [--creates 600] [--miss-keys 128] [--profile DIR]\n' +
+    '(build first: npm run build)',
+  numbers: { rounds: 3, clients: 64, seconds: (quick) => (quick ? 1 : 4), creates: (quick) => (quick ? 100 : 600), 'miss-keys': 128 },
+  strings: { profile: '' },
+});
+const CLIENTS = options.clients;
+const DURATION_MS = options.seconds * 1000;
+const WARMUP_MS = Math.min(1000, DURATION_MS / 2);
+const CREATE_CONCURRENCY = 16;
+const TOKEN = 'bench-devcluster-token';
+const GROUP_VERSION = 'management.loft.sh/v1';
+const KEYS_PATH = `/apis/${GROUP_VERSION}/ownedaccesskeys`;
+const CONFIGMAPS_PATH = '/api/v1/namespaces/default/configmaps';
+
+/** Starts a server process; resolves with what it printed once listening, its pid and `stop()`. */
+async function startServer(args, nodeFlags = []) {
+  const child = spawn(process.execPath, [...nodeFlags, join(benchmarksDir, 'lib', 'auth-server-process.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text) => {
+    stderr = (stderr + text).slice(-4000);
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const ready = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => resolve(JSON.parse(line)));
+    void exited.then((code) => reject(new Error(`server ${args[0]} exited (${code}) before listening:\n${stderr}`)));
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { ...ready, pid: child.pid, stop };
+}
+
+/** One request over a fresh connection (setup, not measured). */
+async function once(server, request) {
+  const [connection] = await openConnections(server.url, server.caCertPem, 1);
+  try {
+    return await connection.send(request);
+  } finally {
+    connection.close();
+  }
+}
+
+function pathOf(server, path) {
+  return `${new URL(server.url).pathname.replace(/\/$/, '')}${path}`;
+}
+
+function request(server, method, path, token, body) {
+  const headers = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  return serialiseRequest({ method, url: server.url, path: pathOf(server, path), headers, body });
+}
+
+async function expectStatus(server, req, status, what) {
+  const answer = await once(server, req);
+  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status}: ${answer.body.toString('utf8').slice(0, 400)}`);
+  return answer;
+}
+
+/** Creates an OwnedAccessKey of alice (platformCLI scope) as the admin; returns its generated key. */
+async function createReaderKey(server, name) {
+  const body = { apiVersion: GROUP_VERSION, kind: 'OwnedAccessKey', metadata: { name }, spec: { user: 'alice', displayName: `benchmark key ${name}`, scope: { roles: [{ role: 'platformCLI' }] } } };
+  const answer = await expectStatus(server, request(server, 'POST', KEYS_PATH, server.adminKey, body), 201, `create ${name}`);
+  return JSON.parse(answer.body.toString('utf8')).spec.key;
+}
+
+/** `count` creates, `CREATE_CONCURRENCY` in flight: objects per second. */
+async function measureCreates(server, token, path, bodyOf, count) {
+  const connections = await openConnections(server.url, server.caCertPem, CREATE_CONCURRENCY);
+  try {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      connections.map(async (connection) => {
+        for (;;) {
+          const index = next++;
+          if (index >= count) return;
+          const answer = await connection.send(request(server, 'POST', path, token, bodyOf(index)));
+          if (answer.status !== 201) throw new Error(`create answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 400)}`);
+        }
+      }),
+    );
+    return (count / (performance.now() - started)) * 1000;
+  } finally {
+    for (const connection of connections) connection.close();
+  }
+}
+
+async function measureGets(server, clients, requestFor) {
+  const connections = await openConnections(server.url, server.caCertPem, clients);
+  try {
+    return await runLoad({ connections, requestFor, warmupMs: WARMUP_MS, durationMs: DURATION_MS, serverPid: server.pid });
+  } finally {
+    for (const connection of connections) connection.close();
+  }
+}
+
+const dir = await tempDir('management-auth');
+const loadBefore = os.loadavg();
+const servers = [];
+const runs = { baseline: { 1: [], [CLIENTS]: [] }, hit: { 1: [], [CLIENTS]: [] }, miss: { 1: [], [CLIENTS]: [] }, createKeys: [], createConfigMaps: [] };
+let sizes;
+try {
+  const profileFlags = options.profile !== '' ? ['--cpu-prof', '--cpu-prof-dir', options.profile] : [];
+  const management = await startServer(['management', join(dir.path, 'management')], profileFlags);
+  servers.push(management);
+  const missServer = await startServer(['management', join(dir.path, 'management-miss'), '1']);
+  servers.push(missServer);
+  const devcluster = await startServer(['devcluster', join(dir.path, 'devcluster'), TOKEN]);
+  servers.push(devcluster);
+
+  // The measured object: alice's key, read by alice's key (ownership and scope both checked).
+  const readerKey = await createReaderKey(management, 'bench-reader');
+  const hitRequest = request(management, 'GET', `${KEYS_PATH}/bench-reader`, readerKey);
+  const managementBytes = (await expectStatus(management, hitRequest, 200, 'GET bench-reader')).body.length;
+  // The baseline object: a ConfigMap padded to the same answer size.
+  const configMap = (name, pad) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { pad } });
+  await expectStatus(devcluster, request(devcluster, 'POST', CONFIGMAPS_PATH, TOKEN, configMap('bench-probe', '')), 201, 'create probe ConfigMap');
+  const probeBytes = (await expectStatus(devcluster, request(devcluster, 'GET', `${CONFIGMAPS_PATH}/bench-probe`, TOKEN), 200, 'GET probe')).body.length;
+  const pad = 'x'.repeat(Math.max(0, managementBytes - probeBytes + 'bench-probe'.length - 'bench'.length));
+  await expectStatus(devcluster, request(devcluster, 'POST', CONFIGMAPS_PATH, TOKEN, configMap('bench', pad)), 201, 'create ConfigMap');
+  const baselineRequest = request(devcluster, 'GET', `${CONFIGMAPS_PATH}/bench`, TOKEN);
+  const baselineBytes = (await expectStatus(devcluster, baselineRequest, 200, 'GET bench')).body.length;
+  sizes = { managementAnswerBytes: managementBytes, baselineAnswerBytes: baselineBytes };
+
+  // The miss server: the same object, and the keys the clients rotate over.
+  await createReaderKey(missServer, 'bench-reader');
+  const missKeys = [];
+  for (let index = 0; index < Math.max(2, options['miss-keys']); index += 1) missKeys.push(await createReaderKey(missServer, `miss-${index}`));
+  const missRequests = missKeys.map((key) => request(missServer, 'GET', `${KEYS_PATH}/bench-reader`, key));
+  // Connection i alternates between keys i and i + half: no two consecutive lookups share a key.
+  const half = Math.floor(missRequests.length / 2);
+  const missRequestFor = (index, n) => missRequests[((index % half) + (n % 2) * half) % missRequests.length];
+  // Every key used once before measuring: its first use writes status.lastActivity.
+  for (const missRequest of missRequests) await expectStatus(missServer, missRequest, 200, 'first use of a miss key');
+
+  let created = 0;
+  for (let round_ = 0; round_ < options.rounds; round_ += 1) {
+    for (const clients of [1, CLIENTS]) {
+      runs.baseline[clients].push(await measureGets(devcluster, clients, () => baselineRequest));
+      runs.hit[clients].push(await measureGets(management, clients, () => hitRequest));
+      runs.miss[clients].push(await measureGets(missServer, clients, missRequestFor));
+    }
+    const keyBody = (index) => ({ apiVersion: GROUP_VERSION, kind: 'OwnedAccessKey', metadata: { name: `created-${created + index}` }, spec: { user: 'bob', displayName: `created ${created + index}` } });
+    runs.createKeys.push(await measureCreates(management, management.adminKey, KEYS_PATH, keyBody, options.creates));
+    // A ConfigMap the size of the create answer of a key (its spec.key shown once).
+    runs.createConfigMaps.push(await measureCreates(devcluster, TOKEN, CONFIGMAPS_PATH, (index) => configMap(`created-${created + index}`, 'x'.repeat(200)), options.creates));
+    created += options.creates;
+  }
+} finally {
+  for (const server of servers) await server.stop();
+  await dir.dispose();
+}
+
+function summary(list) {
+  const pick = (field, digits) => round(median(list.map((run) => run[field])), digits);
+  return {
+    requestsPerSecond: pick('requestsPerSecond', 0),
+    p50Ms: pick('p50Ms', 2),
+    p99Ms: pick('p99Ms', 2),
+    clientCpuShare: pick('clientCpuShare', 2),
+    serverCpuShare: pick('serverCpuShare', 2),
+    serverCpuUsPerRequest: pick('serverCpuUsPerRequest', 0),
+    runs: list.map((run) => ({ ...run, requestsPerSecond: round(run.requestsPerSecond, 0), p50Ms: round(run.p50Ms, 2), p99Ms: round(run.p99Ms, 2), elapsedMs: round(run.elapsedMs, 0), clientCpuShare: round(run.clientCpuShare, 2), serverCpuShare: round(run.serverCpuShare, 2), serverCpuUsPerRequest: round(run.serverCpuUsPerRequest, 0) })),
+  };
+}
+
+const results = {};
+for (const kind of ['baseline', 'hit', 'miss']) {
+  results[kind] = {};
+  for (const clients of [1, CLIENTS]) results[kind][clients] = summary(runs[kind][clients]);
+}
+const createKeys = round(median(runs.createKeys), 0);
+const createConfigMaps = round(median(runs.createConfigMaps), 0);
+const ratio = (value, baseline) => round(value / baseline, 2);
+const goalMet = (r) => r.requestsPerSecond >= 5000 && r.p99Ms <= 20;
+const table = [];
+for (const clients of [1, CLIENTS]) {
+  const base = results.baseline[clients];
+  const label = `${clients} client${clients === 1 ? '' : 's'}`;
+  for (const [kind, what] of [['hit', 'cache hit'], ['miss', 'cache miss']]) {
+    const measured = results[kind][clients];
+    const metric = `authenticated GET, ${what}, ${label}`;
+    table.push({ benchmark: 'management-auth', metric: `${metric}: req/s`, value: measured.requestsPerSecond, baseline: base.requestsPerSecond, ratio: ratio(measured.requestsPerSecond, base.requestsPerSecond) });
+    table.push({ benchmark: 'management-auth', metric: `${metric}: p50 / p99 ms (ratio of p99)`, value: `${measured.p50Ms} / ${measured.p99Ms}`, baseline: `${base.p50Ms} / ${base.p99Ms}`, ratio: ratio(measured.p99Ms, base.p99Ms) });
+    if (clients !== 1) {
+      table.push({ benchmark: 'management-auth', metric: `${metric}: server CPU µs per request`, value: measured.serverCpuUsPerRequest, baseline: base.serverCpuUsPerRequest, ratio: ratio(measured.serverCpuUsPerRequest, base.serverCpuUsPerRequest) });
+    }
+  }
+}
+const hit64 = results.hit[CLIENTS];
+table.push({
+  benchmark: 'management-auth',
+  metric: `goal of issue 9 at ${CLIENTS} clients, cache hit: ≥ 5000 req/s and p99 ≤ 20 ms (the baseline ${goalMet(results.baseline[CLIENTS]) ? 'meets' : 'does not meet'} it in this run)`,
+  value: `${goalMet(hit64) ? 'met' : 'not met'}: ${hit64.requestsPerSecond} req/s, p99 ${hit64.p99Ms} ms`,
+});
+table.push({ benchmark: 'management-auth', metric: `OwnedAccessKeys created/s (admin key, concurrency ${CREATE_CONCURRENCY}; baseline: ConfigMaps on the devcluster)`, value: createKeys, baseline: createConfigMaps, ratio: ratio(createKeys, createConfigMaps) });
+
+printSummary(`management-auth, medians of ${options.rounds} rounds of ${options.seconds} s (req/s, p50 / p99 ms, CPU client / server in cores, server CPU per request)`, [
+  ...['baseline', 'hit', 'miss'].flatMap((kind) =>
+    [1, CLIENTS].map((clients) => {
+      const r = results[kind][clients];
+      return [`${kind}, ${clients} clients`, `${r.requestsPerSecond} req/s, ${r.p50Ms} / ${r.p99Ms} ms, CPU ${r.clientCpuShare} / ${r.serverCpuShare}, server ${r.serverCpuUsPerRequest} µs/request`];
+    }),
+  ),
+  ['creates/s keys / ConfigMaps', `${createKeys} / ${createConfigMaps}`],
+  [`goal at ${CLIENTS} clients`, `>= 5000 req/s and p99 <= 20 ms: ${goalMet(hit64) ? 'met' : 'not met'} (baseline: ${goalMet(results.baseline[CLIENTS]) ? 'met' : 'not met'})`],
+]);
+const file = await writeResult('management-auth', {
+  quick: options.quick,
+  rounds: options.rounds,
+  secondsPerMeasurement: options.seconds,
+  clients: CLIENTS,
+  storage: 'devcluster storage engine in memory (openDevStorage, as vcsync dev without its data dir)',
+  missCache: `a second management server whose key cache holds 1 key; clients rotate over ${options['miss-keys']} keys, so every request lists and scans the stored keys`,
+  loadAverageBefore: loadBefore.map((value) => round(value)),
+  sizes,
+  results,
+  creates: { count: options.creates, concurrency: CREATE_CONCURRENCY, keysPerSecond: createKeys, configMapsPerSecond: createConfigMaps, runs: runs.createKeys.map((v) => round(v, 0)), baselineRuns: runs.createConfigMaps.map((v) => round(v, 0)) },
+  goal: { clients: CLIENTS, requestsPerSecond: 5000, p99Ms: 20, met: goalMet(hit64), metByBaseline: goalMet(results.baseline[CLIENTS]) },
+  table,
+});
+console.log(`\nwrote ${file}`);
