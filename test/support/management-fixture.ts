@@ -43,7 +43,11 @@ export function callManagement(target: { url: string; caCertPem: string }, metho
   const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
   if (call.authorization !== undefined) headers['authorization'] = call.authorization;
   else if (call.key !== undefined) headers['authorization'] = `Bearer ${call.key}`;
-  if (payload !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
+  if (payload !== undefined) {
+    headers['content-type'] = call.contentType ?? 'application/json';
+    // Node sends a DELETE body without framing unless told its length.
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
   return new Promise((resolve, reject) => {
     const request = httpsRequest({ host: url.hostname, port: url.port, method, path: fullPath, headers, ca: target.caCertPem }, (response) => {
       const chunks: Buffer[] = [];

@@ -198,7 +198,7 @@ describe.each(BACKENDS)('OwnedAccessKey object rules over HTTPS on the %s storag
     const owner = await post({ name: 'fg-owner' });
     await post({ name: 'fg-dependent', ownerReferences: [ownerReference(owner)] });
     await post({ name: 'fg-blocker', finalizers: ['example.com/hold'], ownerReferences: [ownerReference(owner, { blockOwnerDeletion: true })] });
-    const marked = await fixture.call('DELETE', `${KEYS_PATH}/fg-owner?propagationPolicy=Foreground`, { key: fixture.adminKey });
+    const marked = await fixture.call('DELETE', `${KEYS_PATH}/fg-owner`, { key: fixture.adminKey, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' } });
     expect(marked.body.metadata.finalizers).toEqual(['foregroundDeletion']);
     await waitFor('the plain dependent to be collected', () => gone('fg-dependent'), { timeoutMs: 10_000 });
     await waitFor('the blocker to be marked for deletion', async () => (await get('fg-blocker')).body.metadata.deletionTimestamp !== undefined, { timeoutMs: 10_000 });
