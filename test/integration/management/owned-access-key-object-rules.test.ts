@@ -81,6 +81,24 @@ describe.each(BACKENDS)('OwnedAccessKey object rules over HTTPS on the %s storag
     expect((await get('fixed')).body.metadata).toMatchObject({ name: 'fixed', uid, creationTimestamp });
   });
 
+  it('resourceVersion conflicts and generation: a stale PUT or patch is 409, a label change keeps the generation, a spec change bumps it', async () => {
+    const created = await post({ name: 'versioned' });
+    expect(created.body.metadata.generation).toBe(1);
+    const stale = (await get('versioned')).body;
+    const labelled = await mergePatch('versioned', { metadata: { labels: { tier: 'ci' } } });
+    expect(labelled.body.metadata.generation).toBe(1);
+    expect(labelled.body.metadata.resourceVersion).not.toBe(stale.metadata.resourceVersion);
+    const stalePut = await fixture.call('PUT', `${KEYS_PATH}/versioned`, { key: fixture.adminKey, body: { ...stale, spec: { ...stale.spec, displayName: 'late' } } });
+    expect(stalePut.status).toBe(409);
+    expect(stalePut.body).toMatchObject({ reason: 'Conflict', message: `Operation cannot be fulfilled on ${QUALIFIED} "versioned": the object has been modified; please apply your changes to the latest version and try again` });
+    const stalePatch = await mergePatch('versioned', { metadata: { resourceVersion: stale.metadata.resourceVersion }, spec: { displayName: 'late' } });
+    expect(stalePatch.status).toBe(409);
+    const changed = await mergePatch('versioned', { metadata: { resourceVersion: labelled.body.metadata.resourceVersion }, spec: { displayName: 'current' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.metadata.generation).toBe(2);
+    expect((await get('versioned')).body.spec.displayName).toBe('current');
+  });
+
   it('finalizers: a DELETE marks the key (deletionTimestamp), no finalizer may be added then (422), removing the last one deletes it', async () => {
     await post({ name: 'held', finalizers: ['example.com/hold'] });
     const marked = await fixture.call('DELETE', `${KEYS_PATH}/held`, { key: fixture.adminKey });
