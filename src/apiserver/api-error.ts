@@ -125,6 +125,17 @@ export function alreadyExists(subject: ErrorSubject): ApiError {
   return new ApiError('AlreadyExists', `${qualified(subject)} "${subject.name}" already exists`, subjectDetails(subject));
 }
 
+/**
+ * 409 AlreadyExists of a create whose names generated from `generateName` were all taken
+ * (errors.NewGenerateNameConflict): the client may retry after a second.
+ */
+export function generatedNameConflict(subject: ErrorSubject): ApiError {
+  return new ApiError('AlreadyExists', `${qualified(subject)} "${subject.name}" already exists, the server was not able to generate a unique name for the object`, {
+    ...subjectDetails(subject),
+    retryAfterSeconds: 1,
+  });
+}
+
 /** 409 Conflict for a stale resourceVersion (or other precondition). */
 export function conflict(subject: ErrorSubject, why = 'the object has been modified; please apply your changes to the latest version and try again'): ApiError {
   return new ApiError('Conflict', `Operation cannot be fulfilled on ${qualified(subject)} "${subject.name}": ${why}`, subjectDetails(subject));

@@ -71,6 +71,7 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
   const bodyDecoders = init.bodyDecoders ?? [];
   const handler = new ResourceHandler({
     storage: init.storage,
+    registry: init.registry,
     writer,
     objectMediaTypes: [...TEXT_OBJECT_MEDIA_TYPES, ...bodyDecoders.map((decoder) => decoder.mediaType)],
     pager: new ListPager(),

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { alreadyExists, ApiError, badRequest, conflict, expired, invalid, notFound, type ErrorSubject, type StatusCause } from './api-error.js';
+import { alreadyExists, ApiError, badRequest, conflict, expired, generatedNameConflict, invalid, notFound, type ErrorSubject, type StatusCause } from './api-error.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import { type CreateAdmission, isJsonObject, type JsonObject, type WriteContext } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
-import { validateObjectMeta } from './metadata-validation.js';
+import { invalidValue, validateObjectMeta } from './metadata-validation.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceType, Subresource } from './resource-type.js';
 import { applyConfiguration, assertAppliedKind } from './server-side-apply.js';
@@ -27,7 +27,7 @@ export interface WriteOptions {
    * Per-request admission of the object a create, update, patch or apply would store (`old` is the
    * stored one on update): throws an `ApiError` to refuse, e.g. a write that gives the object away.
    */
-  admit?: (object: JsonObject, old: JsonObject | undefined) => void;
+  admit?: (object: JsonObject, old: JsonObject | undefined) => void | Promise<void>;
   /** Who writes, for the kind's strategy (a CSR records its requester). Default: the server itself. */
   user?: AuthenticatedUser | undefined;
 }
@@ -74,6 +74,8 @@ export interface ObjectWriterInit {
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATED_NAME_LENGTH = 63;
 const PATCH_RETRIES = 5;
+/** Names tried for one create from generateName (the real server's RetryGenerateName: 1 + 7 retries). */
+const GENERATE_NAME_ATTEMPTS = 8;
 
 /** RFC 3339 in UTC with seconds precision, like Kubernetes' metav1.Time. */
 export function rfc3339(ms: number): string {
@@ -172,9 +174,13 @@ export class ObjectWriter {
     this.#checkNamespace(type, namespace, metadata);
     // Admission names the object as the client did: by its generateName while it has no name.
     const admittedName = String(metadata['name'] || metadata['generateName'] || '');
+    let generatedFrom: string | undefined;
     if (typeof metadata['name'] !== 'string' || metadata['name'] === '') {
       const prefix = metadata['generateName'];
-      if (typeof prefix === 'string' && prefix !== '') metadata['name'] = generateName(prefix);
+      if (typeof prefix === 'string' && prefix !== '') {
+        generatedFrom = prefix;
+        metadata['name'] = generateName(prefix);
+      }
     }
     const generation = generationOnCreate(type.generation, metadata['generation']);
     for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink', 'managedFields']) {
@@ -186,7 +192,7 @@ export class ObjectWriter {
     object['metadata'] = metadata;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     this.#validate(type, object, undefined, { user: options.user });
-    options.admit?.(object, undefined);
+    await options.admit?.(object, undefined);
     const reveal = type.strategy.seal?.(object, undefined);
     this.#trackFields(type, undefined, object, requestedManagedFields, options);
     this.#allocate(type, object, undefined);
@@ -197,11 +203,29 @@ export class ObjectWriter {
         if ((await this.#storage.get({ resource: type.id, namespace, name })) !== undefined) throw alreadyExists(subjectOf(type, name));
         return object as StoredObject;
       }
-      return this.#storage.create(type.id, object as StoredObject).catch((error: unknown) => {
-        throw storeFailure(error, type, name);
-      });
+      return this.#store(type, object as StoredObject, generatedFrom);
     });
     return reveal === undefined ? stored : (reveal(structuredClone(stored) as JsonObject) as StoredObject);
+  }
+
+  /**
+   * Stores a new object. One named from `generatedFrom` (its generateName) gets a new name when
+   * the generated one is taken, {@link GENERATE_NAME_ATTEMPTS} names in all, as the real server's
+   * RetryGenerateName; then 409 AlreadyExists saying no unique name was found.
+   */
+  async #store(type: ResourceType, object: StoredObject, generatedFrom: string | undefined): Promise<StoredObject> {
+    let candidate = object;
+    for (let attempt = 1; ; attempt += 1) {
+      const name = candidate.metadata.name;
+      try {
+        return await this.#storage.create(type.id, candidate);
+      } catch (error: unknown) {
+        const taken = error instanceof StorageError && error.code === 'AlreadyExists';
+        if (!taken || generatedFrom === undefined) throw storeFailure(error, type, name);
+        if (attempt >= GENERATE_NAME_ATTEMPTS) throw generatedNameConflict(subjectOf(type, name));
+        candidate = { ...candidate, metadata: { ...candidate.metadata, name: generateName(generatedFrom) } };
+      }
+    }
   }
 
   /** PUT of the object (or of one of its subresources). `created` tells a create-on-update. */
@@ -224,6 +248,11 @@ export class ObjectWriter {
         return { object: await this.#create(type, namespace, object, options), created: true };
       }
       if (conditional && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
+      // A uid in the body is a precondition (rest.DefaultUpdatedObjectInfo), not a field to change.
+      const uid = metadata['uid'];
+      if (typeof uid === 'string' && uid !== '' && uid !== current.metadata.uid) {
+        throw conflict(subjectOf(type, name), `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(current.metadata.uid)}`);
+      }
       try {
         const stored = await this.#replace(type, current, object, options, { resourceVersion: current.metadata.resourceVersion ?? '' });
         return { object: stored, created: false };
@@ -252,6 +281,10 @@ export class ObjectWriter {
       const version = metadata['resourceVersion'];
       if (typeof version === 'string' && version !== '' && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
       if (metadata['name'] !== name) throw badRequest(`metadata.name: Invalid value: ${JSON.stringify(metadata['name'])}: field is immutable`);
+      const uid = metadata['uid'];
+      if (uid !== undefined && uid !== null && uid !== '' && uid !== current.metadata.uid) {
+        throw invalid(type.kind, type.group, name, [invalidValue('metadata.uid', uid, 'field is immutable')]);
+      }
       if (type.namespaced && (metadata['namespace'] ?? namespace) !== namespace) {
         throw badRequest(`metadata.namespace: Invalid value: ${JSON.stringify(metadata['namespace'])}: field is immutable`);
       }
@@ -361,7 +394,7 @@ export class ObjectWriter {
     const requestedManagedFields = (object['metadata'] as JsonObject)['managedFields'];
     const next = this.#merged(type, current, object, options.subresource);
     this.#validate(type, next, current, { subresource: options.subresource, user: options.user });
-    options.admit?.(next, current as JsonObject);
+    await options.admit?.(next, current as JsonObject);
     const reveal = type.strategy.seal?.(next, current as JsonObject);
     // After sealing: a write-only field kept from the stored object is no change of the spec.
     const nextMetadata = next['metadata'] as JsonObject;

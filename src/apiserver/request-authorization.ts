@@ -1,6 +1,7 @@
 import { ApiError, forbidden } from './api-error.js';
 import type { JsonObject } from './kind-strategy.js';
 import type { AuthenticatedUser } from './request-authentication.js';
+import type { OwnerFinalizersCheck, ReferencedOwner } from './owner-reference-permission.js';
 import type { ResourceRequest } from './request-info.js';
 import type { StoredObject } from './storage.js';
 
@@ -31,6 +32,13 @@ export interface RequestAuthorizer {
   authorize(user: AuthenticatedUser, request: ResourceRequest, path: string): AccessDecision | Promise<AccessDecision>;
   /** Whether `user` may send `method` (upper case, as received) to the non-resource `path`. */
   authorizeNonResource?(user: AuthenticatedUser, method: string, path: string): NonResourceDecision | Promise<NonResourceDecision>;
+  /**
+   * Whether `user` may update the finalizers of `owner` (verb `update`, subresource `finalizers`),
+   * asked for every owner reference a write newly sets `blockOwnerDeletion: true` on, as the real
+   * server's OwnerReferencesPermissionEnforcement asks its authorizer. When absent nobody is asked
+   * and every such reference is admitted (the devcluster, which has no authorization).
+   */
+  authorizeOwnerFinalizers?(user: AuthenticatedUser, owner: ReferencedOwner): NonResourceDecision | Promise<NonResourceDecision>;
 }
 
 /** What an authorizer decides about a non-resource request: allowed, or refused (403 with `reason`). */
@@ -45,6 +53,8 @@ export interface RequestAccess {
   visible(object: StoredObject | JsonObject): boolean;
   /** Why the user may not store `object` (403; `old` is the stored one on update), or undefined. */
   refuseWrite(object: JsonObject, old: JsonObject | undefined): string | undefined;
+  /** Whether the user may block the deletion of an owner (see `authorizeOwnerFinalizers`); absent: it may. */
+  mayUpdateFinalizers?: OwnerFinalizersCheck;
 }
 
 /** Asks `authorizer` about `request`; throws a 403 {@link ApiError} when it is refused. */
@@ -54,8 +64,16 @@ export async function authorizeRequest(authorizer: RequestAuthorizer, user: Auth
     const what = `${request.verb} ${request.type.plural}${request.type.group !== '' ? `.${request.type.group}` : ''}${request.name !== '' ? ` ${JSON.stringify(request.name)}` : ''}`;
     throw forbidden(`${JSON.stringify(user.username)} may not ${what}: ${decision.reason}`, { name: request.name, group: request.type.group, kind: request.type.plural });
   }
-  if (decision.visible === undefined && decision.refuseWrite === undefined) return undefined;
-  return { visible: decision.visible ?? ((): boolean => true), refuseWrite: decision.refuseWrite ?? ((): undefined => undefined) };
+  const askOwners = authorizer.authorizeOwnerFinalizers?.bind(authorizer);
+  if (decision.visible === undefined && decision.refuseWrite === undefined && askOwners === undefined) return undefined;
+  const access: RequestAccess = { visible: decision.visible ?? ((): boolean => true), refuseWrite: decision.refuseWrite ?? ((): undefined => undefined) };
+  if (askOwners !== undefined) {
+    access.mayUpdateFinalizers = async (owner) => {
+      const answer = await askOwners(user, owner);
+      return answer.allowed ? undefined : answer.reason;
+    };
+  }
+  return access;
 }
 
 /** Asks `authorizer` about the non-resource request `method path` when it decides those; throws a 403 {@link ApiError} when it is refused. */

@@ -14,10 +14,11 @@ import type { ListPager } from './list-pager.js';
 import { isPropagationPolicy } from './deletion-propagation.js';
 import { resourceVersionFailure, type DeleteOptions, type ObjectWriter, type WriteOptions } from './object-writer.js';
 import { isJsonObject, type JsonObject } from './kind-strategy.js';
+import { enforceBlockOwnerDeletionPermission, type BlockOwnerDeletionAdmission } from './owner-reference-permission.js';
 import { invisibleResult, type RequestAccess } from './request-authorization.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceRequest } from './request-info.js';
-import type { ResourceType } from './resource-type.js';
+import type { ResourceRegistry, ResourceType } from './resource-type.js';
 import { APPLY_PATCH_MEDIA_TYPE } from './server-side-apply.js';
 import type { Preconditions, Storage, StoredObject } from './storage.js';
 import { parseIncludeObject, partialObjectMetadata, toTable, type TableListMeta } from './table-view.js';
@@ -29,6 +30,8 @@ export const TEXT_OBJECT_MEDIA_TYPES: readonly string[] = ['application/json', '
 /** What the resource handler works with. */
 export interface ResourceHandlerInit {
   storage: Storage;
+  /** Every served kind (owner references name owners by apiVersion and kind). */
+  registry: ResourceRegistry;
   writer: ObjectWriter;
   /**
    * Media types accepted as bodies of create and update: {@link TEXT_OBJECT_MEDIA_TYPES} and those
@@ -116,15 +119,18 @@ function presented(type: ResourceType, object: StoredObject): StoredObject {
  * The write options that keep a restricted user to the objects it may see: the stored object must
  * be visible (else 404, as if absent), and so must the result (else 403: it would give it away).
  */
-function admission(type: ResourceType, name: string, access: RequestAccess | undefined): Pick<WriteOptions, 'admit'> {
+function admission(target: ResourceRequest, access: RequestAccess | undefined, owners: Pick<BlockOwnerDeletionAdmission, 'registry' | 'read'>): Pick<WriteOptions, 'admit'> {
   if (access === undefined) return {};
+  const { type, name, namespace } = target;
+  const mayUpdateFinalizers = access.mayUpdateFinalizers;
   return {
-    admit: (object, old) => {
+    admit: async (object, old) => {
       if (old !== undefined && !access.visible(old)) throw notFound({ group: type.group, resource: type.plural, name });
       const objectName = String((object['metadata'] as JsonObject | undefined)?.['name'] ?? name);
       if (!access.visible(object)) throw invisibleResult(type, objectName);
       const refused = access.refuseWrite(object, old);
       if (refused !== undefined) throw forbidden(refused, { name: objectName, group: type.group, kind: type.plural });
+      if (mayUpdateFinalizers !== undefined) await enforceBlockOwnerDeletionPermission({ ...owners, type, namespace, object, old, mayUpdateFinalizers });
     },
   };
 }
@@ -155,7 +161,13 @@ export class ResourceHandler {
   async handle(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access?: RequestAccess, user?: AuthenticatedUser): Promise<FastifyReply | undefined> {
     const { type, namespace, name, subresource } = target;
     const writer = this.#init.writer;
-    const admit = { ...admission(type, name, access), ...(user !== undefined ? { user } : {}) };
+    const admit = {
+      ...admission(target, access, {
+        registry: this.#init.registry,
+        read: (ownerType, ownerNamespace, ownerName) => this.#init.storage.get({ resource: ownerType.id, namespace: ownerNamespace, name: ownerName }),
+      }),
+      ...(user !== undefined ? { user } : {}),
+    };
     switch (target.verb) {
       case 'get': {
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);

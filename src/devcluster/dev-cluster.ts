@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { buildApiServer } from '../apiserver/api-server.js';
+import { GarbageCollector } from '../apiserver/garbage-collector.js';
 import type { ServerVersion } from '../apiserver/discovery.js';
 import type { ObjectWriter } from '../apiserver/object-writer.js';
 import type { RequestAuthenticator } from '../apiserver/request-authentication.js';
@@ -15,7 +16,6 @@ import { coreKindDefinitions } from './core-kinds.js';
 import { withDefaults, type DevClusterOptions } from './dev-cluster-options.js';
 import { serviceStrategy } from './service-rules.js';
 import { buildKubeConfig, kubeConfigYaml, type KubeConfigDocument } from './kube-config.js';
-import { GarbageCollector } from './garbage-collector.js';
 import { NamespaceController } from './namespace-controller.js';
 import { NAMESPACE_STRATEGY, NamespaceLifecycle } from './namespace-lifecycle.js';
 import { PROTOBUF_BODY_DECODER } from './protobuf-object-decoder.js';

@@ -1,10 +1,11 @@
 import { ApiError } from '../apiserver/api-error.js';
 import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
+import type { ObjectChange } from '../apiserver/object-controllers.js';
 import { rfc3339, storeFailure, type ObjectWriter } from '../apiserver/object-writer.js';
 import type { ResourceType } from '../apiserver/resource-type.js';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from './namespace-lifecycle.js';
 import type { StoreController } from './store-controllers.js';
-import type { Store, StoreEvent, StoredObject } from './storage/types.js';
+import type { Store, StoredObject } from './storage/types.js';
 
 /** What {@link NamespaceController} works on. */
 export interface NamespaceControllerInit {
@@ -89,7 +90,7 @@ export class NamespaceController implements StoreController {
     this.#init = init;
   }
 
-  observe(event: StoreEvent): readonly string[] {
+  observe(event: ObjectChange): readonly string[] {
     if (event.resource === this.#init.namespaces.id) {
       const name = event.object.metadata.name;
       if (event.type === 'DELETED' || event.object.metadata['deletionTimestamp'] === undefined) {

@@ -6,6 +6,8 @@ import type { RequestAuthorizer } from '../apiserver/request-authorization.js';
 import { ResourceRegistry, type ResourceType } from '../apiserver/resource-type.js';
 import type { Storage } from '../apiserver/storage.js';
 import type { ObjectWriter } from '../apiserver/object-writer.js';
+import { GarbageCollector } from '../apiserver/garbage-collector.js';
+import { StorageControllers } from '../apiserver/storage-controllers.js';
 import type { Logger } from '../observe/logger.js';
 import { AccessKeyAuthenticator } from './access-key-authenticator.js';
 import { AccessKeyHasher } from './access-key-hasher.js';
@@ -48,6 +50,13 @@ export interface ManagementServerOptions {
   tokenVerifiers?: readonly NamedTokenVerifier[];
   /** Verified keys the authenticator caches. Default `AUTH_CACHE_MAX_KEYS` (10,000). */
   authCacheMaxKeys?: number;
+  /**
+   * Run the garbage collector over `storage` (keys whose owners are gone are deleted; orphan and
+   * foreground deletions complete). Every replica may run it: its deletes carry a uid precondition
+   * and its patches a resourceVersion, so a replica that loses a race gets a Conflict or NotFound
+   * and drops the key (ADR 0018). Default true.
+   */
+  garbageCollection?: boolean;
   logger: Logger;
 }
 
@@ -62,6 +71,8 @@ export interface ManagementServer {
   readonly ownedAccessKeys: ResourceType;
   /** The registry store (the server's own writes). */
   readonly writer: ObjectWriter;
+  /** The garbage collector's runner (undefined when `garbageCollection` is false); `idle()` is a test hook. */
+  readonly controllers: StorageControllers | undefined;
   readonly authenticator: AccessKeyAuthenticator;
   /** Stops listening, ends watches, stops the key watch and certificate reloads. Idempotent. */
   close(): Promise<void>;
@@ -129,6 +140,11 @@ export async function startManagementServer(options: ManagementServerOptions): P
   late.authenticator = authenticator;
   const stopping = new AbortController();
   const watching = authenticator.run(stopping.signal);
+  const controllers =
+    options.garbageCollection === false
+      ? undefined
+      : new StorageControllers({ storage: options.storage, resources: registry.types.map((type) => type.id), controllers: [new GarbageCollector({ writer, types: registry.types })], logger });
+  const collecting = controllers?.run(stopping.signal);
   let stopReloads = (): void => undefined;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -138,6 +154,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
       endWatches();
       await app.close();
       await watching;
+      await collecting;
       logger.info({ address }, 'Management API stopped');
     })();
     return closing;
@@ -153,7 +170,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     }
     const url = `${tls !== undefined ? 'https' : 'http'}://${address}${MANAGEMENT_BASE_PATH}`;
     logger.info({ url, tls: tls !== undefined }, 'Management API listening');
-    return { url, tokenReviewUrl: `${url}${TOKEN_REVIEW_PATH}`, port, ownedAccessKeys, writer, authenticator, close };
+    return { url, tokenReviewUrl: `${url}${TOKEN_REVIEW_PATH}`, port, ownedAccessKeys, writer, controllers, authenticator, close };
   } catch (error: unknown) {
     await close();
     throw error;

@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { JsonObject } from '../apiserver/kind-strategy.js';
 import { deepFreeze } from '../config/deep-freeze.js';
 import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
+import type { ReferencedOwner } from '../apiserver/owner-reference-permission.js';
 import type { AccessDecision, NonResourceDecision, RequestAuthorizer } from '../apiserver/request-authorization.js';
 import type { ResourceRequest } from '../apiserver/request-info.js';
 import type { StoredObject } from '../apiserver/storage.js';
@@ -15,7 +16,7 @@ import { authorizeScope, forbiddenRequest } from './authorization.js';
 import { authorizeKeyRequest, ownsKey, type CallerIdentity, type KeyOwnership } from './key-ownership.js';
 import { KEY_OWNERS_EXTRA, KEY_SCOPE_EXTRA, MANAGEMENT_ADMIN_GROUP, SCOPE_PARSE_CACHE_MAX } from './management-constants.js';
 import { specOf } from './owned-access-key-kind.js';
-import { nonResourceAttributes, resourceAttributes } from './request-attributes.js';
+import { nonResourceAttributes, resourceAttributes, type RequestAttributes } from './request-attributes.js';
 
 /** Whether `user` is a management admin (member of {@link MANAGEMENT_ADMIN_GROUP}). */
 export function isManagementAdmin(user: AuthenticatedUser): boolean {
@@ -113,5 +114,39 @@ export function authorizeManagementNonResource(user: AuthenticatedUser, method: 
   return { allowed: true };
 }
 
+/**
+ * Whether `user` may update the finalizers of `owner`, which setting `blockOwnerDeletion: true` on
+ * a reference to it requires: its key's scope must allow `update` of `<plural>/finalizers` on it,
+ * and the owner must be an OwnedAccessKey the caller may change (an admin's any, anyone else's one
+ * of its own: a key that does not exist is nobody's). A pure function.
+ */
+export function authorizeManagementOwnerFinalizers(user: AuthenticatedUser, owner: ReferencedOwner): NonResourceDecision {
+  const path = `/apis/${owner.type.group}/${owner.type.version}/${owner.type.plural}/${encodeURIComponent(owner.name)}/finalizers`;
+  const attrs: RequestAttributes = {
+    verb: 'update',
+    isResourceRequest: true,
+    path,
+    apiGroup: owner.type.group,
+    resource: owner.type.plural,
+    subresource: 'finalizers',
+    namespace: owner.namespace,
+    name: owner.name,
+    target: { kind: 'Management' },
+  };
+  const scoped = authorizeScope(callerScope(user), attrs);
+  if (!scoped.allowed) return scoped;
+  const caller = callerIdentity(user);
+  if (caller.admin) return { allowed: true };
+  if (owner.type.plural !== 'ownedaccesskeys') return { allowed: false, reason: `only members of ${MANAGEMENT_ADMIN_GROUP} may use ${owner.type.plural}` };
+  if (owner.object === undefined || !ownsKey(caller, keyOwnership(owner.object))) {
+    return { allowed: false, reason: `the ownedaccesskey ${JSON.stringify(owner.name)} is not one of the caller's own keys` };
+  }
+  return { allowed: true };
+}
+
 /** The management server's default {@link RequestAuthorizer}: scope on every request, ownership and escalation on keys. */
-export const MANAGEMENT_AUTHORIZER: RequestAuthorizer = { authorize: authorizeManagementRequest, authorizeNonResource: authorizeManagementNonResource };
+export const MANAGEMENT_AUTHORIZER: RequestAuthorizer = {
+  authorize: authorizeManagementRequest,
+  authorizeNonResource: authorizeManagementNonResource,
+  authorizeOwnerFinalizers: authorizeManagementOwnerFinalizers,
+};

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTlsAssets, type TlsAssets } from '../../src/apiserver/security/tls-assets.js';
 import type { RequestAuthorizer } from '../../src/apiserver/request-authorization.js';
+import type { Storage } from '../../src/apiserver/storage.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
 import { startManagementServer, type ManagementServer, type NamedTokenVerifier } from '../../src/management/index.js';
 import { MapStorage } from './map-storage.js';
@@ -42,7 +43,11 @@ export function callManagement(target: { url: string; caCertPem: string }, metho
   const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
   if (call.authorization !== undefined) headers['authorization'] = call.authorization;
   else if (call.key !== undefined) headers['authorization'] = `Bearer ${call.key}`;
-  if (payload !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
+  if (payload !== undefined) {
+    headers['content-type'] = call.contentType ?? 'application/json';
+    // Node sends a DELETE body without framing unless told its length.
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
   return new Promise((resolve, reject) => {
     const request = httpsRequest({ host: url.hostname, port: url.port, method, path: fullPath, headers, ca: target.caCertPem }, (response) => {
       const chunks: Buffer[] = [];
@@ -60,7 +65,7 @@ export function callManagement(target: { url: string; caCertPem: string }, metho
   });
 }
 
-/** A management server over real HTTPS on an ephemeral port, with a map storage and a settable clock. */
+/** A management server over real HTTPS on an ephemeral port, with a map storage (or the given one) and a settable clock. */
 export class ManagementFixture {
   /** The wall clock the server reads (whole seconds, as timestamps are stored); tests move it forward. */
   nowMs = Math.floor(Date.now() / 1000) * 1000;
@@ -68,19 +73,29 @@ export class ManagementFixture {
   private constructor(
     readonly dir: string,
     readonly tls: TlsAssets,
-    readonly storage: MapStorage,
+    readonly storage: Storage,
     readonly server: ManagementServer,
     readonly adminKey: string,
     readonly bootstrapKeyPath: string,
   ) {}
 
-  /** Starts one; `authorizer` replaces the default ownership rule; `tokenVerifiers` follow the access keys in the token review. */
+  /**
+   * Starts one; `authorizer` replaces the default ownership rule; `tokenVerifiers` follow the
+   * access keys in the token review; `storage` replaces the map storage (the caller runs and stops it).
+   */
   static async start(
-    options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; tokenVerifiers?: readonly NamedTokenVerifier[]; authCacheMaxKeys?: number; logger?: Logger } = {},
+    options: {
+      authorizer?: RequestAuthorizer;
+      lastActivityWriteIntervalMs?: number;
+      tokenVerifiers?: readonly NamedTokenVerifier[];
+      authCacheMaxKeys?: number;
+      logger?: Logger;
+      storage?: Storage;
+    } = {},
   ): Promise<ManagementFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'management-'));
     const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
-    const storage = new MapStorage();
+    const storage = options.storage ?? new MapStorage();
     const bootstrapKeyPath = join(dir, 'bootstrap-admin.key');
     const late: { fixture?: ManagementFixture } = {};
     const server = await startManagementServer({

@@ -7,6 +7,7 @@ import {
   type StorageList,
   type StorageListOptions,
   type StorageWatch,
+  type StorageWatchEnd,
   type StorageWatchFilter,
   type StorageWatchListener,
   type StoredObject,
@@ -70,6 +71,15 @@ export class MapStorage implements Storage {
       if (this.#watches.delete(watch)) this.registered.open -= 1;
     };
     return { close, progressResourceVersion: () => `v${this.#version}` };
+  }
+
+  /** Ends every open watch as the storage would (`onClosed(end)`): watchers must list again. */
+  endWatches(end: StorageWatchEnd): void {
+    for (const watch of [...this.#watches]) {
+      this.#watches.delete(watch);
+      this.registered.open -= 1;
+      watch.listener.onClosed(end);
+    }
   }
 
   #check(id: string, preconditions: Preconditions | undefined): StoredObject {

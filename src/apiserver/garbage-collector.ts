@@ -1,9 +1,9 @@
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../apiserver/deletion-propagation.js';
-import { isJsonObject } from '../apiserver/kind-strategy.js';
-import type { ObjectWriter } from '../apiserver/object-writer.js';
-import type { ResourceType } from '../apiserver/resource-type.js';
-import type { StoreController } from './store-controllers.js';
-import type { StoreEvent, StoredObject } from './storage/types.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from './deletion-propagation.js';
+import { isJsonObject } from './kind-strategy.js';
+import type { ObjectChange, ObjectController } from './object-controllers.js';
+import type { ObjectWriter } from './object-writer.js';
+import type { ResourceType } from './resource-type.js';
+import type { StoredObject } from './storage.js';
 
 /** One metadata.ownerReferences entry, as the collector reads it. */
 interface OwnerReference {
@@ -57,8 +57,9 @@ function waitsForDependents(node: Node): boolean {
 }
 
 /**
- * The garbage collector of kube-controller-manager, as a devcluster controller: it keeps an
- * owner → dependents graph from the store's events and
+ * The garbage collector of kube-controller-manager, as an {@link ObjectController} (the
+ * devcluster runs it over its store, the management server over its storage): it keeps an
+ * owner → dependents graph from the stored objects' changes and
  * - deletes a dependent once none of its owners exists any more (Background propagation, and the
  *   dependents of an owner deleted before a restart, found in the start snapshot);
  * - for an owner marked with the `orphan` finalizer, removes its reference from every dependent,
@@ -68,7 +69,7 @@ function waitsForDependents(node: Node): boolean {
  * - removes references to missing owners from a dependent that still has a live owner.
  * An owner reference whose kind the server does not serve is never considered missing.
  */
-export class GarbageCollector implements StoreController {
+export class GarbageCollector implements ObjectController {
   readonly name = 'garbage-collector';
   readonly #writer: ObjectWriter;
   readonly #types: Map<string, ResourceType>;
@@ -84,7 +85,7 @@ export class GarbageCollector implements StoreController {
     this.#kinds = new Map(init.types.map((type) => [`${type.apiVersion}/${type.kind}`, type]));
   }
 
-  observe(event: StoreEvent): readonly string[] {
+  observe(event: ObjectChange): readonly string[] {
     const uid = event.object.metadata.uid;
     const type = this.#types.get(event.resource);
     if (uid === undefined || type === undefined) return [];
