@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../observe/logger.js';
 import type { BodyDecoder } from './body-decoder.js';
 import type { ServerVersion } from './discovery.js';
-import { buildHttpApp, type HttpsMaterial } from './http-app.js';
+import { buildHttpApp, type HttpsMaterial, type PublicDocument } from './http-app.js';
 import type { CreateAdmission } from './kind-strategy.js';
 import { ListPager } from './list-pager.js';
 import { ObjectWriter } from './object-writer.js';
@@ -33,6 +33,8 @@ export interface ApiServerInit {
   authorizer?: RequestAuthorizer | undefined;
   /** The path every route is served under, e.g. `/kubernetes/management`. Default '' (the root). */
   basePath?: string;
+  /** Documents served at the listener's root without authentication (OpenID discovery). Default: none. */
+  publicDocuments?: readonly PublicDocument[];
   /** Serve HTTPS with these; plain HTTP when undefined. */
   https?: HttpsMaterial | undefined;
   /** `host:port` clients reach the server on (for `/api`'s serverAddressByClientCIDRs). */
@@ -87,6 +89,7 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
     authenticator: init.authenticator,
     authorizer: init.authorizer,
     ...(init.basePath !== undefined ? { basePath: init.basePath } : {}),
+    ...(init.publicDocuments !== undefined ? { publicDocuments: init.publicDocuments } : {}),
     https: init.https,
     serverAddress: init.serverAddress,
     logger: init.logger,

@@ -31,6 +31,21 @@ export interface HttpsMaterial {
   clientCaPem?: string | undefined;
 }
 
+/**
+ * A document served at an absolute path of the listener, outside the base path, to anyone without
+ * authentication (OpenID Connect discovery and its key set): GET only, JSON.
+ */
+export interface PublicDocument {
+  /** The absolute path, e.g. `/.well-known/openid-configuration`. */
+  path: string;
+  /** The document, asked for on every request (it may change, e.g. when keys rotate). */
+  body: () => unknown | Promise<unknown>;
+  /** Default `application/json`. */
+  contentType?: string;
+  /** How long clients may cache it, in seconds. Default: no caching. */
+  maxAgeSeconds?: number;
+}
+
 /** What {@link buildHttpApp} wires together. */
 export interface HttpAppInit {
   handler: ResourceHandler;
@@ -56,6 +71,8 @@ export interface HttpAppInit {
   basePath?: string;
   /** Decides, per authenticated request, what the user may do and see. Default: everything. */
   authorizer?: RequestAuthorizer | undefined;
+  /** Documents served outside the base path without authentication. Default: none. */
+  publicDocuments?: readonly PublicDocument[];
   logger: Logger;
 }
 
@@ -154,6 +171,19 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     return reply.code(404).type('application/json').send(JSON.stringify(pathNotFound(request.url).toStatus()));
   });
 
+  const publicDocuments = new Map((init.publicDocuments ?? []).map((document) => [document.path, document]));
+  if (publicDocuments.size > 0) {
+    // Answered before the base path and authentication: only at the listener's root.
+    app.addHook('onRequest', async (request, reply) => {
+      const path = request.url.split('?')[0] ?? '';
+      const document = publicDocuments.get(path);
+      if (document === undefined || (basePath !== '' && !outsideBasePath.has(request.raw))) return undefined;
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method, path);
+      if (document.maxAgeSeconds !== undefined) reply.header('cache-control', `public, max-age=${document.maxAgeSeconds}`);
+      const body = await document.body();
+      return reply.code(200).header('content-type', document.contentType ?? 'application/json').send(Buffer.from(JSON.stringify(body)));
+    });
+  }
   if (basePath !== '') {
     app.addHook('onRequest', async (request) => {
       if (outsideBasePath.has(request.raw)) throw pathNotFound(request.url.split('?')[0] ?? '');
@@ -185,7 +215,7 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       if (answered !== undefined) return answered;
       const target = parseResourceRequest(init.registry, request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
       const access = init.authorizer !== undefined && user !== undefined ? await authorizeRequest(init.authorizer, user, target, path) : undefined;
-      return init.handler.handle(target, request, reply, url.searchParams, access);
+      return init.handler.handle(target, request, reply, url.searchParams, access, user);
     },
   });
   return app;

@@ -5,6 +5,7 @@ import { finalizersForPropagation, type PropagationPolicy } from './deletion-pro
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import { type CreateAdmission, isJsonObject, type JsonObject } from './kind-strategy.js';
+import type { AuthenticatedUser } from './request-authentication.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
 import { validateObjectMeta } from './metadata-validation.js';
 import type { ResourceType } from './resource-type.js';
@@ -199,6 +200,23 @@ export class ObjectWriter {
       });
     });
     return reveal === undefined ? stored : (reveal(structuredClone(stored) as JsonObject) as StoredObject);
+  }
+
+  /**
+   * The create of a kind that is not stored (`type.procedure`): the body passes the checks of a
+   * create (type, namespace, unknown fields, the kind's defaulting and validation, 400/422), then
+   * the procedure answers. Nothing is written.
+   */
+  async perform(type: ResourceType, namespace: string, body: unknown, options: WriteOptions & { user: AuthenticatedUser | undefined }): Promise<JsonObject> {
+    const procedure = type.procedure;
+    if (procedure === undefined) throw new TypeError(`${type.plural} is a stored kind: create it with create(), not perform()`);
+    const object = this.#checkBody(type, body, options);
+    const metadata = object['metadata'] as JsonObject;
+    this.#checkNamespace(type, namespace, metadata);
+    // As for the real server's TokenReview, the object needs no name: it is never stored.
+    const causes = [...(type.strategy.prepareForWrite?.(object, undefined) ?? []), ...(type.strategy.validate?.(object, undefined) ?? [])];
+    if (causes.length > 0) throw invalid(type.kind, type.group, String(metadata['name'] ?? ''), causes);
+    return procedure({ object, user: options.user, dryRun: options.dryRun });
   }
 
   /** PUT of the object (or of its `status` subresource). `created` tells a create-on-update. */

@@ -14,6 +14,7 @@ import type { ListPager } from './list-pager.js';
 import { isPropagationPolicy } from './deletion-propagation.js';
 import { resourceVersionFailure, type DeleteOptions, type ObjectWriter, type WriteOptions } from './object-writer.js';
 import { isJsonObject, type JsonObject } from './kind-strategy.js';
+import type { AuthenticatedUser } from './request-authentication.js';
 import { invisibleResult, type RequestAccess } from './request-authorization.js';
 import type { ResourceRequest } from './request-info.js';
 import type { ResourceType } from './resource-type.js';
@@ -148,9 +149,17 @@ export class ResourceHandler {
 
   /**
    * Answers `request` (already parsed into `target`) on `reply`; `access` restricts the objects
-   * the user may see and write (see {@link RequestAccess}), undefined when unrestricted.
+   * the user may see and write (see {@link RequestAccess}), undefined when unrestricted; `user` is
+   * the caller (undefined without authentication), handed to the procedures of unstored kinds.
    */
-  async handle(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access?: RequestAccess): Promise<FastifyReply | undefined> {
+  async handle(
+    target: ResourceRequest,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    query: URLSearchParams,
+    access?: RequestAccess,
+    user?: AuthenticatedUser,
+  ): Promise<FastifyReply | undefined> {
     const { type, namespace, name, subresource } = target;
     const writer = this.#init.writer;
     const admit = admission(type, name, access);
@@ -166,6 +175,12 @@ export class ResourceHandler {
       case 'watch':
         return this.#watch(target, request, reply, query, access);
       case 'create': {
+        if (type.procedure !== undefined) {
+          const representation = negotiate(request.headers.accept, ['json', 'yaml']);
+          this.#requireMediaType(request, this.#init.objectMediaTypes);
+          const answer = await writer.perform(type, namespace, request.body, { ...writeOptions(query, reply, request, 'CreateOptions'), user });
+          return this.#send(reply, 201, answer, representation);
+        }
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, this.#init.objectMediaTypes);
         const created = await writer.create(type, namespace, request.body, { ...writeOptions(query, reply, request, 'CreateOptions'), ...admit });

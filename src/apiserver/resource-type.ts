@@ -1,6 +1,6 @@
 import type { KindSelectableFields } from './field-selector.js';
 import type { GenerationPolicy } from './generation.js';
-import type { KindStrategy } from './kind-strategy.js';
+import type { KindProcedure, KindStrategy } from './kind-strategy.js';
 import type { NameRule } from './metadata-validation.js';
 import type { KindSchema } from './schema-pruning.js';
 import type { ResourceId } from './storage.js';
@@ -14,6 +14,7 @@ export type { NameRule } from './metadata-validation.js';
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const PROCEDURE_VERBS: readonly Verb[] = ['create'];
 
 /**
  * One kind a server on the core serves: its schema and its strategy, nothing of the pipeline.
@@ -60,6 +61,11 @@ export interface KindDefinition {
   readonly strategy?: KindStrategy;
   /** How `metadata.generation` is kept. Default `untracked` (the generic registry store: no generation of its own). */
   readonly generation?: GenerationPolicy;
+  /**
+   * Makes the kind one that is not stored: its only verb is `create`, answered by the procedure
+   * (see {@link KindProcedure}). Default: none (a stored kind).
+   */
+  readonly procedure?: KindProcedure;
 }
 
 /**
@@ -91,6 +97,8 @@ export interface ResourceType extends KindSelectableFields {
   readonly mergeStrategies: PatchStrategyTable;
   readonly strategy: KindStrategy;
   readonly generation: GenerationPolicy;
+  /** Undefined for a stored kind (see {@link KindDefinition.procedure}). */
+  readonly procedure: KindProcedure | undefined;
 }
 
 /** The storage partition of a kind: `<group or core>/<version>/<plural>`. */
@@ -112,7 +120,7 @@ export function resourceType(definition: KindDefinition): ResourceType {
     shortNames: definition.shortNames ?? [],
     categories: definition.categories ?? [],
     namespaced: definition.namespaced ?? true,
-    verbs: definition.verbs ?? ALL_VERBS,
+    verbs: definition.procedure !== undefined ? PROCEDURE_VERBS : (definition.verbs ?? ALL_VERBS),
     subresources: definition.subresources ?? [],
     allowCreateOnUpdate: definition.allowCreateOnUpdate ?? false,
     returnDeletedObject: definition.returnDeletedObject ?? false,
@@ -124,6 +132,7 @@ export function resourceType(definition: KindDefinition): ResourceType {
     mergeStrategies: definition.mergeStrategies ?? {},
     strategy: definition.strategy ?? {},
     generation: definition.generation ?? 'untracked',
+    procedure: definition.procedure,
   });
 }
 
