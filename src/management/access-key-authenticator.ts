@@ -7,6 +7,7 @@ import type { Logger } from '../observe/logger.js';
 import { isKeyHash, type AccessKeyHasher } from './access-key-hasher.js';
 import {
   ACCESS_KEY_EXTRA,
+  ACCESS_KEY_UID_EXTRA,
   AUTH_CACHE_MAX_KEYS,
   AUTH_REWATCH_DELAY_MS,
   LAST_ACTIVITY_WRITE_INTERVAL_MS,
@@ -152,11 +153,28 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
     if (object === undefined || !isKeyHash(stored) || !this.#options.hasher.matches(key, stored)) {
       return { ok: false, reason: 'unknown access key', message: 'Unauthorized: the access key is not valid (unknown, or deleted)' };
     }
+    return this.#accept(object, this.#now(), true);
+  }
+
+  /**
+   * Whether the access key `name` that issued a token is still usable, and the user it stands for:
+   * it must exist with the same `uid` (not deleted and created again), be enabled and not expired.
+   * The same checks and user as {@link authenticate}; the use is not recorded as the key's activity.
+   */
+  async authenticateIssuer(name: string, uid: string): Promise<{ ok: true; user: AuthenticatedUser } | Failure> {
+    const object = await this.#options.storage.get({ resource: this.#options.type.id, namespace: '', name });
+    if (object === undefined || object.metadata.uid !== uid) {
+      return { ok: false, reason: `access key ${name} is gone`, message: `the access key ${JSON.stringify(name)} that issued the token was deleted` };
+    }
+    return this.#accept(object, this.#now(), false);
+  }
+
+  /** The user of a found key, or why it is refused (disabled, expired, no owner); notes the use when `record`. */
+  #accept(object: StoredObject, now: number, record: boolean): { ok: true; user: AuthenticatedUser } | Failure {
     const name = object.metadata.name;
     if (specOf(object)['disabled'] === true) {
       return { ok: false, reason: `access key ${name} is disabled`, message: `Unauthorized: the access key ${JSON.stringify(name)} is disabled; an admin or its owner can enable it (spec.disabled: false)` };
     }
-    const now = this.#now();
     const expiresAt = expiresAtMs(object, this.#lastUse.get(name));
     if (expiresAt !== undefined && expiresAt <= now) {
       const why = specOf(object)['ttlAfterLastActivity'] === true ? 'after its time to live without activity' : 'at the end of its time to live';
@@ -168,7 +186,7 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
     }
     const owner = ownerOf(object);
     if (owner === undefined) return { ok: false, reason: `access key ${name} has no owner`, message: 'Unauthorized: the access key is not valid (it names no user, team or subject)' };
-    this.#noteUse(object, now);
+    if (record) this.#noteUse(object, now);
     const scope = specOf(object)['scope'];
     const groups = Array.isArray(specOf(object)['groups']) ? (specOf(object)['groups'] as unknown[]).filter((group): group is string => typeof group === 'string') : [];
     return {
@@ -180,6 +198,7 @@ export class AccessKeyAuthenticator implements RequestAuthenticator {
           [OWNER_KIND_EXTRA]: [owner.kind],
           [OWNER_NAME_EXTRA]: [owner.name],
           [ACCESS_KEY_EXTRA]: [name],
+          [ACCESS_KEY_UID_EXTRA]: [object.metadata.uid ?? ''],
           [KEY_OWNERS_EXTRA]: ownersOf(object),
           ...(scope !== undefined && scope !== null ? { [KEY_SCOPE_EXTRA]: [JSON.stringify(scope)] } : {}),
         },

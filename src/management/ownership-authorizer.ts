@@ -59,12 +59,14 @@ function keyOwnership(object: StoredObject | JsonObject | undefined): KeyOwnersh
 
 /**
  * The ownership rule of `key-ownership.ts` in the core's terms: an admin may do everything; anyone
- * else may work only with the OwnedAccessKeys it owns (`ownsKey`: it sees only those) and no other
- * resource. Every key write, an admin's too, must pass `authorizeKeyRequest` (a non-admin writes
+ * else may work only with the OwnedAccessKeys it owns (`ownsKey`: it sees only those) and ask for
+ * DirectClusterEndpointTokens (within its own scope, checked when issued), and no other resource. Every key write, an admin's too, must pass `authorizeKeyRequest` (a non-admin writes
  * only its own keys, with groups it has; nobody writes a scope beyond its own). A pure function.
  */
 export function authorizeOwnership(user: AuthenticatedUser, request: ResourceRequest): AccessDecision {
   const caller = callerIdentity(user);
+  // Anyone whose scope allows it may ask for a token; the token never reaches beyond the caller's key.
+  if (request.type.plural === 'directclusterendpointtokens') return { allowed: true };
   if (request.type.plural !== 'ownedaccesskeys') {
     return caller.admin ? { allowed: true } : { allowed: false, reason: `only members of ${MANAGEMENT_ADMIN_GROUP} may use ${request.type.plural}` };
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ensureTlsAssets, type TlsAssets } from '../../src/apiserver/security/tls-assets.js';
 import type { RequestAuthorizer } from '../../src/apiserver/request-authorization.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
-import { startManagementServer, type ManagementServer } from '../../src/management/index.js';
+import { startManagementServer, type DirectTokenOptions, type ManagementServer } from '../../src/management/index.js';
 import { MapStorage } from './map-storage.js';
 
 /** The group-version path of OwnedAccessKeys on a `loft` management server. */
@@ -74,11 +74,16 @@ export class ManagementFixture {
     readonly bootstrapKeyPath: string,
   ) {}
 
-  /** Starts one; `authorizer` replaces the default ownership rule. */
-  static async start(options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; logger?: Logger } = {}): Promise<ManagementFixture> {
+  /**
+   * Starts one; `authorizer` replaces the default ownership rule; `storage` shares the objects of
+   * another fixture (a second replica, or a restart); `tokens` configures direct tokens.
+   */
+  static async start(
+    options: { authorizer?: RequestAuthorizer; lastActivityWriteIntervalMs?: number; storage?: MapStorage; tokens?: DirectTokenOptions; logger?: Logger } = {},
+  ): Promise<ManagementFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'management-'));
     const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
-    const storage = new MapStorage();
+    const storage = options.storage ?? new MapStorage();
     const bootstrapKeyPath = join(dir, 'bootstrap-admin.key');
     const late: { fixture?: ManagementFixture } = {};
     const server = await startManagementServer({
@@ -89,9 +94,14 @@ export class ManagementFixture {
       now: () => late.fixture?.nowMs ?? Date.now(),
       ...(options.authorizer !== undefined ? { authorizer: options.authorizer } : {}),
       ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
+      ...(options.tokens !== undefined ? { tokens: options.tokens } : {}),
       logger: options.logger ?? silentLogger(),
     });
-    const adminKey = (await readFile(bootstrapKeyPath, 'utf8')).trim();
+    // A fixture on another's storage finds the admin key there and writes no file: use the other's.
+    const adminKey = await readFile(bootstrapKeyPath, 'utf8').then(
+      (text) => text.trim(),
+      () => '',
+    );
     late.fixture = new ManagementFixture(dir, tls, storage, server, adminKey, bootstrapKeyPath);
     return late.fixture;
   }
