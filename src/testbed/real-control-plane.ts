@@ -22,6 +22,11 @@ export interface RealControlPlaneOptions {
    * the cluster CA, service-account tokens), without leader election. Default false.
    */
   controllers?: boolean;
+  /**
+   * Further kube-apiserver flags, e.g. `--authentication-config=<file>` to trust a JWT issuer or
+   * `--authentication-token-webhook-config-file=<file>`. Default: none.
+   */
+  apiserverArgs?: readonly string[];
   /** Deadline for etcd, kube-apiserver and kube-controller-manager to become ready, in ms. Default 180 000. */
   startTimeoutMs?: number;
   /** Time each process gets between SIGTERM and SIGKILL on close, in ms. Default 10 000. */
@@ -130,6 +135,7 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
       `--service-account-signing-key-file=${files.serviceAccountPrivateKey}`,
       // No pods run here, and pods created by tests must not wait for service-account tokens.
       '--disable-admission-plugins=ServiceAccount',
+      ...(options.apiserverArgs ?? []),
     ], join(dir, 'kube-apiserver.log'));
     processes.push(apiserver);
     const adminTls = { ca: files.tls.caCertPem, cert: files.tls.adminCertPem, key: files.tls.adminKeyPem };
