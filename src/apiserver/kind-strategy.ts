@@ -88,6 +88,8 @@ export interface ProcedureRequest {
   user: AuthenticatedUser | undefined;
   /** `dryRun=All`: answer without any side effect the caller could observe. */
   dryRun: boolean;
+  /** For an action (`<plural>/<name>/<action>`): the object the URL addresses. */
+  target?: { namespace: string; name: string };
 }
 
 /**

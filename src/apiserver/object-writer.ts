@@ -207,7 +207,12 @@ export class ObjectWriter {
    * create (type, namespace, unknown fields, the kind's defaulting and validation, 400/422), then
    * the procedure answers. Nothing is written.
    */
-  async perform(type: ResourceType, namespace: string, body: unknown, options: WriteOptions & { user: AuthenticatedUser | undefined }): Promise<JsonObject> {
+  async perform(
+    type: ResourceType,
+    namespace: string,
+    body: unknown,
+    options: WriteOptions & { user: AuthenticatedUser | undefined; target?: { namespace: string; name: string } },
+  ): Promise<JsonObject> {
     const procedure = type.procedure;
     if (procedure === undefined) throw new TypeError(`${type.plural} is a stored kind: create it with create(), not perform()`);
     const object = this.#checkBody(type, body, options);
@@ -216,7 +221,7 @@ export class ObjectWriter {
     // As for the real server's TokenReview, the object needs no name: it is never stored.
     const causes = [...(type.strategy.prepareForWrite?.(object, undefined) ?? []), ...(type.strategy.validate?.(object, undefined) ?? [])];
     if (causes.length > 0) throw invalid(type.kind, type.group, String(metadata['name'] ?? ''), causes);
-    return procedure({ object, user: options.user, dryRun: options.dryRun });
+    return procedure({ object, user: options.user, dryRun: options.dryRun, ...(options.target !== undefined ? { target: options.target } : {}) });
   }
 
   /** PUT of the object (or of its `status` subresource). `created` tells a create-on-update. */

@@ -11,7 +11,8 @@ export interface ResourceRequest {
   readonly namespace: string;
   /** '' for collection requests. */
   readonly name: string;
-  readonly subresource: 'status' | undefined;
+  /** `status`, an action of the type (see `KindDefinition.actions`), or undefined. */
+  readonly subresource: string | undefined;
   readonly verb: RequestVerb;
 }
 
@@ -78,9 +79,14 @@ export function parseResourceRequest(registry: ResourceRegistry, method: string,
   const type = registry.find(group, version, plural);
   if (type === undefined || extra.length > 0) throw unknownPath(path);
   if (!type.namespaced && scoped) throw unknownPath(path);
+  if (subresource !== undefined && type.actions.has(subresource)) {
+    // An action is only ever created: POST <plural>/<name>/<action>.
+    if (method !== 'POST') throw methodNotAllowed(method, path);
+    return { type, namespace, name, subresource, verb: 'create' };
+  }
   if (subresource !== undefined && !(subresource === 'status' && type.subresources.includes('status'))) throw unknownPath(path);
   const verb = verbOf(method, name !== '', watch, path);
   if (subresource !== undefined && !['get', 'update', 'patch'].includes(verb)) throw methodNotAllowed(method, path);
   if (!(type.verbs as readonly string[]).includes(verb)) throw methodNotAllowed(method, path);
-  return { type, namespace, name, subresource: subresource === 'status' ? 'status' : undefined, verb };
+  return { type, namespace, name, subresource, verb };
 }

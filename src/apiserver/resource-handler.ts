@@ -160,7 +160,9 @@ export class ResourceHandler {
     access?: RequestAccess,
     user?: AuthenticatedUser,
   ): Promise<FastifyReply | undefined> {
-    const { type, namespace, name, subresource } = target;
+    const { type, namespace, name } = target;
+    // Updates and patches address the object or its status; actions are only ever created.
+    const subresource: 'status' | undefined = target.subresource === 'status' ? 'status' : undefined;
     const writer = this.#init.writer;
     const admit = admission(type, name, access);
     switch (target.verb) {
@@ -175,10 +177,12 @@ export class ResourceHandler {
       case 'watch':
         return this.#watch(target, request, reply, query, access);
       case 'create': {
-        if (type.procedure !== undefined) {
+        const action = target.subresource === undefined ? undefined : type.actions.get(target.subresource);
+        if (action !== undefined || type.procedure !== undefined) {
           const representation = negotiate(request.headers.accept, ['json', 'yaml']);
           this.#requireMediaType(request, this.#init.objectMediaTypes);
-          const answer = await writer.perform(type, namespace, request.body, { ...writeOptions(query, reply, request, 'CreateOptions'), user });
+          const options = { ...writeOptions(query, reply, request, 'CreateOptions'), user, ...(action !== undefined ? { target: { namespace, name } } : {}) };
+          const answer = await writer.perform(action ?? type, namespace, request.body, options);
           return this.#send(reply, 201, answer, representation);
         }
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);

@@ -66,6 +66,13 @@ export interface KindDefinition {
    * (see {@link KindProcedure}). Default: none (a stored kind).
    */
   readonly procedure?: KindProcedure;
+  /**
+   * Subresources answered by a procedure, as the real server's `serviceaccounts/token`: a POST to
+   * `<plural>/<name>/<action>` runs the action's `procedure` on a body of the action's kind (its
+   * `kind`, `schema` and `strategy`; group and version are this kind's). The addressed object need
+   * not be stored: the procedure decides what `<name>` may be. Default: none.
+   */
+  readonly actions?: Readonly<Record<string, Omit<KindDefinition, 'group' | 'version' | 'actions'>>>;
 }
 
 /**
@@ -99,6 +106,8 @@ export interface ResourceType extends KindSelectableFields {
   readonly generation: GenerationPolicy;
   /** Undefined for a stored kind (see {@link KindDefinition.procedure}). */
   readonly procedure: KindProcedure | undefined;
+  /** The subresources answered by a procedure, by name, each resolved as a kind (see {@link KindDefinition.actions}). */
+  readonly actions: ReadonlyMap<string, ResourceType>;
 }
 
 /** The storage partition of a kind: `<group or core>/<version>/<plural>`. */
@@ -108,6 +117,11 @@ export function resourceIdOf(definition: Pick<KindDefinition, 'group' | 'version
 
 /** Resolves a {@link KindDefinition} into a frozen {@link ResourceType} with every default applied. */
 export function resourceType(definition: KindDefinition): ResourceType {
+  const actions = new Map<string, ResourceType>();
+  for (const [name, action] of Object.entries(definition.actions ?? {})) {
+    if (action.procedure === undefined) throw new TypeError(`the action ${definition.plural}/${name} has no procedure`);
+    actions.set(name, resourceType({ ...action, group: definition.group, version: definition.version, namespaced: definition.namespaced ?? true }));
+  }
   return Object.freeze({
     id: resourceIdOf(definition),
     group: definition.group,
@@ -133,6 +147,7 @@ export function resourceType(definition: KindDefinition): ResourceType {
     strategy: definition.strategy ?? {},
     generation: definition.generation ?? 'untracked',
     procedure: definition.procedure,
+    actions,
   });
 }
 

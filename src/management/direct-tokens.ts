@@ -109,6 +109,17 @@ export class DirectTokens {
     return answer;
   }
 
+  /**
+   * A token for `user` (who authenticated with an access key) with the key's own scope, living
+   * the maximum lifetime: the credential of a kube config (issue 10 §3). Throws a 403 when the
+   * user did not authenticate with an access key.
+   */
+  async mintForKubeConfig(user: AuthenticatedUser): Promise<{ token: string; ttlSeconds: number }> {
+    const key = keyOfCaller(user);
+    if (key === undefined) throw forbidden('a kube config with a token is issued only to a caller that authenticated with an access key (Authorization: Bearer <key>)');
+    return { token: await this.#sign(user, key, callerScope(user), this.#maxTtl), ttlSeconds: this.#maxTtl };
+  }
+
   async #sign(user: AuthenticatedUser, key: { name: string; uid: string }, scope: AccessScope | undefined, ttlSeconds: number): Promise<string> {
     const signing = await this.#options.ring.signingKey();
     const issuedAt = Math.floor(this.#options.now() / 1000);

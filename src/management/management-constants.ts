@@ -118,3 +118,15 @@ export const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';
 
 /** The published key set (`jwks_uri`), at the management listener's root as the real apiserver's. */
 export const KEY_SET_PATH = '/openid/v1/jwks';
+
+/** The shortest client certificate a CertificateSigningRequest may ask for (`spec.expirationSeconds`), in seconds. */
+export const MIN_CERTIFICATE_TTL_SECONDS = 600;
+
+/** `certificateTTL` when a kube config request does not set it: one day (seed 2.5). */
+export const DEFAULT_CERTIFICATE_TTL_SECONDS = 86_400;
+
+/** How long a kube config request waits for the virtual cluster to sign its client certificate, in ms. */
+export const CERTIFICATE_SIGNING_TIMEOUT_MS = 30_000;
+
+/** The user of a returned kube config (the reference CLI reads the client certificate from it). */
+export const KUBECONFIG_USER = 'vcluster';

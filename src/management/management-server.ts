@@ -26,7 +26,9 @@ import {
   SIGNING_KEY_PREPUBLISH_MS,
   SIGNING_KEY_ROTATION_INTERVAL_MS,
 } from './management-constants.js';
+import { KubeConfigs, type VirtualClusterAccess } from './kube-configs.js';
 import { ownedAccessKeyKind } from './owned-access-key-kind.js';
+import { virtualClusterInstanceKind } from './virtual-cluster-instance-kind.js';
 import { SigningKeyRing } from './signing-keys.js';
 import { MANAGEMENT_AUTHORIZER } from './ownership-authorizer.js';
 import { readServingPair, watchServingPair } from './tls-reloader.js';
@@ -60,6 +62,8 @@ export interface ManagementServerOptions {
   lastActivityWriteIntervalMs?: number;
   /** How DirectClusterEndpointTokens are issued. Default: see {@link DirectTokenOptions}. */
   tokens?: DirectTokenOptions;
+  /** The virtual cluster whose kube configs `virtualclusterinstances/<name>/kubeconfig` issues; undefined: not served. */
+  virtualCluster?: VirtualClusterAccess | undefined;
   logger: Logger;
 }
 
@@ -138,10 +142,11 @@ export async function startManagementServer(options: ManagementServerOptions): P
   const platform = options.platform ?? DEFAULT_PLATFORM;
   const hasher = new AccessKeyHasher(options.keyHashSecret);
   // The authenticator and the token service need the writer the server builds; both are only asked once it listens.
-  const late: { authenticator?: AccessKeyAuthenticator; directTokens?: DirectTokens } = {};
+  const late: { authenticator?: AccessKeyAuthenticator; directTokens?: DirectTokens; kubeConfigs?: KubeConfigs } = {};
   const registry = new ResourceRegistry([
     ownedAccessKeyKind({ platform, hasher }),
     directClusterEndpointTokenKind({ platform, issue: (request) => (late.directTokens as DirectTokens).issue(request) }),
+    ...(options.virtualCluster !== undefined ? [virtualClusterInstanceKind({ platform, issue: (request) => (late.kubeConfigs as KubeConfigs).issue(request) })] : []),
   ]);
   const ownedAccessKeys = registry.byKind('OwnedAccessKey');
   const tls = options.insecureHttp === true ? undefined : options.tls;
@@ -202,6 +207,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     now,
   });
   late.directTokens = directTokens;
+  if (options.virtualCluster !== undefined) late.kubeConfigs = new KubeConfigs(options.virtualCluster, directTokens, managementGroup(platform));
   const stopping = new AbortController();
   const watching = authenticator.run(stopping.signal);
   let stopReloads = (): void => undefined;
