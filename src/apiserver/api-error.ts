@@ -22,6 +22,7 @@ export const STATUS_REASON_CODES = {
   Invalid: 422,
   InternalError: 500,
   ServiceUnavailable: 503,
+  Timeout: 504,
 } as const;
 
 /** A Status reason the core may answer. */

@@ -7,7 +7,7 @@ import type { CreateAdmission } from './kind-strategy.js';
 import { ListPager } from './list-pager.js';
 import { ObjectWriter } from './object-writer.js';
 import { OpenApiDocuments } from './openapi.js';
-import type { PublicRoute } from './public-route.js';
+import type { PublicDocument, PublicRoute } from './public-route.js';
 import type { RequestAuthenticator } from './request-authentication.js';
 import type { RequestAuthorizer } from './request-authorization.js';
 import { ResourceHandler, TEXT_OBJECT_MEDIA_TYPES } from './resource-handler.js';
@@ -36,6 +36,8 @@ export interface ApiServerInit {
   basePath?: string;
   /** Routes answered without authentication or authorization (a webhook another server calls). Default: none. */
   publicRoutes?: readonly PublicRoute[];
+  /** Documents served at the listener's root without authentication (OpenID discovery). Default: none. */
+  publicDocuments?: readonly PublicDocument[];
   /** Serve HTTPS with these; plain HTTP when undefined. */
   https?: HttpsMaterial | undefined;
   /** `host:port` clients reach the server on (for `/api`'s serverAddressByClientCIDRs). */
@@ -92,6 +94,7 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
     authorizer: init.authorizer,
     ...(init.basePath !== undefined ? { basePath: init.basePath } : {}),
     ...(init.publicRoutes !== undefined ? { publicRoutes: init.publicRoutes } : {}),
+    ...(init.publicDocuments !== undefined ? { publicDocuments: init.publicDocuments } : {}),
     https: init.https,
     serverAddress: init.serverAddress,
     logger: init.logger,

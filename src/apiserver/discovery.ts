@@ -74,6 +74,9 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
     for (const subresource of type.subresources) {
       resources.push({ name: `${type.plural}/${subresource}`, singularName: '', namespaced: type.namespaced, kind: type.kind, verbs: STATUS_VERBS });
     }
+    for (const [action, actionType] of type.actions) {
+      resources.push({ name: `${type.plural}/${action}`, singularName: '', namespaced: type.namespaced, kind: actionType.kind, verbs: ['create'] });
+    }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? version : `${group}/${version}`, resources };
 }
@@ -89,9 +92,11 @@ function discoveryResource(type: ResourceType): Record<string, unknown> {
   };
   if (type.shortNames.length > 0) entry['shortNames'] = [...type.shortNames];
   if (type.categories.length > 0) entry['categories'] = [...type.categories];
-  if (type.subresources.length > 0) {
-    entry['subresources'] = type.subresources.map((subresource) => ({ subresource, responseKind, verbs: STATUS_VERBS }));
-  }
+  const subresources = [
+    ...type.subresources.map((subresource) => ({ subresource, responseKind, verbs: STATUS_VERBS })),
+    ...[...type.actions].map(([subresource, action]) => ({ subresource, responseKind: { group: type.group, version: type.version, kind: action.kind }, verbs: ['create'] })),
+  ];
+  if (subresources.length > 0) entry['subresources'] = subresources;
   return entry;
 }
 

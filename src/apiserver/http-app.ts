@@ -17,7 +17,7 @@ import {
 import type { OpenApiDocuments } from './openapi.js';
 import { authenticateRequest, UNAUTHENTICATED_PATHS, type AuthenticatedUser, type RequestAuthenticator } from './request-authentication.js';
 import { authorizeNonResourceRequest, authorizeRequest, isResourcePath, type RequestAuthorizer } from './request-authorization.js';
-import type { PublicRoute } from './public-route.js';
+import type { PublicDocument, PublicRoute } from './public-route.js';
 import { parseResourceRequest } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
 import type { ResourceRegistry } from './resource-type.js';
@@ -59,6 +59,8 @@ export interface HttpAppInit {
   authorizer?: RequestAuthorizer | undefined;
   /** Routes answered without authentication or authorization, before the resource routes. Default: none. */
   publicRoutes?: readonly PublicRoute[];
+  /** Documents served outside the base path without authentication. Default: none. */
+  publicDocuments?: readonly PublicDocument[];
   logger: Logger;
 }
 
@@ -158,6 +160,19 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
     return reply.code(404).type('application/json').send(JSON.stringify(pathNotFound(request.url).toStatus()));
   });
 
+  const publicDocuments = new Map((init.publicDocuments ?? []).map((document) => [document.path, document]));
+  if (publicDocuments.size > 0) {
+    // Answered before the base path and authentication: only at the listener's root.
+    app.addHook('onRequest', async (request, reply) => {
+      const path = request.url.split('?')[0] ?? '';
+      const document = publicDocuments.get(path);
+      if (document === undefined || (basePath !== '' && !outsideBasePath.has(request.raw))) return undefined;
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method, path);
+      if (document.maxAgeSeconds !== undefined) reply.header('cache-control', `public, max-age=${document.maxAgeSeconds}`);
+      const body = await document.body();
+      return reply.code(200).header('content-type', document.contentType ?? 'application/json').send(Buffer.from(JSON.stringify(body)));
+    });
+  }
   if (basePath !== '') {
     app.addHook('onRequest', async (request) => {
       if (outsideBasePath.has(request.raw)) throw pathNotFound(request.url.split('?')[0] ?? '');

@@ -89,3 +89,25 @@ export interface CreateAdmission {
   /** Throws an `ApiError` (403) when the object `name` of `type` may not be deleted. */
   admitDelete?(type: ResourceType, namespace: string, name: string): Promise<void>;
 }
+
+/** What a {@link KindProcedure} is asked to answer: the checked request object and who sent it. */
+export interface ProcedureRequest {
+  /**
+   * The request body after the checks every create makes (apiVersion and kind, the URL's
+   * namespace, unknown fields pruned, the kind's validation), a fresh copy the procedure owns.
+   */
+  object: JsonObject;
+  /** The caller; undefined on a server without authentication. */
+  user: AuthenticatedUser | undefined;
+  /** `dryRun=All`: answer without any side effect the caller could observe. */
+  dryRun: boolean;
+  /** For an action (`<plural>/<name>/<action>`): the object the URL addresses. */
+  target?: { namespace: string; name: string };
+}
+
+/**
+ * The create of a kind that is not stored, like the real server's TokenReview or
+ * SubjectAccessReview: the core checks the body as for any create, then answers 201 with what the
+ * procedure returns (the object with its status filled in). Throws an `ApiError` to refuse.
+ */
+export type KindProcedure = (request: ProcedureRequest) => Promise<JsonObject>;

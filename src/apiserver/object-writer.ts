@@ -228,6 +228,29 @@ export class ObjectWriter {
     }
   }
 
+  /**
+   * The create of a kind that is not stored (`type.procedure`): the body passes the checks of a
+   * create (type, namespace, unknown fields, the kind's defaulting and validation, 400/422), then
+   * the procedure answers. Nothing is written.
+   */
+  async perform(
+    type: ResourceType,
+    namespace: string,
+    body: unknown,
+    options: WriteOptions & { user: AuthenticatedUser | undefined; target?: { namespace: string; name: string } },
+  ): Promise<JsonObject> {
+    const procedure = type.procedure;
+    if (procedure === undefined) throw new TypeError(`${type.plural} is a stored kind: create it with create(), not perform()`);
+    const object = this.#checkBody(type, body, options);
+    const metadata = object['metadata'] as JsonObject;
+    this.#checkNamespace(type, namespace, metadata);
+    // As for the real server's TokenReview, the object needs no name: it is never stored.
+    const context = { user: options.user };
+    const causes = [...(type.strategy.prepareForWrite?.(object, undefined, context) ?? []), ...(type.strategy.validate?.(object, undefined, context) ?? [])];
+    if (causes.length > 0) throw invalid(type.kind, type.group, String(metadata['name'] ?? ''), causes);
+    return procedure({ object, user: options.user, dryRun: options.dryRun, ...(options.target !== undefined ? { target: options.target } : {}) });
+  }
+
   /** PUT of the object (or of one of its subresources). `created` tells a create-on-update. */
   async update(
     type: ResourceType,

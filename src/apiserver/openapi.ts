@@ -107,6 +107,20 @@ function paths(type: ResourceType): Record<string, Schema> {
     ...(type.namespaced ? [{ name: 'namespace', in: 'path', required: true, description: 'object name and auth scope', schema: string, uniqueItems: true }] : []),
   ];
   const collectionParams = type.namespaced ? [pathParams[1]] : [];
+  const actionPaths = Object.fromEntries(
+    [...type.actions].map(([action, actionType]) => {
+      const body = ref(schemaNameOf(actionType));
+      return [
+        `${prefix}${scope}/${type.plural}/{name}/${action}`,
+        { post: operation(actionType, 'post', `create${type.kind}${actionType.kind}`, { parameters: WRITE_PARAMS, requestBody: { required: true, content: content(body) }, responses: created(body) }), parameters: pathParams },
+      ];
+    }),
+  );
+  // A kind that is not stored is only created; one with no verbs of its own only has actions.
+  if (type.procedure !== undefined) {
+    return { [`${prefix}${scope}/${type.plural}`]: { post: operation(type, 'post', `create${type.kind}`, { parameters: WRITE_PARAMS, requestBody: { required: true, content: content(object) }, responses: created(object) }), parameters: collectionParams } };
+  }
+  if (type.verbs.length === 0) return actionPaths;
   // The server accepts strategic merge patches, but the document does not advertise them: kubectl
   // would then compute apply patches from the schemas' merge keys (and, for a kind defined without
   // a schema, warn about every field it leaves out). Without the advertisement it uses its
@@ -142,7 +156,7 @@ function paths(type: ResourceType): Record<string, Schema> {
   for (const subresource of type.subresources) {
     result[`${prefix}${scope}/${type.plural}/{name}/${subresource}`] = item(`${subresource.charAt(0).toUpperCase()}${subresource.slice(1)}`);
   }
-  return result;
+  return { ...result, ...actionPaths };
 }
 
 /** The component name of a kind's schema, e.g. `io.k8s.api.core.v1.ConfigMap`. */
@@ -178,8 +192,13 @@ export function reachableSchemas(components: Readonly<Record<string, Schema>>, r
   return kept;
 }
 
-/** A kind's schema and its list's, with everything they reference. */
+/** A kind's schema and its list's (and its actions' schemas), with everything they reference. */
 function schemas(type: ResourceType, serverName: string): Record<string, Schema> {
+  if (type.actions.size > 0) return Object.assign(kindSchemas(type, serverName), ...[...type.actions.values()].map((action) => kindSchemas(action, serverName))) as Record<string, Schema>;
+  return kindSchemas(type, serverName);
+}
+
+function kindSchemas(type: ResourceType, serverName: string): Record<string, Schema> {
   if (type.schema !== undefined) {
     const { name, components } = type.schema;
     return reachableSchemas(components, [name, `${name}List`, ...COMMON_ROOTS]);

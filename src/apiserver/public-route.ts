@@ -12,3 +12,18 @@ export interface PublicRoute {
   /** The JSON answer to one request; an `ApiError` thrown answers its Status. */
   handle(body: unknown): Promise<{ code: number; body: unknown }>;
 }
+
+/**
+ * A document served at an absolute path of the listener, outside the base path, to anyone without
+ * authentication (OpenID Connect discovery and its key set): GET only, JSON.
+ */
+export interface PublicDocument {
+  /** The absolute path, e.g. `/.well-known/openid-configuration`. */
+  path: string;
+  /** The document, asked for on every request (it may change, e.g. when keys rotate). */
+  body: () => unknown | Promise<unknown>;
+  /** Default `application/json`. */
+  contentType?: string;
+  /** How long clients may cache it, in seconds. Default: no caching. */
+  maxAgeSeconds?: number;
+}

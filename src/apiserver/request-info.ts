@@ -1,5 +1,5 @@
 import { methodNotAllowed, pathNotFound, resourceNotServed } from './api-error.js';
-import type { ResourceRegistry, ResourceType, Subresource } from './resource-type.js';
+import type { ResourceRegistry, ResourceType } from './resource-type.js';
 
 /** The Kubernetes verb a resource request maps to. */
 export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -11,7 +11,8 @@ export interface ResourceRequest {
   readonly namespace: string;
   /** '' for collection requests. */
   readonly name: string;
-  readonly subresource: Subresource | undefined;
+  /** A subresource the type serves (`status`, `approval`), one of its actions (see `KindDefinition.actions`), or undefined. */
+  readonly subresource: string | undefined;
   readonly verb: RequestVerb;
 }
 
@@ -78,6 +79,11 @@ export function parseResourceRequest(registry: ResourceRegistry, method: string,
   const type = registry.find(group, version, plural);
   if (type === undefined || extra.length > 0) throw unknownPath(path);
   if (!type.namespaced && scoped) throw unknownPath(path);
+  if (subresource !== undefined && type.actions.has(subresource)) {
+    // An action is only ever created: POST <plural>/<name>/<action>.
+    if (method !== 'POST') throw methodNotAllowed(method, path);
+    return { type, namespace, name, subresource, verb: 'create' };
+  }
   const served = type.subresources.find((candidate) => candidate === subresource);
   if (subresource !== undefined && served === undefined) throw unknownPath(path);
   const verb = verbOf(method, name !== '', watch, path);

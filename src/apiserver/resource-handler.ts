@@ -18,7 +18,7 @@ import { enforceBlockOwnerDeletionPermission, type BlockOwnerDeletionAdmission }
 import { invisibleResult, type RequestAccess } from './request-authorization.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceRequest } from './request-info.js';
-import type { ResourceRegistry, ResourceType } from './resource-type.js';
+import type { ResourceRegistry, ResourceType, Subresource } from './resource-type.js';
 import { APPLY_PATCH_MEDIA_TYPE } from './server-side-apply.js';
 import type { Preconditions, Storage, StoredObject } from './storage.js';
 import { parseIncludeObject, partialObjectMetadata, toTable, type TableListMeta } from './table-view.js';
@@ -156,10 +156,20 @@ export class ResourceHandler {
   /**
    * Answers `request` (already parsed into `target`) on `reply`; `access` restricts the objects
    * the user may see and write (see {@link RequestAccess}), undefined when unrestricted; `user`
-   * is who the request comes from (the kind's strategy may record it, as a CSR's requester).
+   * is who the request comes from (the kind's strategy may record it, as a CSR's requester, and
+   * the procedures of unstored kinds and actions answer for it).
    */
-  async handle(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access?: RequestAccess, user?: AuthenticatedUser): Promise<FastifyReply | undefined> {
-    const { type, namespace, name, subresource } = target;
+  async handle(
+    target: ResourceRequest,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    query: URLSearchParams,
+    access?: RequestAccess,
+    user?: AuthenticatedUser,
+  ): Promise<FastifyReply | undefined> {
+    const { type, namespace, name } = target;
+    // Updates and patches address the object or a subresource it serves; actions are only ever created.
+    const subresource: Subresource | undefined = type.subresources.find((served) => served === target.subresource);
     const writer = this.#init.writer;
     const admit = {
       ...admission(target, access, {
@@ -180,6 +190,14 @@ export class ResourceHandler {
       case 'watch':
         return this.#watch(target, request, reply, query, access);
       case 'create': {
+        const action = target.subresource === undefined ? undefined : type.actions.get(target.subresource);
+        if (action !== undefined || type.procedure !== undefined) {
+          const representation = negotiate(request.headers.accept, ['json', 'yaml']);
+          this.#requireMediaType(request, this.#init.objectMediaTypes);
+          const options = { ...writeOptions(query, reply, request, 'CreateOptions'), user, ...(action !== undefined ? { target: { namespace, name } } : {}) };
+          const answer = await writer.perform(action ?? type, namespace, request.body, options);
+          return this.#send(reply, 201, answer, representation);
+        }
         const representation = negotiate(request.headers.accept, ['json', 'yaml', 'table', 'partial']);
         this.#requireMediaType(request, this.#init.objectMediaTypes);
         const created = await writer.create(type, namespace, request.body, { ...writeOptions(query, reply, request, 'CreateOptions'), ...admit });

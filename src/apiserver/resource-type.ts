@@ -1,6 +1,6 @@
 import type { KindSelectableFields } from './field-selector.js';
 import type { GenerationPolicy } from './generation.js';
-import type { KindStrategy } from './kind-strategy.js';
+import type { KindProcedure, KindStrategy } from './kind-strategy.js';
 import type { NameRule } from './metadata-validation.js';
 import type { KindSchema } from './schema-pruning.js';
 import type { ResourceId } from './storage.js';
@@ -21,6 +21,7 @@ export type Subresource = 'status' | 'approval';
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const PROCEDURE_VERBS: readonly Verb[] = ['create'];
 
 /**
  * One kind a server on the core serves: its schema and its strategy, nothing of the pipeline.
@@ -67,6 +68,18 @@ export interface KindDefinition {
   readonly strategy?: KindStrategy;
   /** How `metadata.generation` is kept. Default `untracked` (the generic registry store: no generation of its own). */
   readonly generation?: GenerationPolicy;
+  /**
+   * Makes the kind one that is not stored: its only verb is `create`, answered by the procedure
+   * (see {@link KindProcedure}). Default: none (a stored kind).
+   */
+  readonly procedure?: KindProcedure;
+  /**
+   * Subresources answered by a procedure, as the real server's `serviceaccounts/token`: a POST to
+   * `<plural>/<name>/<action>` runs the action's `procedure` on a body of the action's kind (its
+   * `kind`, `schema` and `strategy`; group and version are this kind's). The addressed object need
+   * not be stored: the procedure decides what `<name>` may be. Default: none.
+   */
+  readonly actions?: Readonly<Record<string, Omit<KindDefinition, 'group' | 'version' | 'actions'>>>;
 }
 
 /**
@@ -98,6 +111,10 @@ export interface ResourceType extends KindSelectableFields {
   readonly mergeStrategies: PatchStrategyTable;
   readonly strategy: KindStrategy;
   readonly generation: GenerationPolicy;
+  /** Undefined for a stored kind (see {@link KindDefinition.procedure}). */
+  readonly procedure: KindProcedure | undefined;
+  /** The subresources answered by a procedure, by name, each resolved as a kind (see {@link KindDefinition.actions}). */
+  readonly actions: ReadonlyMap<string, ResourceType>;
 }
 
 /** The storage partition of a kind: `<group or core>/<version>/<plural>`. */
@@ -107,6 +124,11 @@ export function resourceIdOf(definition: Pick<KindDefinition, 'group' | 'version
 
 /** Resolves a {@link KindDefinition} into a frozen {@link ResourceType} with every default applied. */
 export function resourceType(definition: KindDefinition): ResourceType {
+  const actions = new Map<string, ResourceType>();
+  for (const [name, action] of Object.entries(definition.actions ?? {})) {
+    if (action.procedure === undefined) throw new TypeError(`the action ${definition.plural}/${name} has no procedure`);
+    actions.set(name, resourceType({ ...action, group: definition.group, version: definition.version, namespaced: definition.namespaced ?? true }));
+  }
   return Object.freeze({
     id: resourceIdOf(definition),
     group: definition.group,
@@ -119,7 +141,7 @@ export function resourceType(definition: KindDefinition): ResourceType {
     shortNames: definition.shortNames ?? [],
     categories: definition.categories ?? [],
     namespaced: definition.namespaced ?? true,
-    verbs: definition.verbs ?? ALL_VERBS,
+    verbs: definition.procedure !== undefined ? PROCEDURE_VERBS : (definition.verbs ?? ALL_VERBS),
     subresources: definition.subresources ?? [],
     allowCreateOnUpdate: definition.allowCreateOnUpdate ?? false,
     returnDeletedObject: definition.returnDeletedObject ?? false,
@@ -131,6 +153,8 @@ export function resourceType(definition: KindDefinition): ResourceType {
     mergeStrategies: definition.mergeStrategies ?? {},
     strategy: definition.strategy ?? {},
     generation: definition.generation ?? 'untracked',
+    procedure: definition.procedure,
+    actions,
   });
 }
 

@@ -68,3 +68,26 @@ export function dnsLabel(value: string): string {
   }
   return value;
 }
+
+/**
+ * Parses a token issuer URL: `https://` with a host, no query or fragment, no trailing slash (it
+ * must equal the tokens' `iss` exactly, which verifiers compare byte for byte).
+ */
+export function issuerUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`expected an https:// URL such as https://vcsync-management.my-namespace.svc:9443, got "${value}"`);
+  }
+  if (url.protocol !== 'https:' || url.search !== '' || url.hash !== '' || value.endsWith('/')) {
+    throw new InvalidArgumentError(`expected an https:// URL without query, fragment or trailing slash, got "${value}"`);
+  }
+  return value;
+}
+
+/** Parses a token-signing algorithm: RS256 or ES256. */
+export function signingAlgorithm(value: string): 'RS256' | 'ES256' {
+  if (value !== 'RS256' && value !== 'ES256') throw new InvalidArgumentError(`expected RS256 or ES256, got "${value}"`);
+  return value;
+}

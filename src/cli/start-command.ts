@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { BooleanEnvOption, RequiredOption, USAGE_EXIT_CODE } from './cli-options.js';
-import { dnsLabel, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, type LogLevel } from './option-parsers.js';
+import { dnsLabel, issuerUrl, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, signingAlgorithm, type LogLevel } from './option-parsers.js';
 import type { KubeConfigSource } from '../kube/kube-config.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -33,16 +33,21 @@ interface StartFlags {
   managementTlsKey?: string;
   managementInsecureHttp?: boolean;
   managementAdminKeyFile?: string;
+  managementTokenIssuer?: string;
+  managementTokenAlgorithm?: 'RS256' | 'ES256';
 }
 
 /**
  * Why the management flags cannot run together (undefined: they can): `--listen-management`
  * needs the admin key file and either both TLS files or `--management-insecure-http`.
  */
-export function managementFlagsProblem(flags: Pick<StartFlags, 'listenManagement' | 'managementTlsCert' | 'managementTlsKey' | 'managementInsecureHttp' | 'managementAdminKeyFile'>): string | undefined {
+export function managementFlagsProblem(
+  flags: Pick<StartFlags, 'listenManagement' | 'managementTlsCert' | 'managementTlsKey' | 'managementInsecureHttp' | 'managementAdminKeyFile' | 'managementTokenIssuer' | 'managementTokenAlgorithm'>,
+): string | undefined {
   const tlsFiles = [flags.managementTlsCert, flags.managementTlsKey].filter((file) => file !== undefined).length;
   if (flags.listenManagement === undefined) {
-    const given = tlsFiles > 0 || flags.managementInsecureHttp === true || flags.managementAdminKeyFile !== undefined;
+    const given =
+      tlsFiles > 0 || flags.managementInsecureHttp === true || flags.managementAdminKeyFile !== undefined || flags.managementTokenIssuer !== undefined || flags.managementTokenAlgorithm !== undefined;
     return given ? 'the --management-* options need --listen-management <host:port> (VCSYNC_LISTEN_MANAGEMENT)' : undefined;
   }
   if (flags.managementInsecureHttp === true && tlsFiles > 0) return '--management-insecure-http serves plain HTTP: drop --management-tls-cert and --management-tls-key, or drop it';
@@ -76,6 +81,12 @@ export function registerStartCommand(program: Command): void {
     .addOption(new Option('--management-tls-key <file>', "the management API's serving key (PEM)").env('VCSYNC_MANAGEMENT_TLS_KEY'))
     .addOption(new BooleanEnvOption('--management-insecure-http', 'serve the management API over plain HTTP (behind a TLS-terminating proxy only)', 'VCSYNC_MANAGEMENT_INSECURE_HTTP'))
     .addOption(new Option('--management-admin-key-file <file>', 'where the bootstrap admin access key is written (0600) on first start').env('VCSYNC_MANAGEMENT_ADMIN_KEY_FILE'))
+    .addOption(
+      new Option('--management-token-issuer <url>', "`iss` of DirectClusterEndpointTokens: the https URL verifiers reach the management listener's root on (set it with several replicas; default: the listen address)")
+        .env('VCSYNC_MANAGEMENT_TOKEN_ISSUER')
+        .argParser(issuerUrl),
+    )
+    .addOption(new Option('--management-token-algorithm <alg>', 'signature algorithm of newly generated token-signing keys: RS256 (default) or ES256').env('VCSYNC_MANAGEMENT_TOKEN_ALGORITHM').argParser(signingAlgorithm))
     .action(async (flags: StartFlags, command: Command) => {
       const managementProblem = managementFlagsProblem(flags);
       if (managementProblem !== undefined) command.error(`error: ${managementProblem}`, { exitCode: USAGE_EXIT_CODE, code: 'vcsync.invalidOptionCombination' });
@@ -109,6 +120,10 @@ export function registerStartCommand(program: Command): void {
                 tls: flags.managementTlsCert !== undefined && flags.managementTlsKey !== undefined ? { certPath: flags.managementTlsCert, keyPath: flags.managementTlsKey } : undefined,
                 insecureHttp: flags.managementInsecureHttp === true,
                 bootstrapKeyPath: flags.managementAdminKeyFile as string,
+                tokens: {
+                  ...(flags.managementTokenIssuer !== undefined ? { issuer: flags.managementTokenIssuer } : {}),
+                  ...(flags.managementTokenAlgorithm !== undefined ? { algorithm: flags.managementTokenAlgorithm } : {}),
+                },
               },
             }
           : {}),

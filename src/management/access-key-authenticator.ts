@@ -7,6 +7,7 @@ import type { Logger } from '../observe/logger.js';
 import { isKeyHash, sameKeyHash, type AccessKeyHasher } from './access-key-hasher.js';
 import {
   ACCESS_KEY_EXTRA,
+  ACCESS_KEY_UID_EXTRA,
   AUTH_CACHE_MAX_KEYS,
   AUTH_REWATCH_DELAY_MS,
   LAST_ACTIVITY_WRITE_INTERVAL_MS,
@@ -180,11 +181,29 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
     if (object === undefined || !isKeyHash(stored) || !sameKeyHash(hash, stored)) {
       return { ok: false, known: false, reason: 'unknown access key', problem: 'the access key is not valid (unknown, or deleted)' };
     }
+    return this.#accept(object, this.#now(), true);
+  }
+
+  /**
+   * Whether the access key `name` that issued a token is still usable, and the user it stands for:
+   * it must exist with the same `uid` (not deleted and created again), be enabled and not expired.
+   * The same checks and user as {@link authenticate}; the use is not recorded as the key's activity.
+   */
+  async authenticateIssuer(name: string, uid: string): Promise<{ ok: true; user: AuthenticatedUser } | Failure> {
+    const object = await this.#options.storage.get({ resource: this.#options.type.id, namespace: '', name });
+    if (object === undefined || object.metadata.uid !== uid) {
+      return { ok: false, reason: `access key ${name} is gone`, message: `the access key ${JSON.stringify(name)} that issued the token was deleted` };
+    }
+    const accepted = this.#accept(object, this.#now(), false);
+    return accepted.ok ? accepted : { ok: false, reason: accepted.reason, message: accepted.problem };
+  }
+
+  /** The user of a found key, or why it is refused (disabled, expired, no owner); notes the use when `record`. */
+  #accept(object: StoredObject, now: number, record: boolean): { ok: true; user: AuthenticatedUser } | { ok: false; known: true; reason: string; problem: string } {
     const name = object.metadata.name;
     if (specOf(object)['disabled'] === true) {
       return { ok: false, known: true, reason: `access key ${name} is disabled`, problem: `the access key ${JSON.stringify(name)} is disabled; an admin or its owner can enable it (spec.disabled: false)` };
     }
-    const now = this.#now();
     const expiresAt = expiresAtMs(object, this.#lastUse.get(name));
     if (expiresAt !== undefined && expiresAt <= now) {
       const why = specOf(object)['ttlAfterLastActivity'] === true ? 'after its time to live without activity' : 'at the end of its time to live';
@@ -197,7 +216,7 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
     }
     const user = this.#userOf(object);
     if (user === undefined) return { ok: false, known: true, reason: `access key ${name} has no owner`, problem: 'the access key is not valid (it names no user, team or subject)' };
-    this.#noteUse(object, now);
+    if (record) this.#noteUse(object, now);
     return { ok: true, user };
   }
 
@@ -214,6 +233,7 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
       [OWNER_KIND_EXTRA]: Object.freeze([owner.kind]),
       [OWNER_NAME_EXTRA]: Object.freeze([owner.name]),
       [ACCESS_KEY_EXTRA]: Object.freeze([object.metadata.name]),
+      [ACCESS_KEY_UID_EXTRA]: Object.freeze([object.metadata.uid ?? '']),
       [KEY_OWNERS_EXTRA]: Object.freeze(ownersOf(object)),
       ...(scope !== undefined && scope !== null ? { [KEY_SCOPE_EXTRA]: Object.freeze([JSON.stringify(scope)]) } : {}),
     };

@@ -4,7 +4,7 @@ import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
 import type { KubeMetrics } from '../kube/metrics.js';
 import type { Logger } from '../observe/logger.js';
 import { KEY_HASH_SECRET_BYTES, KEY_HASH_SECRET_NAME } from './management-constants.js';
-import { startManagementServer } from './management-server.js';
+import { startManagementServer, type DirectTokenOptions } from './management-server.js';
 import { SecretStorage, type SecretClient } from './secret-storage.js';
 
 /** The Secret holding the key-hash secret, as read and written. */
@@ -70,6 +70,8 @@ export interface DaemonManagementOptions {
   insecureHttp: boolean;
   /** Where the bootstrap admin key is written (0600) on first start. */
   bootstrapKeyPath: string;
+  /** How DirectClusterEndpointTokens are issued (the issuer must be the same on every replica). Default: see {@link DirectTokenOptions}. */
+  tokens?: DirectTokenOptions;
   metrics?: KubeMetrics;
   logger: Logger;
   /** Called once the API listens, with its base URL. */
@@ -97,6 +99,7 @@ export async function runDaemonManagement(options: DaemonManagementOptions, sign
       tls: options.tls,
       insecureHttp: options.insecureHttp,
       bootstrapKeyPath: options.bootstrapKeyPath,
+      ...(options.tokens !== undefined ? { tokens: options.tokens } : {}),
       logger,
     });
     try {

@@ -4,7 +4,9 @@ export { AccessKeyHasher, generateAccessKey, isKeyHash, weakKeyReason } from './
 export { ensureBootstrapAdminKey, ensureKeyHashSecret, writeSecretFile, type BootstrapAdminKeyOptions } from './bootstrap-admin-key.js';
 export * from './management-constants.js';
 export { ensureSharedKeyHashSecret, runDaemonManagement, type DaemonManagementOptions } from './daemon-management.js';
-export { MANAGEMENT_VERSION_INFO, startManagementServer, type ManagementServer, type ManagementServerOptions } from './management-server.js';
+export { directClusterEndpointTokenKind } from './direct-cluster-endpoint-token-kind.js';
+export { DirectTokens, looksLikeJwt, type DirectTokenVerification } from './direct-tokens.js';
+export { MANAGEMENT_VERSION_INFO, startManagementServer, type DirectTokenOptions, type ManagementServer, type ManagementServerOptions } from './management-server.js';
 export { expiresAtMs, ownedAccessKeyKind, ownerOf, type KeyOwner, type OwnedAccessKeyKindOptions } from './owned-access-key-kind.js';
 export { authorizeManagementRequest, authorizeOwnership, isManagementAdmin, MANAGEMENT_AUTHORIZER } from './ownership-authorizer.js';
 export { reviewToken, TOKEN_REVIEW_API_VERSIONS } from './token-review.js';

@@ -81,6 +81,9 @@ export const OWNER_NAME_EXTRA = 'vcsync.dev/owner-name';
 /** The `extra` entry of an authenticated key's user: the OwnedAccessKey it presented. */
 export const ACCESS_KEY_EXTRA = 'vcsync.dev/access-key';
 
+/** The `extra` entry of an authenticated key's user: the uid of the OwnedAccessKey it presented. */
+export const ACCESS_KEY_UID_EXTRA = 'vcsync.dev/access-key-uid';
+
 /**
  * The `extra` entry of an authenticated key's user: every owner its spec names, as `user=alice`,
  * `team=ops`, `subject=ci` (ownership compares all of them, not only the first).
@@ -92,3 +95,48 @@ export const KEY_SCOPE_EXTRA = 'vcsync.dev/key-scope';
 
 /** The Secret in the host namespace holding the access-key HMAC secret every replica of `vcsync start` shares. */
 export const KEY_HASH_SECRET_NAME = 'vcsync-management-key-hash';
+
+/** Where the token-signing keys live in the management storage: a partition the API does not serve. */
+export const SIGNING_KEY_RING_RESOURCE = 'internal.vcsync.dev/v1/signingkeyrings';
+
+/** The one object of {@link SIGNING_KEY_RING_RESOURCE}. */
+export const SIGNING_KEY_RING_NAME = 'direct-cluster-endpoint-tokens';
+
+/** A DirectClusterEndpointToken without `spec.ttl` (or with 0) lives this long, in seconds. */
+export const DIRECT_TOKEN_DEFAULT_TTL_SECONDS = 3600;
+
+/** The longest a DirectClusterEndpointToken lives, in seconds; a larger `spec.ttl` is cut to it. */
+export const DIRECT_TOKEN_MAX_TTL_SECONDS = 86_400;
+
+/** How long one signing key signs before the next takes over, in ms (7 days). */
+export const SIGNING_KEY_ROTATION_INTERVAL_MS = 7 * 24 * 3600 * 1000;
+
+/** How long clients may cache the published key set, in seconds. */
+export const KEY_SET_MAX_AGE_SECONDS = 300;
+
+/**
+ * How long before a signing key retires its successor is published, in ms (1 hour): far longer
+ * than {@link KEY_SET_MAX_AGE_SECONDS}, so a verifier's cached key set knows a key before it signs.
+ */
+export const SIGNING_KEY_PREPUBLISH_MS = 3600 * 1000;
+
+/** The audience of DirectClusterEndpointTokens unless configured otherwise. */
+export const DEFAULT_DIRECT_TOKEN_AUDIENCE = 'vcsync-direct-cluster-endpoint';
+
+/** OpenID Connect discovery, served at the management listener's root. */
+export const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';
+
+/** The published key set (`jwks_uri`), at the management listener's root as the real apiserver's. */
+export const KEY_SET_PATH = '/openid/v1/jwks';
+
+/** The shortest client certificate a CertificateSigningRequest may ask for (`spec.expirationSeconds`), in seconds. */
+export const MIN_CERTIFICATE_TTL_SECONDS = 600;
+
+/** `certificateTTL` when a kube config request does not set it: one day (seed 2.5). */
+export const DEFAULT_CERTIFICATE_TTL_SECONDS = 86_400;
+
+/** How long a kube config request waits for the virtual cluster to sign its client certificate, in ms. */
+export const CERTIFICATE_SIGNING_TIMEOUT_MS = 30_000;
+
+/** The user of a returned kube config (the reference CLI reads the client certificate from it). */
+export const KUBECONFIG_USER = 'vcluster';

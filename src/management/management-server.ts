@@ -12,8 +12,27 @@ import type { Logger } from '../observe/logger.js';
 import { AccessKeyAuthenticator } from './access-key-authenticator.js';
 import { AccessKeyHasher } from './access-key-hasher.js';
 import { ensureBootstrapAdminKey } from './bootstrap-admin-key.js';
-import { DEFAULT_PLATFORM, MANAGEMENT_BASE_PATH, MANAGEMENT_SERVER_NAME, TOKEN_REVIEW_PATH } from './management-constants.js';
+import { directClusterEndpointTokenKind } from './direct-cluster-endpoint-token-kind.js';
+import { DirectTokens } from './direct-tokens.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './key-rotation.js';
+import {
+  DEFAULT_DIRECT_TOKEN_AUDIENCE,
+  DEFAULT_PLATFORM,
+  DIRECT_TOKEN_MAX_TTL_SECONDS,
+  KEY_SET_MAX_AGE_SECONDS,
+  KEY_SET_PATH,
+  managementGroup,
+  MANAGEMENT_BASE_PATH,
+  MANAGEMENT_SERVER_NAME,
+  OIDC_DISCOVERY_PATH,
+  SIGNING_KEY_PREPUBLISH_MS,
+  SIGNING_KEY_ROTATION_INTERVAL_MS,
+  TOKEN_REVIEW_PATH,
+} from './management-constants.js';
+import { KubeConfigs, type VirtualClusterAccess } from './kube-configs.js';
 import { ownedAccessKeyKind } from './owned-access-key-kind.js';
+import { virtualClusterInstanceKind } from './virtual-cluster-instance-kind.js';
+import { SigningKeyRing } from './signing-keys.js';
 import { MANAGEMENT_AUTHORIZER } from './ownership-authorizer.js';
 import { readServingPair, watchServingPair } from './tls-reloader.js';
 import { reviewToken } from './token-review.js';
@@ -57,7 +76,32 @@ export interface ManagementServerOptions {
    * and drops the key (ADR 0018). Default true.
    */
   garbageCollection?: boolean;
+  /** How DirectClusterEndpointTokens are issued. Default: see {@link DirectTokenOptions}. */
+  tokens?: DirectTokenOptions;
+  /** The virtual cluster whose kube configs `virtualclusterinstances/<name>/kubeconfig` issues; undefined: not served. */
+  virtualCluster?: VirtualClusterAccess | undefined;
   logger: Logger;
+}
+
+/** How DirectClusterEndpointTokens are signed and checked (issue 10 §2). */
+export interface DirectTokenOptions {
+  /** Algorithm of newly generated signing keys. Default `RS256` (as the reference platform). */
+  algorithm?: SigningAlgorithm;
+  /**
+   * `iss` of the tokens: the URL (scheme, host, port) where the listener's root, with
+   * `/.well-known/openid-configuration`, is reached by verifiers. Default the listening address.
+   */
+  issuer?: string;
+  /** `aud` of the tokens. Default {@link DEFAULT_DIRECT_TOKEN_AUDIENCE}. */
+  audience?: string;
+  /** Lifetime when `spec.ttl` is absent or 0, in seconds. Default 3600. */
+  defaultTtlSeconds?: number;
+  /** Longest lifetime; larger `spec.ttl`s are cut to it, in seconds. Default {@link DIRECT_TOKEN_MAX_TTL_SECONDS}. */
+  maxTtlSeconds?: number;
+  /** How long one signing key signs, in ms. Default {@link SIGNING_KEY_ROTATION_INTERVAL_MS} (7 days). */
+  rotationIntervalMs?: number;
+  /** How long before a key retires its successor is published, in ms. Default {@link SIGNING_KEY_PREPUBLISH_MS}. */
+  prepublishMs?: number;
 }
 
 /** A running management server. */
@@ -74,8 +118,27 @@ export interface ManagementServer {
   /** The garbage collector's runner (undefined when `garbageCollection` is false); `idle()` is a test hook. */
   readonly controllers: StorageControllers | undefined;
   readonly authenticator: AccessKeyAuthenticator;
+  /** Issues and verifies DirectClusterEndpointTokens (token review verifies through it). */
+  readonly directTokens: DirectTokens;
+  /** `iss` of the tokens, whose `/.well-known/openid-configuration` this server answers. */
+  readonly issuer: string;
   /** Stops listening, ends watches, stops the key watch and certificate reloads. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * The OpenID Connect discovery document of the token issuer: enough for a verifier (a proxy, or a
+ * kube-apiserver's JWT authenticator) to find the key set; the token endpoint is the management
+ * API's create of DirectClusterEndpointTokens, not an OAuth flow.
+ */
+function openIdConfiguration(issuer: string): Record<string, unknown> {
+  return {
+    issuer,
+    jwks_uri: `${issuer}${KEY_SET_PATH}`,
+    response_types_supported: ['id_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
+  };
 }
 
 function formatHost(host: string): string {
@@ -97,19 +160,40 @@ export async function startManagementServer(options: ManagementServerOptions): P
   const logger = options.logger.child({ component: 'management' });
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? ((): number => Date.now());
+  const platform = options.platform ?? DEFAULT_PLATFORM;
   const hasher = new AccessKeyHasher(options.keyHashSecret);
-  const registry = new ResourceRegistry([ownedAccessKeyKind({ platform: options.platform ?? DEFAULT_PLATFORM, hasher })]);
+  // The authenticator and the token service need the writer the server builds; both are only asked once it listens.
+  const late: { authenticator?: AccessKeyAuthenticator; directTokens?: DirectTokens; kubeConfigs?: KubeConfigs } = {};
+  const registry = new ResourceRegistry([
+    ownedAccessKeyKind({ platform, hasher }),
+    directClusterEndpointTokenKind({ platform, issue: (request) => (late.directTokens as DirectTokens).issue(request) }),
+    ...(options.virtualCluster !== undefined ? [virtualClusterInstanceKind({ platform, issue: (request) => (late.kubeConfigs as KubeConfigs).issue(request) })] : []),
+  ]);
   const ownedAccessKeys = registry.byKind('OwnedAccessKey');
   const tls = options.insecureHttp === true ? undefined : options.tls;
   const pair = tls !== undefined ? await readServingPair(tls.certPath, tls.keyPath) : undefined;
   let address = `${formatHost(host)}:${options.port ?? 0}`;
-  // The authenticator needs the writer the server builds; it is only asked once the server listens.
-  const late: { authenticator?: AccessKeyAuthenticator } = {};
   const verifiers = new TokenVerifierChain([
     { kind: 'access key', verifier: { verifyToken: (request) => (late.authenticator as AccessKeyAuthenticator).verifyToken(request) } },
+    { kind: 'direct cluster endpoint token', verifier: { verifyToken: (request) => (late.directTokens as DirectTokens).verifyToken(request) } },
     ...(options.tokenVerifiers ?? []),
   ]);
   const tokenReview = async (body: unknown): Promise<{ code: number; body: unknown }> => ({ code: 200, body: await reviewToken(verifiers, body) });
+  const scheme = tls !== undefined ? 'https' : 'http';
+  const tokenOptions = options.tokens ?? {};
+  const issuer = (): string => tokenOptions.issuer ?? `${scheme}://${address}`;
+  const maxTtlSeconds = tokenOptions.maxTtlSeconds ?? DIRECT_TOKEN_MAX_TTL_SECONDS;
+  const ring = new SigningKeyRing({
+    storage: options.storage,
+    algorithm: tokenOptions.algorithm ?? 'RS256',
+    policy: {
+      rotationIntervalMs: tokenOptions.rotationIntervalMs ?? SIGNING_KEY_ROTATION_INTERVAL_MS,
+      prepublishMs: tokenOptions.prepublishMs ?? SIGNING_KEY_PREPUBLISH_MS,
+      maxTokenTtlMs: maxTtlSeconds * 1000,
+    },
+    now,
+    logger,
+  });
   const { app, writer, endWatches } = buildApiServer({
     registry,
     storage: options.storage,
@@ -120,6 +204,10 @@ export async function startManagementServer(options: ManagementServerOptions): P
     basePath: MANAGEMENT_BASE_PATH,
     // The webhook's caller is a kube-apiserver, which holds no access key: see docs/adr/0020-token-review-webhook.md.
     publicRoutes: [{ method: 'POST', path: TOKEN_REVIEW_PATH, handle: tokenReview }],
+    publicDocuments: [
+      { path: OIDC_DISCOVERY_PATH, body: () => openIdConfiguration(issuer()), maxAgeSeconds: KEY_SET_MAX_AGE_SECONDS },
+      { path: KEY_SET_PATH, body: () => ring.keySet(), contentType: 'application/jwk-set+json', maxAgeSeconds: KEY_SET_MAX_AGE_SECONDS },
+    ],
     https: pair,
     serverAddress: () => address,
     bookmarkIntervalMs: 60_000,
@@ -138,6 +226,18 @@ export async function startManagementServer(options: ManagementServerOptions): P
     logger,
   });
   late.authenticator = authenticator;
+  const directTokens = new DirectTokens({
+    ring,
+    issuer,
+    audience: tokenOptions.audience ?? DEFAULT_DIRECT_TOKEN_AUDIENCE,
+    claimName: managementGroup(platform),
+    keys: authenticator,
+    ...(tokenOptions.defaultTtlSeconds !== undefined ? { defaultTtlSeconds: tokenOptions.defaultTtlSeconds } : {}),
+    maxTtlSeconds,
+    now,
+  });
+  late.directTokens = directTokens;
+  if (options.virtualCluster !== undefined) late.kubeConfigs = new KubeConfigs(options.virtualCluster, directTokens, managementGroup(platform));
   const stopping = new AbortController();
   const watching = authenticator.run(stopping.signal);
   const controllers =
@@ -168,9 +268,9 @@ export async function startManagementServer(options: ManagementServerOptions): P
       const server = app.server as unknown as TlsServer;
       stopReloads = watchServingPair({ certPath: tls.certPath, keyPath: tls.keyPath, install: (next) => server.setSecureContext({ cert: next.certPem, key: next.keyPem }), logger });
     }
-    const url = `${tls !== undefined ? 'https' : 'http'}://${address}${MANAGEMENT_BASE_PATH}`;
-    logger.info({ url, tls: tls !== undefined }, 'Management API listening');
-    return { url, tokenReviewUrl: `${url}${TOKEN_REVIEW_PATH}`, port, ownedAccessKeys, writer, controllers, authenticator, close };
+    const url = `${scheme}://${address}${MANAGEMENT_BASE_PATH}`;
+    logger.info({ url, tls: tls !== undefined, issuer: issuer() }, 'Management API listening');
+    return { url, tokenReviewUrl: `${url}${TOKEN_REVIEW_PATH}`, port, ownedAccessKeys, writer, controllers, authenticator, directTokens, issuer: issuer(), close };
   } catch (error: unknown) {
     await close();
     throw error;

@@ -9,8 +9,8 @@ const strings = (description: string): SchemaObject => ({ type: 'array', items: 
 const object = (description: string, properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'object', description, properties });
 const list = (description: string, properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'array', description, items: { type: 'object', properties } });
 
-/** seed 2.6: what a key may reach. */
-const SCOPE = object('The reach of the key (seed 2.6).', {
+/** seed 2.6: what a key (or a token issued with one) may reach. */
+export const ACCESS_SCOPE_SCHEMA: SchemaObject = object('The reach of the key (seed 2.6).', {
   roles: list('Managed permissions.', { role: string('Name of the role, e.g. platformCLI.'), projects: strings('Projects the key can access.'), virtualClusters: strings('Virtual clusters the key can access.') }),
   projects: list('Projects the key can access.', { project: string('Project name; * selects all projects.') }),
   spaces: list('Spaces the key can access.', { project: string('Project name.'), space: string('Space name; * selects all spaces.') }),
@@ -43,7 +43,7 @@ const SPEC = object('The desired state of an access key (seed 2.3).', {
   disabled: boolean('If true, the key continues to exist but does not grant API access.'),
   ttl: { type: 'integer', format: 'int64', description: 'Time to live of the key in seconds, from creation (or from status.lastActivity with ttlAfterLastActivity); 0 or absent: no expiry.' },
   ttlAfterLastActivity: boolean('If set, the time to live counts from status.lastActivity instead of from creation time.'),
-  scope: SCOPE,
+  scope: ACCESS_SCOPE_SCHEMA,
   type: string('Whether the key is user managed (User) or managed by the platform itself (Platform).'),
   identity: object('Single-sign-on login data.', {
     userId: string('Subject of the user.'),

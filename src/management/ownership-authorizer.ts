@@ -16,7 +16,7 @@ import { authorizeScope, forbiddenRequest } from './authorization.js';
 import { authorizeKeyRequest, ownsKey, type CallerIdentity, type KeyOwnership } from './key-ownership.js';
 import { KEY_OWNERS_EXTRA, KEY_SCOPE_EXTRA, MANAGEMENT_ADMIN_GROUP, SCOPE_PARSE_CACHE_MAX } from './management-constants.js';
 import { specOf } from './owned-access-key-kind.js';
-import { nonResourceAttributes, resourceAttributes, type RequestAttributes } from './request-attributes.js';
+import { managementTarget, nonResourceAttributes, resourceAttributes, type RequestAttributes } from './request-attributes.js';
 
 /** Whether `user` is a management admin (member of {@link MANAGEMENT_ADMIN_GROUP}). */
 export function isManagementAdmin(user: AuthenticatedUser): boolean {
@@ -74,12 +74,14 @@ function keyOwnership(object: StoredObject | JsonObject | undefined): KeyOwnersh
 
 /**
  * The ownership rule of `key-ownership.ts` in the core's terms: an admin may do everything; anyone
- * else may work only with the OwnedAccessKeys it owns (`ownsKey`: it sees only those) and no other
- * resource. Every key write, an admin's too, must pass `authorizeKeyRequest` (a non-admin writes
+ * else may work only with the OwnedAccessKeys it owns (`ownsKey`: it sees only those) and ask for
+ * DirectClusterEndpointTokens (within its own scope, checked when issued), and no other resource. Every key write, an admin's too, must pass `authorizeKeyRequest` (a non-admin writes
  * only its own keys, with groups it has; nobody writes a scope beyond its own). A pure function.
  */
 export function authorizeOwnership(user: AuthenticatedUser, request: ResourceRequest): AccessDecision {
   const caller = callerIdentity(user);
+  // Anyone whose scope allows it may ask for a token or a kube config; neither reaches beyond the caller's key.
+  if (request.type.plural === 'directclusterendpointtokens' || request.type.plural === 'virtualclusterinstances') return { allowed: true };
   if (request.type.plural !== 'ownedaccesskeys') {
     return caller.admin ? { allowed: true } : { allowed: false, reason: `only members of ${MANAGEMENT_ADMIN_GROUP} may use ${request.type.plural}` };
   }
@@ -100,7 +102,7 @@ export function authorizeOwnership(user: AuthenticatedUser, request: ResourceReq
  * (otherwise it throws the 403 Forbidden of `forbiddenRequest`), then {@link authorizeOwnership}.
  */
 export function authorizeManagementRequest(user: AuthenticatedUser, request: ResourceRequest, path: string): AccessDecision {
-  const attrs = resourceAttributes(request, path);
+  const attrs = resourceAttributes(request, path, managementTarget(request));
   const scoped = authorizeScope(callerScope(user), attrs);
   if (!scoped.allowed) throw forbiddenRequest(attrs, scoped.reason);
   return authorizeOwnership(user, request);

@@ -79,3 +79,17 @@ export function resourceAttributes(request: ResourceRequest, path: string, targe
 export function nonResourceAttributes(method: string, path: string, target: RequestTarget = { kind: 'Management' }): RequestAttributes {
   return { verb: method.toLowerCase(), isResourceRequest: false, path, apiGroup: '', resource: '', subresource: '', namespace: '', name: '', target };
 }
+
+/** The namespace prefix of a project's namespace in the reference platform (`loft-p-<project>`). */
+const PROJECT_NAMESPACE_PREFIX = 'loft-p-';
+
+/**
+ * Where a management request goes: a VirtualClusterInstance (and its kube config) is about the
+ * virtual cluster it names, in the project of its namespace (`loft-p-<project>` as in the
+ * reference platform, else the namespace itself); anything else is about no project.
+ */
+export function managementTarget(request: ResourceRequest): RequestTarget {
+  if (request.type.plural !== 'virtualclusterinstances' || request.name === '') return { kind: 'Management' };
+  const project = request.namespace.startsWith(PROJECT_NAMESPACE_PREFIX) ? request.namespace.slice(PROJECT_NAMESPACE_PREFIX.length) : request.namespace;
+  return { kind: 'Management', virtualCluster: request.name, project };
+}

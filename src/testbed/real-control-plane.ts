@@ -30,6 +30,11 @@ export interface RealControlPlaneOptions {
    * refused, are cached that long per token). Default: no webhook.
    */
   tokenWebhook?: { configPath: string; cacheTtlSeconds: number };
+  /**
+   * Further kube-apiserver flags, e.g. `--authentication-config=<file>` to trust a JWT issuer.
+   * Default: none.
+   */
+  apiserverArgs?: readonly string[];
   /** Deadline for etcd, kube-apiserver and kube-controller-manager to become ready, in ms. Default 180 000. */
   startTimeoutMs?: number;
   /** Time each process gets between SIGTERM and SIGKILL on close, in ms. Default 10 000. */
@@ -145,6 +150,7 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
             `--authentication-token-webhook-cache-ttl=${options.tokenWebhook.cacheTtlSeconds}s`,
           ]
         : []),
+      ...(options.apiserverArgs ?? []),
     ], join(dir, 'kube-apiserver.log'));
     processes.push(apiserver);
     const adminTls = { ca: files.tls.caCertPem, cert: files.tls.adminCertPem, key: files.tls.adminKeyPem };

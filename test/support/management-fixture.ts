@@ -6,7 +6,7 @@ import { ensureTlsAssets, type TlsAssets } from '../../src/apiserver/security/tl
 import type { RequestAuthorizer } from '../../src/apiserver/request-authorization.js';
 import type { Storage } from '../../src/apiserver/storage.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
-import { startManagementServer, type ManagementServer, type NamedTokenVerifier } from '../../src/management/index.js';
+import { startManagementServer, type DirectTokenOptions, type ManagementServer, type NamedTokenVerifier } from '../../src/management/index.js';
 import { MapStorage } from './map-storage.js';
 
 /** The group-version path of OwnedAccessKeys on a `loft` management server. */
@@ -81,7 +81,8 @@ export class ManagementFixture {
 
   /**
    * Starts one; `authorizer` replaces the default ownership rule; `tokenVerifiers` follow the
-   * access keys in the token review; `storage` replaces the map storage (the caller runs and stops it).
+   * access keys in the token review; `storage` replaces the map storage (the caller runs and stops
+   * it; another fixture's storage makes a second replica, or a restart); `tokens` configures direct tokens.
    */
   static async start(
     options: {
@@ -89,6 +90,7 @@ export class ManagementFixture {
       lastActivityWriteIntervalMs?: number;
       tokenVerifiers?: readonly NamedTokenVerifier[];
       authCacheMaxKeys?: number;
+      tokens?: DirectTokenOptions;
       logger?: Logger;
       storage?: Storage;
     } = {},
@@ -108,9 +110,14 @@ export class ManagementFixture {
       ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
       ...(options.tokenVerifiers !== undefined ? { tokenVerifiers: options.tokenVerifiers } : {}),
       ...(options.authCacheMaxKeys !== undefined ? { authCacheMaxKeys: options.authCacheMaxKeys } : {}),
+      ...(options.tokens !== undefined ? { tokens: options.tokens } : {}),
       logger: options.logger ?? silentLogger(),
     });
-    const adminKey = (await readFile(bootstrapKeyPath, 'utf8')).trim();
+    // A fixture on another's storage finds the admin key there and writes no file: use the other's.
+    const adminKey = await readFile(bootstrapKeyPath, 'utf8').then(
+      (text) => text.trim(),
+      () => '',
+    );
     late.fixture = new ManagementFixture(dir, tls, storage, server, adminKey, bootstrapKeyPath);
     return late.fixture;
   }

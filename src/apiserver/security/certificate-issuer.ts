@@ -180,6 +180,28 @@ export async function signClientCertificateRequest(ca: CertificateAndKey, signin
   return certificate.toString('pem');
 }
 
+/** A PKCS#10 certificate signing request (PEM) and the private key it was made for (PKCS#8 PEM). */
+export interface CertificateRequestAndKey {
+  requestPem: string;
+  keyPem: string;
+}
+
+/**
+ * Generates an ECDSA P-256 key pair and a certificate signing request for `subject` (CN the user,
+ * O the groups), as `kubectl certificate` and kubeadm users send to a cluster's
+ * CertificateSigningRequest API. The key never leaves the caller.
+ */
+export async function createCertificateRequest(subject: ClientSubject): Promise<CertificateRequestAndKey> {
+  if (subject.commonName === '') throw new RangeError('a certificate request needs a non-empty commonName');
+  const x509 = await loadX509();
+  const keys = await generateKeyPair();
+  const request = await x509.Pkcs10CertificateRequestGenerator.create(
+    { name: distinguishedName(x509, subject.commonName, subject.organizations ?? []), keys, signingAlgorithm: SIGNING_ALGORITHM },
+    crypto,
+  );
+  return { requestPem: request.toString('pem'), keyPem: await exportPrivateKeyPem(keys.privateKey) };
+}
+
 /**
  * A subject of CN and O attributes as UTF8Strings. Built from attribute objects, not from plain
  * strings: @peculiar/x509 reparses plain-string values as RFC 4514 text, which mangles values

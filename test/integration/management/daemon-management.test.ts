@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureTlsAssets, type TlsAssets } from '../../../src/apiserver/security/tls-assets.js';
 import { KEY_HASH_SECRET_NAME } from '../../../src/management/index.js';
@@ -55,7 +56,7 @@ describe('vcsync start --listen-management: the management API in the daemon, st
   const adminKeyPath = (): string => join(dir.dir, 'admin.key');
 
   /** Spawns a daemon (leader election off: every replica serves the API regardless) and waits until its API answers. */
-  const startDaemon = async (): Promise<Daemon> => {
+  const startDaemon = async (extraEnv: Record<string, string> = {}): Promise<Daemon> => {
     const port = await freePort();
     const child = spawn(
       VCSYNC_MAIN,
@@ -71,6 +72,7 @@ describe('vcsync start --listen-management: the management API in the daemon, st
           VCSYNC_MANAGEMENT_ADMIN_KEY_FILE: adminKeyPath(),
           VCSYNC_NO_LEADER_ELECT: 'true',
           VCSYNC_LOG_LEVEL: 'warn',
+          ...extraEnv,
         },
         stdio: 'ignore',
       },
@@ -124,5 +126,25 @@ describe('vcsync start --listen-management: the management API in the daemon, st
       return disabled.status === 200;
     }, { timeoutMs: 10_000 });
     await waitFor('the other replica to refuse the disabled key', async () => (await two.call('GET', `${KEYS_PATH}/alices`, { key: alicesKey })).status === 401, { timeoutMs: 10_000 });
+  });
+
+  it('two replicas with one --management-token-issuer sign DirectClusterEndpointTokens with the key ring both keep in the host namespace', async () => {
+    const issuer = 'https://vcsync-management.example.test';
+    const one = await startDaemon({ VCSYNC_MANAGEMENT_TOKEN_ISSUER: issuer, VCSYNC_MANAGEMENT_TOKEN_ALGORITHM: 'ES256' });
+    const adminKey = (await readFile(adminKeyPath(), 'utf8')).trim();
+    const two = await startDaemon({ VCSYNC_MANAGEMENT_TOKEN_ISSUER: issuer, VCSYNC_MANAGEMENT_TOKEN_ALGORITHM: 'ES256' });
+    const issued = await one.call('POST', '/apis/management.loft.sh/v1/directclusterendpointtokens', {
+      key: adminKey,
+      body: { apiVersion: 'management.loft.sh/v1', kind: 'DirectClusterEndpointToken', spec: { ttl: 300 } },
+    });
+    expect(issued.status, issued.text).toBe(201);
+    const token = String(issued.body.status.token);
+    // Replica two publishes the key replica one signed with (read from the host Secret): a verifier may ask either.
+    const keySet = await two.call('GET', '//openid/v1/jwks');
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(keySet.body as JSONWebKeySet), { issuer, audience: 'vcsync-direct-cluster-endpoint' });
+    expect(protectedHeader.alg).toBe('ES256');
+    expect(payload.sub).toBe('admin');
+    const discovery = await two.call('GET', '//.well-known/openid-configuration');
+    expect(discovery.body).toMatchObject({ issuer, jwks_uri: `${issuer}/openid/v1/jwks` });
   });
 });

@@ -220,7 +220,7 @@ describe('OwnedAccessKey over HTTPS (issue 9 §3)', () => {
     const apis = await fixture.call('GET', '/apis', { key: fixture.adminKey });
     expect(apis.body.groups.map((group: { name: string }) => group.name)).toEqual(['management.loft.sh']);
     const resources = await fixture.call('GET', '/apis/management.loft.sh/v1', { key: fixture.adminKey });
-    expect(resources.body.resources.map((resource: { name: string }) => resource.name)).toEqual(['ownedaccesskeys', 'ownedaccesskeys/status']);
+    expect(resources.body.resources.map((resource: { name: string }) => resource.name)).toEqual(['ownedaccesskeys', 'ownedaccesskeys/status', 'directclusterendpointtokens']);
     const openapi = await fixture.call('GET', '/openapi/v3/apis/management.loft.sh/v1', { key: fixture.adminKey });
     expect(Object.keys(openapi.body.components.schemas)).toContain('sh.loft.management.v1.OwnedAccessKey');
     expect((await fixture.call('GET', `//${KEYS_PATH}`, { key: fixture.adminKey })).status).toBe(404);

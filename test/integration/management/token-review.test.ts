@@ -50,6 +50,7 @@ describe('TokenReview webhook on the management listener (issue 10 §1)', () => 
             'vcsync.dev/owner-kind': ['user'],
             'vcsync.dev/owner-name': ['alice'],
             'vcsync.dev/access-key': ['alice-key'],
+            'vcsync.dev/access-key-uid': [expect.any(String)],
             'vcsync.dev/key-owners': ['user=alice'],
             'vcsync.dev/key-scope': [JSON.stringify(scope)],
           },
@@ -69,7 +70,7 @@ describe('TokenReview webhook on the management listener (issue 10 §1)', () => 
   });
 
   it.each([
-    ['unknown', async (): Promise<string> => 'Unknown_Key_0123456789abcdefghijklmnopqrstu', 'the token is not a valid access key or endpoint token (unknown, or deleted)'],
+    ['unknown', async (): Promise<string> => 'Unknown_Key_0123456789abcdefghijklmnopqrstu', 'the token is not a valid access key or direct cluster endpoint token or endpoint token (unknown, or deleted)'],
     ['disabled', async (): Promise<string> => (await fixture.createKey({ user: 'bob', disabled: true }, { name: 'bob-off' })).body.spec.key as string, 'the access key "bob-off" is disabled'],
     [
       'expired',

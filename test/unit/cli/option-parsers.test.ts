@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dnsLabel, parseBoolean, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber } from '../../../src/cli/option-parsers.js';
+import { dnsLabel, issuerUrl, parseBoolean, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, signingAlgorithm } from '../../../src/cli/option-parsers.js';
 
 describe('option parsers', () => {
   it.each([
@@ -40,5 +40,19 @@ describe('option parsers', () => {
   it('accepts DNS-1123 labels only (names that become part of every host name)', () => {
     for (const good of ['vc1', 'my-vcluster', 'a', '0abc', 'x'.repeat(63)]) expect(dnsLabel(good)).toBe(good);
     for (const bad of ['VC_1', 'Vc1', '-vc', 'vc-', 'vc.1', '', 'x'.repeat(64), 'vc 1']) expect(() => dnsLabel(bad)).toThrow(/DNS-1123 label/);
+  });
+
+  it('accepts a token issuer only as an https URL that can equal a token\'s iss exactly', () => {
+    expect(issuerUrl('https://vcsync-management.ns.svc:9443')).toBe('https://vcsync-management.ns.svc:9443');
+    expect(issuerUrl('https://example.com/tenants/a')).toBe('https://example.com/tenants/a');
+    for (const bad of ['http://example.com', 'https://example.com/', 'https://example.com?x=1', 'https://example.com#f', 'example.com', '']) {
+      expect(() => issuerUrl(bad), bad).toThrow(`got "${bad}"`);
+    }
+  });
+
+  it('accepts the token-signing algorithms RS256 and ES256 only', () => {
+    expect(signingAlgorithm('RS256')).toBe('RS256');
+    expect(signingAlgorithm('ES256')).toBe('ES256');
+    for (const bad of ['rs256', 'HS256', 'none', '']) expect(() => signingAlgorithm(bad)).toThrow(`expected RS256 or ES256, got "${bad}"`);
   });
 });

@@ -1,0 +1,110 @@
+/**
+ * A client certificate for a user of the virtual cluster, obtained the way a cluster expects it
+ * (issue 10 §3): a fresh key pair, a CertificateSigningRequest for the signer
+ * `kubernetes.io/kube-apiserver-client`, approved by vcsync, signed by the cluster's signer
+ * (kube-controller-manager, or devcluster's). The private key never leaves this process.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { ApiError, invalid } from '../apiserver/api-error.js';
+import { createCertificateRequest, type CertificateAndKey, type ClientSubject } from '../apiserver/security/certificate-issuer.js';
+import { ApiError as KubeApiError } from '../kube/api-error.js';
+import type { RestClient } from '../kube/rest-client.js';
+
+/** The CertificateSigningRequest API of a cluster. */
+export const CSR_COLLECTION = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+
+/** The signer of client certificates a kube-apiserver trusts. */
+export const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
+
+/** The calls made on the virtual cluster. */
+export type CsrClient = Pick<RestClient, 'get' | 'create' | 'update' | 'delete'>;
+
+interface Condition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+}
+
+interface Csr {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name?: string; generateName?: string; resourceVersion?: string };
+  spec: { request: string; signerName: string; usages: string[]; expirationSeconds?: number };
+  status?: { conditions?: Condition[]; certificate?: string };
+}
+
+/** Options of {@link requestClientCertificate}. */
+export interface ClientCertificateRequest {
+  client: CsrClient;
+  subject: ClientSubject;
+  /** `spec.expirationSeconds`; undefined: not set, the signer's default duration applies. */
+  expirationSeconds: number | undefined;
+  /** How long to wait for the signer, in ms. */
+  timeoutMs: number;
+  /** Who approves, for the condition's message (audit). */
+  approver: string;
+}
+
+function conditionOf(csr: Csr, type: string): Condition | undefined {
+  return csr.status?.conditions?.find((condition) => condition.type === type && condition.status === 'True');
+}
+
+/** A refusal of the cluster's API as this API's error: 422 stays 422 (with the cluster's reason), anything else a 400 naming the cluster. */
+function asApiError(error: unknown, doing: string): unknown {
+  if (!(error instanceof KubeApiError)) return error;
+  const message = `the virtual cluster refused to ${doing}: ${error.message}`;
+  if (error.httpStatus === 422) return invalid('VirtualClusterInstanceKubeConfig', '', '', [{ reason: 'FieldValueInvalid', field: 'spec.certificateTTL', message }]);
+  return new ApiError('BadRequest', message);
+}
+
+/**
+ * Creates the CertificateSigningRequest, approves it, waits for the certificate (at most
+ * `timeoutMs`), and deletes the request. Throws an ApiError for the caller when the cluster
+ * refuses the request (422 with its reason), denies or fails it, or does not sign in time.
+ */
+export async function requestClientCertificate(options: ClientCertificateRequest): Promise<CertificateAndKey> {
+  const { client } = options;
+  const { requestPem, keyPem } = await createCertificateRequest(options.subject);
+  const body: Csr = {
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { generateName: 'vcsync-kubeconfig-' },
+    spec: {
+      request: Buffer.from(requestPem).toString('base64'),
+      signerName: CLIENT_SIGNER,
+      usages: ['client auth'],
+      ...(options.expirationSeconds !== undefined ? { expirationSeconds: options.expirationSeconds } : {}),
+    },
+  };
+  const created = await client.create<Csr>(CSR_COLLECTION, body).catch((error: unknown) => {
+    throw asApiError(error, 'create the certificate signing request');
+  });
+  const name = created.metadata.name ?? '';
+  const path = `${CSR_COLLECTION}/${encodeURIComponent(name)}`;
+  try {
+    const approval: Condition = { type: 'Approved', status: 'True', reason: 'VcsyncKubeConfig', message: `approved by vcsync for a kube config requested by ${options.approver}` };
+    await client.update<Csr>(`${path}/approval`, { ...created, status: { ...created.status, conditions: [...(created.status?.conditions ?? []), approval] } }).catch((error: unknown) => {
+      throw asApiError(error, 'approve the certificate signing request');
+    });
+    const deadline = Date.now() + options.timeoutMs;
+    for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
+      const current = await client.get<Csr>(path);
+      const certificate = current.status?.certificate;
+      if (certificate !== undefined && certificate !== '') return { certPem: Buffer.from(certificate, 'base64').toString('utf8'), keyPem };
+      const refused = conditionOf(current, 'Denied') ?? conditionOf(current, 'Failed');
+      if (refused !== undefined) {
+        throw new ApiError('BadRequest', `the virtual cluster's signer did not sign the client certificate (${refused.type}: ${refused.reason ?? ''} ${refused.message ?? ''}); use clientCert: false for a token`);
+      }
+      if (Date.now() >= deadline) {
+        throw new ApiError(
+          'Timeout',
+          `the virtual cluster did not sign the client certificate within ${options.timeoutMs / 1000} s (is a signer for ${CLIENT_SIGNER} running, e.g. kube-controller-manager's csrsigning controller?); retry, or use clientCert: false`,
+        );
+      }
+      await delay(wait);
+    }
+  } finally {
+    await client.delete(path).catch(() => undefined); // tidy up; the cluster would collect it within an hour anyway
+  }
+}

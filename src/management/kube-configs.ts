@@ -1,0 +1,113 @@
+/**
+ * VirtualClusterInstanceKubeConfig (seed 2.5, 4.1; issue 10 §3): a kube config of the virtual
+ * cluster vcsync runs beside, for the caller, with either a token (verified by the virtual
+ * cluster through vcsync's token review) or a client certificate the virtual cluster signed.
+ */
+import { stringify as toYaml } from 'yaml';
+import { ApiError, notFound } from '../apiserver/api-error.js';
+import { isJsonObject, type JsonObject, type ProcedureRequest } from '../apiserver/kind-strategy.js';
+import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
+import { requestClientCertificate, type CsrClient } from './client-certificates.js';
+import type { DirectTokens } from './direct-tokens.js';
+import { CERTIFICATE_SIGNING_TIMEOUT_MS, DEFAULT_CERTIFICATE_TTL_SECONDS, KUBECONFIG_USER } from './management-constants.js';
+
+/** What the management API knows of the virtual cluster it serves kube configs for. */
+export interface VirtualClusterAccess {
+  /** The instance: the vcluster's name and its namespace on the host. */
+  name: string;
+  namespace: string;
+  /**
+   * The ingress endpoint clients reach the virtual cluster on (vcluster.yaml
+   * `controlPlane.ingress`), read at each request (the config reloads); undefined when none is
+   * configured.
+   */
+  ingressHost: () => string | undefined;
+  /** The virtual cluster's CA certificate (PEM), for the kube config's certificate-authority-data. */
+  caCertPem: string;
+  /** A client of the virtual cluster allowed to create, approve and delete CertificateSigningRequests. */
+  client: CsrClient;
+  /** How long to wait for the signer, in ms. Default {@link CERTIFICATE_SIGNING_TIMEOUT_MS}. */
+  signingTimeoutMs?: number;
+}
+
+/** The kube config YAML: one cluster, the user `vcluster`, one context, current. */
+export function kubeConfigText(input: { clusterName: string; server: string; caCertPem: string; user: Record<string, string> }): string {
+  const context = input.clusterName;
+  return toYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: input.clusterName, cluster: { server: input.server, 'certificate-authority-data': Buffer.from(input.caCertPem).toString('base64') } }],
+    users: [{ name: KUBECONFIG_USER, user: input.user }],
+    contexts: [{ name: context, context: { cluster: input.clusterName, user: KUBECONFIG_USER } }],
+    'current-context': context,
+    preferences: {},
+  });
+}
+
+/** The server URL of an ingress host: `https://<host>` unless it already names a scheme. */
+export function ingressServer(host: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(host) ? host : `https://${host}`;
+}
+
+/** The certificate's lifetime from `spec.certificateTTL`: absent → one day, 0 → not requested (undefined). */
+export function certificateLifetime(requested: unknown): number | undefined {
+  if (requested === undefined || requested === null) return DEFAULT_CERTIFICATE_TTL_SECONDS;
+  return requested === 0 ? undefined : Number(requested);
+}
+
+/** Issues the kube configs of one virtual cluster. */
+export class KubeConfigs {
+  readonly #access: VirtualClusterAccess;
+  readonly #tokens: DirectTokens;
+  readonly #group: string;
+
+  /** Does no I/O; `group` is the management group (for 404s). */
+  constructor(access: VirtualClusterAccess, tokens: DirectTokens, group: string) {
+    this.#access = access;
+    this.#tokens = tokens;
+    this.#group = group;
+  }
+
+  /**
+   * The create of a VirtualClusterInstanceKubeConfig for `<namespace>/<name>`: 404 for any other
+   * instance; a 400 saying what to set when no ingress endpoint is configured; then the kube
+   * config. A dry run checks all that without minting a credential.
+   */
+  async issue(request: ProcedureRequest): Promise<JsonObject> {
+    const access = this.#access;
+    const target = request.target ?? { namespace: '', name: '' };
+    if (target.namespace !== access.namespace || target.name !== access.name) {
+      throw notFound({ group: this.#group, resource: 'virtualclusterinstances', name: target.name });
+    }
+    const spec = isJsonObject(request.object['spec']) ? request.object['spec'] : {};
+    const host = access.ingressHost();
+    const given = typeof spec['server'] === 'string' && spec['server'] !== '' ? spec['server'] : undefined;
+    if (host === undefined || host === '') {
+      throw new ApiError(
+        'BadRequest',
+        `the virtual cluster ${access.namespace}/${access.name} has no ingress endpoint, so there is no address for a kube config: set controlPlane.ingress.enabled: true and controlPlane.ingress.host: <host> in vcluster.yaml`,
+      );
+    }
+    const server = given ?? ingressServer(host);
+    const user = request.user;
+    if (user === undefined) throw new ApiError('Unauthorized', 'a kube config is issued only to an authenticated caller');
+    const answer: JsonObject = { ...request.object, status: {} };
+    if (request.dryRun) return answer;
+    const credential = spec['clientCert'] === true ? await this.#certificate(user, spec['certificateTTL']) : { token: (await this.#tokens.mintForKubeConfig(user)).token };
+    answer['status'] = { kubeConfig: kubeConfigText({ clusterName: access.name, server, caCertPem: access.caCertPem, user: credential }) };
+    return answer;
+  }
+
+  async #certificate(user: AuthenticatedUser, certificateTtl: unknown): Promise<Record<string, string>> {
+    // The cluster adds system:authenticated to every certificate user itself.
+    const organizations = user.groups.filter((group) => group !== 'system:authenticated');
+    const issued = await requestClientCertificate({
+      client: this.#access.client,
+      subject: { commonName: user.username, organizations },
+      expirationSeconds: certificateLifetime(certificateTtl),
+      timeoutMs: this.#access.signingTimeoutMs ?? CERTIFICATE_SIGNING_TIMEOUT_MS,
+      approver: user.username,
+    });
+    return { 'client-certificate-data': Buffer.from(issued.certPem).toString('base64'), 'client-key-data': Buffer.from(issued.keyPem).toString('base64') };
+  }
+}
