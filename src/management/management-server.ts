@@ -1,3 +1,5 @@
+import { protobufBodyDecoder } from '../apiserver/protobuf-decoder.js';
+import { SELF_REVIEW_PROTOBUF_KINDS } from '../apiserver/self-reviews.js';
 import type { Server as TlsServer } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { buildApiServer } from '../apiserver/api-server.js';
@@ -92,6 +94,8 @@ export async function startManagementServer(options: ManagementServerOptions): P
     version: MANAGEMENT_VERSION_INFO,
     authenticator: { authenticate: (input) => (late.authenticator as AccessKeyAuthenticator).authenticate(input) },
     authorizer: options.authorizer ?? MANAGEMENT_AUTHORIZER,
+    // kubectl sends its self reviews (`auth can-i`, `auth whoami`) as protobuf.
+    bodyDecoders: [protobufBodyDecoder(SELF_REVIEW_PROTOBUF_KINDS)],
     basePath: MANAGEMENT_BASE_PATH,
     https: pair,
     serverAddress: () => address,
