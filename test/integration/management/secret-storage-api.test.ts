@@ -47,14 +47,8 @@ function clientOf(address: string): RestClient {
 
 describe.each(BACKENDS)('the API-server core on the Secret store of a %s', (backend) => {
   const start = useStoreBed(backend, 'vcsync-api');
-  let server: ApiServer | undefined;
-  let api: RestClient | undefined;
   const replicas: Array<{ server: ApiServer; api: RestClient }> = [];
   afterEach(async () => {
-    api?.close();
-    server?.endWatches();
-    await server?.app.close();
-    [api, server] = [undefined, undefined];
     for (const replica of replicas.splice(0)) {
       replica.api.close();
       replica.server.endWatches();
@@ -127,17 +121,7 @@ describe.each(BACKENDS)('the API-server core on the Secret store of a %s', (back
   it('serves create, get, list, watch, update and delete over HTTP with the Secrets’ resourceVersions, opaque', async () => {
     const bed = await start();
     const storage = await bed.open();
-    server = buildApiServer({
-      registry: new ResourceRegistry([GADGETS]),
-      storage,
-      serverName: 'management test server',
-      version: { major: '1', minor: '32', gitVersion: 'v1.32.0-management' },
-      serverAddress: () => '127.0.0.1:0',
-      bookmarkIntervalMs: 60_000,
-      watchSendBufferBytes: 1024 * 1024,
-      logger: silentLogger(),
-    });
-    api = clientOf(await server.app.listen({ port: 0, host: '127.0.0.1' }));
+    const api = await serve(storage);
     const secretPath = objectPath(CoreResources.secrets, bed.namespace, secretNameFor({ resource: RESOURCE, namespace: '', name: 'g' }));
     const hostVersion = async (): Promise<string | undefined> => (await bed.client.get<ManagementSecret>(secretPath))?.metadata?.resourceVersion;
 
