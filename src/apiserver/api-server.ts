@@ -90,6 +90,7 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
     version: init.version,
     bodyDecoders,
     accessReviewReason: `the ${init.serverName} allows every authenticated request (it has no authorization)`,
+    lookup: (ref) => init.storage.get(ref),
     authenticator: init.authenticator,
     authorizer: init.authorizer,
     ...(init.basePath !== undefined ? { basePath: init.basePath } : {}),

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observe/logger.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './api-error.js';
-import { decodeBody, type BodyDecoder } from './body-decoder.js';
+import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
 import { negotiate } from './content-negotiation.js';
 import {
@@ -19,9 +19,10 @@ import { authenticateRequest, UNAUTHENTICATED_PATHS, type AuthenticatedUser, typ
 import { authorizeNonResourceRequest, authorizeRequest, isResourcePath, type RequestAuthorizer } from './request-authorization.js';
 import type { PublicDocument, PublicRoute } from './public-route.js';
 import { parseResourceRequest } from './request-info.js';
-import type { ResourceHandler } from './resource-handler.js';
+import { TEXT_OBJECT_MEDIA_TYPES, type ResourceHandler } from './resource-handler.js';
 import type { ResourceRegistry } from './resource-type.js';
-import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview, type ReviewUser } from './self-reviews.js';
+import type { ObjectRef, StoredObject } from './storage.js';
+import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview } from './self-reviews.js';
 import { bodyLimitError, parseJsonBody, parseYamlBody } from './text-body-parsers.js';
 
 /** TLS material for serving HTTPS with client-certificate authentication. */
@@ -42,8 +43,10 @@ export interface HttpAppInit {
   version: ServerVersion;
   /** Binary media types of create and update bodies besides JSON and YAML (protobuf). */
   bodyDecoders: readonly BodyDecoder[];
-  /** Why a SelfSubjectAccessReview is allowed: the server has no authorization. */
+  /** Why a SelfSubjectAccessReview is allowed on a server without an authorizer. */
   accessReviewReason: string;
+  /** A stored object (a named SelfSubjectAccessReview asks whether the user may see it). */
+  lookup: (ref: ObjectRef) => Promise<StoredObject | undefined>;
   /** Enforces authentication when given; otherwise every request is anonymous-allowed. */
   authenticator: RequestAuthenticator | undefined;
   https: HttpsMaterial | undefined;
@@ -202,7 +205,7 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       if (publicRoute !== undefined) return servePublicRoute(publicRoute, request, reply);
       const user = authenticatedUsers.get(request.raw);
       if (init.authorizer !== undefined && user !== undefined && !isResourcePath(path)) await authorizeNonResourceRequest(init.authorizer, user, request.method, path);
-      const answered = serveNonResource(init, path, request, reply, user ?? ANONYMOUS);
+      const answered = serveNonResource(init, path, request, reply, user);
       if (answered !== undefined) return answered;
       const target = parseResourceRequest(init.registry, request.method, path, url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
       const access = init.authorizer !== undefined && user !== undefined ? await authorizeRequest(init.authorizer, user, target, path) : undefined;
@@ -226,7 +229,7 @@ async function servePublicRoute(route: PublicRoute, request: FastifyRequest, rep
 }
 
 /** Discovery, OpenAPI, version and health; undefined when `path` is a resource path. */
-function serveNonResource(init: HttpAppInit, path: string, request: FastifyRequest, reply: FastifyReply, user: ReviewUser): FastifyReply | undefined {
+function serveNonResource(init: HttpAppInit, path: string, request: FastifyRequest, reply: FastifyReply, user: AuthenticatedUser | undefined): FastifyReply | Promise<FastifyReply> | undefined {
   const parts = path.split('/').filter((part) => part !== '');
   const get = (answer: () => FastifyReply): FastifyReply => {
     if (request.method !== 'GET') throw methodNotAllowed(request.method, path);
@@ -236,8 +239,15 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
   if (path === '/version') return get(() => sendJson(reply, versionInfo(init.version)));
   if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS) {
     if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
-    const body = path === SELF_SUBJECT_REVIEWS ? selfSubjectReview(user) : selfSubjectAccessReview(init.accessReviewReason);
-    return reply.code(201).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
+    const created = (body: unknown): FastifyReply => reply.code(201).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
+    if (path === SELF_SUBJECT_REVIEWS) return created(selfSubjectReview(user ?? ANONYMOUS));
+    const authorizer = user !== undefined ? init.authorizer : undefined;
+    const asked = request.body;
+    // A server that allows everything needs no spec: an undecodable body is answered all the same.
+    if (authorizer !== undefined && asked instanceof UndecodableBody) throw asked.failure;
+    if (authorizer !== undefined && Buffer.isBuffer(asked)) throw unsupportedMediaType(String(request.headers['content-type'] ?? ''), [...TEXT_OBJECT_MEDIA_TYPES, ...init.bodyDecoders.map((decoder) => decoder.mediaType)]);
+    const context = { user, authorizer, noAuthorizerReason: init.accessReviewReason, registry: init.registry, lookup: init.lookup };
+    return selfSubjectAccessReview(asked, context).then(created);
   }
   if (path === '/api' || path === '/apis') {
     return get(() => {

@@ -10,7 +10,7 @@ import { invalidValue, validateObjectMeta } from './metadata-validation.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceType, Subresource } from './resource-type.js';
 import { applyConfiguration, assertAppliedKind } from './server-side-apply.js';
-import { StorageError, type Preconditions, type Storage, type StoredObject } from './storage.js';
+import { StorageError, type ObjectRef, type Preconditions, type Storage, type StoredObject } from './storage.js';
 import { deepEqual } from './strategic-merge-patch.js';
 
 /** Options shared by every write. */
@@ -126,6 +126,20 @@ export function resourceVersionFailure(error: unknown): unknown {
 function finalizersOf(metadata: JsonObject): string[] {
   const finalizers = metadata['finalizers'];
   return Array.isArray(finalizers) ? finalizers.filter((finalizer): finalizer is string => typeof finalizer === 'string') : [];
+}
+
+/** A write computed from a possibly lagging read came out a no-op: compute it again on the latest read. */
+class StaleRead extends Error {
+  readonly type: ResourceType;
+  constructor(type: ResourceType) {
+    super(`a write of ${type.plural} was computed from a read that may lag`);
+    this.name = 'StaleRead';
+    this.type = type;
+  }
+}
+
+function isReason(error: unknown, reason: string): boolean {
+  return error instanceof ApiError && error.reason === reason;
 }
 
 function withoutVersion(object: JsonObject): JsonObject {
@@ -264,8 +278,9 @@ export class ObjectWriter {
     this.#checkIdentity(type, namespace, name, metadata);
     const version = metadata['resourceVersion'];
     const conditional = typeof version === 'string' && version !== '';
-    for (let attempt = 1; ; attempt += 1) {
-      const current = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
+    // Without a resourceVersion the PUT is unconditional: a concurrent write is retried, not reported.
+    const retry = (error: unknown): boolean => !conditional && isReason(error, 'Conflict');
+    return this.#guaranteed(this.#refOf(type, namespace, name), retry, async (current, latest) => {
       if (current === undefined) {
         if (!type.allowCreateOnUpdate || options.subresource !== undefined || conditional) throw notFound(subjectOf(type, name));
         return { object: await this.#create(type, namespace, object, options), created: true };
@@ -276,15 +291,9 @@ export class ObjectWriter {
       if (typeof uid === 'string' && uid !== '' && uid !== current.metadata.uid) {
         throw conflict(subjectOf(type, name), `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(current.metadata.uid)}`);
       }
-      try {
-        const stored = await this.#replace(type, current, object, options, { resourceVersion: current.metadata.resourceVersion ?? '' });
-        return { object: stored, created: false };
-      } catch (error: unknown) {
-        // Without a resourceVersion the PUT is unconditional: a concurrent write is retried, not reported.
-        const retry = !conditional && error instanceof ApiError && error.reason === 'Conflict' && attempt < PATCH_RETRIES;
-        if (!retry) throw error;
-      }
-    }
+      const stored = await this.#replace(type, current, object, options, { resourceVersion: current.metadata.resourceVersion ?? '' }, latest);
+      return { object: stored, created: false };
+    });
   }
 
   /** PATCH of the object (or of one of its subresources); retried on concurrent writes. */
@@ -296,13 +305,17 @@ export class ObjectWriter {
     patch: unknown,
     options: WriteOptions & { subresource?: Subresource | undefined },
   ): Promise<StoredObject> {
-    for (let attempt = 1; ; attempt += 1) {
-      const current = await this.get(type, namespace, name);
+    // A patch that names a resourceVersion is conditional: its conflict is the client's to handle.
+    let conditional = false;
+    const retry = (error: unknown): boolean => !conditional && isReason(error, 'Conflict');
+    return this.#guaranteed(this.#refOf(type, namespace, name), retry, async (current, latest) => {
+      if (current === undefined) throw notFound(subjectOf(type, name));
       const patched = applyPatch(mediaType, type.mergeStrategies, structuredClone(current) as JsonObject, patch);
       const metadata = isJsonObject(patched['metadata']) ? patched['metadata'] : {};
       patched['metadata'] = metadata;
       const version = metadata['resourceVersion'];
-      if (typeof version === 'string' && version !== '' && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
+      conditional = typeof version === 'string' && version !== '';
+      if (conditional && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
       if (metadata['name'] !== name) throw badRequest(`metadata.name: Invalid value: ${JSON.stringify(metadata['name'])}: field is immutable`);
       const uid = metadata['uid'];
       if (uid !== undefined && uid !== null && uid !== '' && uid !== current.metadata.uid) {
@@ -312,13 +325,8 @@ export class ObjectWriter {
         throw badRequest(`metadata.namespace: Invalid value: ${JSON.stringify(metadata['namespace'])}: field is immutable`);
       }
       const body = { ...patched, apiVersion: patched['apiVersion'] ?? type.apiVersion, kind: patched['kind'] ?? type.kind };
-      try {
-        return await this.#replace(type, current, this.#checkBody(type, body, options), options, { resourceVersion: current.metadata.resourceVersion ?? '' });
-      } catch (error: unknown) {
-        const retry = error instanceof ApiError && error.reason === 'Conflict' && attempt < PATCH_RETRIES && (typeof version !== 'string' || version === '');
-        if (!retry) throw error;
-      }
-    }
+      return this.#replace(type, current, this.#checkBody(type, body, options), options, { resourceVersion: current.metadata.resourceVersion ?? '' }, latest);
+    });
   }
 
   /**
@@ -328,8 +336,9 @@ export class ObjectWriter {
   async apply(type: ResourceType, namespace: string, name: string, config: unknown, options: ApplyOptions & { subresource?: Subresource | undefined }): Promise<{ object: StoredObject; created: boolean }> {
     assertAppliedKind(config, type.apiVersion, type.kind);
     const cleaned = this.#checkBody(type, config, options);
-    for (let attempt = 1; ; attempt += 1) {
-      const current = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
+    // Written concurrently (or created meanwhile): apply again to what is there now.
+    const retry = (error: unknown): boolean => isReason(error, 'Conflict') || isReason(error, 'AlreadyExists');
+    return this.#guaranteed(this.#refOf(type, namespace, name), retry, async (current, latest) => {
       if (current === undefined && options.subresource !== undefined) throw notFound(subjectOf(type, name));
       const applied = applyConfiguration({
         schema: fieldSchemaOf(type),
@@ -344,58 +353,83 @@ export class ObjectWriter {
       });
       this.#checkIdentity(type, namespace, name, { ...(applied['metadata'] as JsonObject) });
       const internal: InternalWriteOptions = { ...options, applied: true };
+      if (current === undefined) return { object: await this.#create(type, namespace, applied, internal), created: true };
+      return { object: await this.#replace(type, current, applied, internal, { resourceVersion: current.metadata.resourceVersion ?? '' }, latest), created: false };
+    });
+  }
+
+  #refOf(type: ResourceType, namespace: string, name: string): ObjectRef {
+    return { resource: type.id, namespace: type.namespaced ? namespace : '', name };
+  }
+
+  /**
+   * Runs `write` on the stored object as the real registry's GuaranteedUpdate does, at most
+   * {@link PATCH_RETRIES} times. The first read is the storage's `get`, which may come from a
+   * cache that lags another writer (see {@link Storage.getLatest}); when a write computed from
+   * such a read fails with a conflict, a missing object or an existing one, or turns out a no-op,
+   * it runs again on the latest read, so that only the current state decides. A failure on the
+   * latest read is retried when `retry` says so (a concurrent write), else thrown.
+   */
+  async #guaranteed<T>(ref: ObjectRef, retry: (error: unknown) => boolean, write: (current: StoredObject | undefined, latest: boolean) => Promise<T>): Promise<T> {
+    const getLatest = this.#storage.getLatest?.bind(this.#storage);
+    let latest = getLatest === undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      const current = latest && getLatest !== undefined ? await getLatest(ref) : await this.#storage.get(ref);
       try {
-        if (current === undefined) return { object: await this.#create(type, namespace, applied, internal), created: true };
-        return { object: await this.#replace(type, current, applied, internal, { resourceVersion: current.metadata.resourceVersion ?? '' }), created: false };
+        return await write(current, latest);
       } catch (error: unknown) {
-        // Written concurrently (or created meanwhile): apply again to what is there now.
-        const retry = error instanceof ApiError && (error.reason === 'Conflict' || error.reason === 'AlreadyExists') && attempt < PATCH_RETRIES;
-        if (!retry) throw error;
+        const again = latest ? retry(error) : error instanceof StaleRead || isReason(error, 'Conflict') || isReason(error, 'NotFound') || isReason(error, 'AlreadyExists');
+        if (!again || attempt >= PATCH_RETRIES) throw error instanceof StaleRead ? conflict(subjectOf(error.type, ref.name)) : error;
+        latest = true;
       }
     }
   }
 
   /** DELETE of one object; finalizers turn it into marking the object for deletion. */
   async delete(type: ResourceType, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
-    const ref = { resource: type.id, namespace: type.namespaced ? namespace : '', name };
+    const ref = this.#refOf(type, namespace, name);
     await this.#admission?.admitDelete?.(type, namespace, name);
-    const current = await this.get(type, namespace, name);
     // The precondition checks (rest.BeforeDelete) name the Kind, not the resource.
     const subject = { group: type.group, resource: type.kind, name };
     const wanted = options.preconditions;
-    if (wanted?.uid !== undefined && wanted.uid !== current.metadata.uid) {
-      throw conflict(subject, `Precondition failed: UID in precondition: ${wanted.uid}, UID in object meta: ${String(current.metadata.uid)}`);
-    }
-    if (wanted?.resourceVersion !== undefined && wanted.resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(subject, `Precondition failed: ResourceVersion in precondition: ${wanted.resourceVersion}, ResourceVersion in object meta: ${String(current.metadata.resourceVersion)}`);
-    }
-    const finalizers = finalizersForPropagation(finalizersOf(current.metadata), options.propagationPolicy);
-    const blocked = finalizers.length > 0 || type.strategy.heldByKindFinalizers?.(current as JsonObject) === true;
-    if (blocked) {
-      // Deleting again only changes the garbage-collection finalizer a new propagationPolicy asks for.
-      const deleting = current.metadata['deletionTimestamp'] !== undefined;
-      if (deleting && deepEqual(finalizers, finalizersOf(current.metadata))) return { object: current, removed: false };
-      const marked = structuredClone(current) as JsonObject;
-      const metadata = marked['metadata'] as JsonObject;
-      if (finalizers.length > 0) metadata['finalizers'] = finalizers;
-      else delete metadata['finalizers'];
-      if (!deleting) {
-        metadata['deletionTimestamp'] = rfc3339(this.#now());
-        metadata['deletionGracePeriodSeconds'] = 0;
-        type.strategy.markForDeletion?.(marked);
+    // Without preconditions the delete applies to whatever is there: a concurrent write is retried.
+    const retry = (error: unknown): boolean => wanted?.uid === undefined && wanted?.resourceVersion === undefined && isReason(error, 'Conflict');
+    return this.#guaranteed(ref, retry, async (current) => {
+      if (current === undefined) throw notFound(subjectOf(type, name));
+      if (wanted?.uid !== undefined && wanted.uid !== current.metadata.uid) {
+        throw conflict(subject, `Precondition failed: UID in precondition: ${wanted.uid}, UID in object meta: ${String(current.metadata.uid)}`);
       }
-      // A dry run answers the object as the delete would mark it, without storing it.
-      if (options.dryRun) return { object: marked as StoredObject, removed: false };
-      const stored = await this.#storage.update(type.id, marked as StoredObject, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
+      if (wanted?.resourceVersion !== undefined && wanted.resourceVersion !== current.metadata.resourceVersion) {
+        throw conflict(subject, `Precondition failed: ResourceVersion in precondition: ${wanted.resourceVersion}, ResourceVersion in object meta: ${String(current.metadata.resourceVersion)}`);
+      }
+      const finalizers = finalizersForPropagation(finalizersOf(current.metadata), options.propagationPolicy);
+      const blocked = finalizers.length > 0 || type.strategy.heldByKindFinalizers?.(current as JsonObject) === true;
+      if (blocked) {
+        // Deleting again only changes the garbage-collection finalizer a new propagationPolicy asks for.
+        const deleting = current.metadata['deletionTimestamp'] !== undefined;
+        if (deleting && deepEqual(finalizers, finalizersOf(current.metadata))) return { object: current, removed: false };
+        const marked = structuredClone(current) as JsonObject;
+        const metadata = marked['metadata'] as JsonObject;
+        if (finalizers.length > 0) metadata['finalizers'] = finalizers;
+        else delete metadata['finalizers'];
+        if (!deleting) {
+          metadata['deletionTimestamp'] = rfc3339(this.#now());
+          metadata['deletionGracePeriodSeconds'] = 0;
+          type.strategy.markForDeletion?.(marked);
+        }
+        // A dry run answers the object as the delete would mark it, without storing it.
+        if (options.dryRun) return { object: marked as StoredObject, removed: false };
+        const stored = await this.#storage.update(type.id, marked as StoredObject, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
+          throw storeFailure(error, type, name);
+        });
+        return { object: stored, removed: false };
+      }
+      if (options.dryRun) return { object: current, removed: true };
+      const deleted = await this.#storage.delete(ref, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
         throw storeFailure(error, type, name);
       });
-      return { object: stored, removed: false };
-    }
-    if (options.dryRun) return { object: current, removed: true };
-    const deleted = await this.#storage.delete(ref, { resourceVersion: current.metadata.resourceVersion ?? '' }).catch((error: unknown) => {
-      throw storeFailure(error, type, name);
+      return { object: deleted, removed: true };
     });
-    return { object: deleted, removed: true };
   }
 
   /** Deletes every listed object (already filtered by the caller); answers what was deleted. */
@@ -412,7 +446,11 @@ export class ObjectWriter {
     return results;
   }
 
-  async #replace(type: ResourceType, current: StoredObject, object: JsonObject, options: InternalWriteOptions, preconditions: Preconditions): Promise<StoredObject> {
+  /**
+   * Stores `object` over `current`. A no-op on a read that may not be the `latest` throws
+   * {@link StaleRead}: the object may have changed since, and the write must be computed again.
+   */
+  async #replace(type: ResourceType, current: StoredObject, object: JsonObject, options: InternalWriteOptions, preconditions: Preconditions, latest: boolean): Promise<StoredObject> {
     const name = current.metadata.name;
     const requestedManagedFields = (object['metadata'] as JsonObject)['managedFields'];
     const next = this.#merged(type, current, object, options.subresource);
@@ -434,7 +472,10 @@ export class ObjectWriter {
       throw invalid(type.kind, type.group, name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' }]);
     }
     const shown = (object: StoredObject): StoredObject => (reveal === undefined ? object : (reveal(structuredClone(object) as JsonObject) as StoredObject));
-    if (deepEqual(withoutVersion(next), withoutVersion(current as JsonObject))) return shown(current);
+    if (deepEqual(withoutVersion(next), withoutVersion(current as JsonObject))) {
+      if (!latest) throw new StaleRead(type);
+      return shown(current);
+    }
     if (options.dryRun) return shown(next as StoredObject);
     const stored = await this.#reserved(type, next, () => this.#storage.update(type.id, next as StoredObject, preconditions)).catch((error: unknown) => {
       throw storeFailure(error, type, name);

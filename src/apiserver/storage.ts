@@ -148,6 +148,15 @@ export interface StorageWatch {
 export interface Storage {
   /** The object, or undefined when there is none. */
   get(ref: ObjectRef): Promise<StoredObject | undefined>;
+  /**
+   * Only for a storage whose `get` answers from a cache that may lag writes made elsewhere (by
+   * another replica on the same source of truth): the object as the source of truth holds it now.
+   * The registry store reads it, as the real registry's GuaranteedUpdate re-reads etcd, when a
+   * write computed from `get` failed on a stale read (a conflict, a no-op, a missing object), so
+   * a write without a client precondition never fails because the cache lagged. A storage without
+   * it promises that `get` is current.
+   */
+  getLatest?(ref: ObjectRef): Promise<StoredObject | undefined>;
   /** A consistent snapshot of one resource (optionally one namespace). */
   list(resource: ResourceId, options?: StorageListOptions): Promise<StorageList>;
   /** Fails with `AlreadyExists`. Returns the stored object with its new resourceVersion. */

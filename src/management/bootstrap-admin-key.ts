@@ -61,8 +61,8 @@ function bootstrapObject(type: ResourceType, key: string): Record<string, unknow
 /**
  * On first start, creates the bootstrap admin key (user `admin`, group {@link MANAGEMENT_ADMIN_GROUP})
  * and writes it to `keyPath` with mode 0600; logs the path, never the key. When the key object
- * exists already nothing is written (a missing file is reported: rotate the key to get a new
- * one). Returns whether it created the key.
+ * exists already, or another replica creates it first (AlreadyExists), nothing is written (a
+ * missing file is reported: rotate the key to get a new one). Returns whether it created the key.
  */
 export async function ensureBootstrapAdminKey(options: BootstrapAdminKeyOptions): Promise<boolean> {
   const { writer, type, keyPath, logger } = options;
@@ -80,7 +80,14 @@ export async function ensureBootstrapAdminKey(options: BootstrapAdminKeyOptions)
     return false;
   }
   const key = generateAccessKey();
-  await writer.create(type, '', bootstrapObject(type, key), { dryRun: false, fieldManager: MANAGEMENT_FIELD_MANAGER });
+  try {
+    await writer.create(type, '', bootstrapObject(type, key), { dryRun: false, fieldManager: MANAGEMENT_FIELD_MANAGER });
+  } catch (error: unknown) {
+    if (!(error instanceof ApiError && error.reason === 'AlreadyExists')) throw error;
+    // Another replica starting at the same time created it first (and writes its file): use that one.
+    logger.info({ keyPath, accessKey: BOOTSTRAP_ADMIN_KEY_NAME }, 'Another replica created the bootstrap admin access key; its file is written by that replica');
+    return false;
+  }
   try {
     await writeSecretFile(keyPath, `${key}\n`);
   } catch (error: unknown) {

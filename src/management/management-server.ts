@@ -1,3 +1,5 @@
+import { protobufBodyDecoder } from '../apiserver/protobuf-decoder.js';
+import { SELF_REVIEW_PROTOBUF_KINDS } from '../apiserver/self-reviews.js';
 import type { Server as TlsServer } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { buildApiServer } from '../apiserver/api-server.js';
@@ -201,6 +203,8 @@ export async function startManagementServer(options: ManagementServerOptions): P
     version: MANAGEMENT_VERSION_INFO,
     authenticator: { authenticate: (input) => (late.authenticator as AccessKeyAuthenticator).authenticate(input) },
     authorizer: options.authorizer ?? MANAGEMENT_AUTHORIZER,
+    // kubectl sends its self reviews (`auth can-i`, `auth whoami`) as protobuf.
+    bodyDecoders: [protobufBodyDecoder(SELF_REVIEW_PROTOBUF_KINDS)],
     basePath: MANAGEMENT_BASE_PATH,
     // The webhook's caller is a kube-apiserver, which holds no access key: see docs/adr/0020-token-review-webhook.md.
     publicRoutes: [{ method: 'POST', path: TOKEN_REVIEW_PATH, handle: tokenReview }],

@@ -111,7 +111,8 @@ function refOf(resource: ResourceId, object: StoredObject): ObjectRef {
  * may share the namespace: the host API is the only source of truth.
  *
  * - A reflector on the labelled Secrets keeps an in-memory cache; `get` and `list` answer from it
- *   once the first list is in.
+ *   once the first list is in. The cache may lag another replica's write: `getLatest` reads the
+ *   host, and the registry store re-reads through it when a write computed from the cache failed.
  * - resourceVersions are the Secrets' own, passed through verbatim and never compared by size.
  *   The store knows the order of those its watch has seen; a list or watch at one it has not seen
  *   waits up to `unknownResourceVersionWaitMs` for the watch to catch up (another replica wrote
@@ -177,6 +178,12 @@ export class SecretStorage implements Storage {
   async get(ref: ObjectRef): Promise<StoredObject | undefined> {
     await this.#ready();
     return this.#objects.get(identityKey(ref));
+  }
+
+  /** The object as the host holds it now (a GET of its Secret), whatever the cache has seen. */
+  async getLatest(ref: ObjectRef): Promise<StoredObject | undefined> {
+    await this.#ready();
+    return this.#readHost(ref);
   }
 
   async list(resource: ResourceId, options: StorageListOptions = {}): Promise<StorageList> {

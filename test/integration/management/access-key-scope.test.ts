@@ -91,4 +91,20 @@ describe('access-key scope enforced on every management request over HTTPS (issu
     expect(update.status).toBe(422);
     expect((update.body.details.causes as { field: string }[]).map((cause) => cause.field)).toContain('spec.scope.clusters[0].cluster');
   });
+
+  it('a SelfSubjectAccessReview in JSON echoes its spec and answers the scope’s decision: allowed, or denied with the reason', async () => {
+    const cli = await aliceKey(fixture, 'reviewer', { roles: [{ role: 'platformCLI' }] });
+    const review = (spec: Record<string, unknown>): Promise<Answer> =>
+      fixture.call('POST', '//kubernetes/management/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { key: cli.key, body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec } });
+    const listing = { resourceAttributes: { verb: 'list', group: 'management.loft.sh', resource: 'ownedaccesskeys' } };
+    const listed = await review(listing);
+    expect(listed.status).toBe(201);
+    expect(listed.body).toMatchObject({ kind: 'SelfSubjectAccessReview', spec: listing, status: { allowed: true } });
+    const creating = { resourceAttributes: { verb: 'create', group: 'management.loft.sh', version: 'v1', resource: 'ownedaccesskeys' } };
+    const created = await review(creating);
+    expect(created.body).toMatchObject({ spec: creating, status: { allowed: false, denied: true } });
+    expect(created.body.status.reason).toContain("access key's scope does not allow create ownedaccesskeys.management.loft.sh");
+    expect((await review({ nonResourceAttributes: { verb: 'get', path: '/version' } })).body.status).toEqual({ allowed: true });
+    expect((await review({})).status).toBe(400);
+  });
 });

@@ -68,6 +68,38 @@ describe.skipIf(kubectlMissing('the management kubectl tests'))('kubectl against
     expect(left.trim()).toBe('ownedaccesskey.management.loft.sh/vcsync-bootstrap-admin');
   });
 
+  it('auth can-i answers what the authorizer decides for an admin key and a narrow platformCLI key; auth whoami names the key’s user and groups', async () => {
+    const created = await fixture.createKey({ user: 'alice', groups: ['pipelines'], scope: { roles: [{ role: 'platformCLI' }] } }, { name: 'alices-cli' });
+    expect(created.status, created.text).toBe(201);
+    const narrow = created.body.spec.key as string;
+    const canI = async (key: string, args: string[]): Promise<string> => {
+      const result = await kubectl.run(['--token', key, 'auth', 'can-i', ...args]);
+      // "yes", or "no" (with " - <reason>" when the server gave one).
+      const answer = result.stdout.trim().split(' ')[0] ?? '';
+      if (answer !== 'yes' && answer !== 'no') throw new Error(`kubectl auth can-i ${args.join(' ')}: ${result.stdout}${result.stderr}`);
+      return answer;
+    };
+    // [can-i arguments, admin key, narrow key]
+    const rows: Array<[string[], string, string]> = [
+      [['list', 'ownedaccesskeys'], 'yes', 'yes'],
+      [['watch', 'ownedaccesskeys'], 'yes', 'yes'],
+      [['create', 'ownedaccesskeys'], 'yes', 'no'],
+      [['delete', 'ownedaccesskeys'], 'yes', 'no'],
+      [['get', 'ownedaccesskeys/alices-cli'], 'yes', 'yes'],
+      [['get', 'ownedaccesskeys/vcsync-bootstrap-admin'], 'yes', 'no'],
+      [['get', '/version'], 'yes', 'yes'],
+      [['get', '/metrics'], 'yes', 'no'],
+      [['list', 'pods'], 'no', 'no'],
+    ];
+    const answers: Array<[string, string, string]> = [];
+    for (const [args] of rows) answers.push([args.join(' '), await canI(fixture.adminKey, args), await canI(narrow, args)]);
+    expect(answers).toEqual(rows.map(([args, admin, narrowAnswer]) => [args.join(' '), admin, narrowAnswer]));
+
+    const whoami = (key: string): Promise<string> => kubectl.ok(['--token', key, 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}']);
+    expect(await whoami(narrow)).toBe('alice ["pipelines","system:authenticated"]');
+    expect(await whoami(fixture.adminKey)).toMatch(/^admin \[.*"system:authenticated"\]$/);
+  });
+
   it('explain reads the OpenAPI schema under the base path', async () => {
     const explained = await kubectl.ok(['explain', 'ownedaccesskeys.spec.ttlAfterLastActivity']);
     expect(explained).toContain('time to live counts from status.lastActivity');

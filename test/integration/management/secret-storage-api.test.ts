@@ -6,10 +6,11 @@ import { CoreResources, objectPath } from '../../../src/kube/api-path.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import type { KubeObject, WatchEvent } from '../../../src/kube/kube-object.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
-import { secretNameFor, type ManagementSecret } from '../../../src/management/secret-encoding.js';
+import { OBJECT_DATA_KEY, secretNameFor, type ManagementSecret } from '../../../src/management/secret-encoding.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { waitFor } from '../../support/wait-for.js';
-import { storeBackends, useStoreBed } from './store-bed.js';
+import type { SecretStorage } from '../../../src/management/secret-storage.js';
+import { holdableWatches, storeBackends, useStoreBed } from './store-bed.js';
 
 const BACKENDS = storeBackends('the management store behind the API-server core');
 
@@ -46,19 +47,18 @@ function clientOf(address: string): RestClient {
 
 describe.each(BACKENDS)('the API-server core on the Secret store of a %s', (backend) => {
   const start = useStoreBed(backend, 'vcsync-api');
-  let server: ApiServer | undefined;
-  let api: RestClient | undefined;
+  const replicas: Array<{ server: ApiServer; api: RestClient }> = [];
   afterEach(async () => {
-    api?.close();
-    server?.endWatches();
-    await server?.app.close();
-    [api, server] = [undefined, undefined];
+    for (const replica of replicas.splice(0)) {
+      replica.api.close();
+      replica.server.endWatches();
+      await replica.server.app.close();
+    }
   });
 
-  it('serves create, get, list, watch, update and delete over HTTP with the Secrets’ resourceVersions, opaque', async () => {
-    const bed = await start();
-    const storage = await bed.open();
-    server = buildApiServer({
+  /** The API-server core on `storage`, served over HTTP, as one replica; a client of it. */
+  async function serve(storage: SecretStorage): Promise<RestClient> {
+    const replica = buildApiServer({
       registry: new ResourceRegistry([GADGETS]),
       storage,
       serverName: 'management test server',
@@ -68,7 +68,60 @@ describe.each(BACKENDS)('the API-server core on the Secret store of a %s', (back
       watchSendBufferBytes: 1024 * 1024,
       logger: silentLogger(),
     });
-    api = clientOf(await server.app.listen({ port: 0, host: '127.0.0.1' }));
+    const client = clientOf(await replica.app.listen({ port: 0, host: '127.0.0.1' }));
+    replicas.push({ server: replica, api: client });
+    return client;
+  }
+
+  it('computes a write through a replica whose cache lags another replica’s write on the host’s current object: no 409 without a precondition, 409 for a stale one', async () => {
+    const bed = await start();
+    const one = await serve(await bed.open());
+    const lagging = holdableWatches(bed.client);
+    // Its own writes are not reported back while its watch is held: they stand after 100 ms.
+    const twoStorage = await bed.open({ client: lagging.client, writeVisibleTimeoutMs: 100 });
+    const two = await serve(twoStorage);
+    const secretPath = objectPath(CoreResources.secrets, bed.namespace, secretNameFor({ resource: RESOURCE, namespace: '', name: 'g' }));
+    const onHost = async (): Promise<Gadget> => JSON.parse(Buffer.from((await bed.client.get<ManagementSecret>(secretPath)).data?.[OBJECT_DATA_KEY] ?? '', 'base64').toString('utf8')) as Gadget;
+    const hostVersion = async (): Promise<string | undefined> => (await bed.client.get<ManagementSecret>(secretPath)).metadata?.resourceVersion;
+    const conflicts = async (call: Promise<unknown>): Promise<boolean> => isConflict(await call.catch((error: unknown) => error));
+
+    const created = await one.create<Gadget>(GADGETS_PATH, { apiVersion: 'example.vcsync.io/v1alpha1', kind: 'Gadget', metadata: { name: 'g' }, spec: { color: 'red' } });
+    await waitFor('the other replica to see the gadget', async () => (await twoStorage.get({ resource: RESOURCE, namespace: '', name: 'g' })) !== undefined, { timeoutMs: 10_000 });
+    lagging.hold();
+    const blue = await one.patch<Gadget>(`${GADGETS_PATH}/g`, 'merge', { spec: { color: 'blue' } });
+    expect((await twoStorage.get({ resource: RESOURCE, namespace: '', name: 'g' }))?.metadata.resourceVersion).toBe(created.metadata?.resourceVersion);
+
+    // No precondition: PATCH and PUT apply to the host's current object, as the real server's GuaranteedUpdate.
+    const green = await two.patch<Gadget>(`${GADGETS_PATH}/g`, 'merge', { spec: { color: 'green' } });
+    expect(green.spec).toEqual({ color: 'green' });
+    expect(green.metadata).toMatchObject({ generation: 3, resourceVersion: await hostVersion() });
+    const yellow = await two.update<Gadget>(`${GADGETS_PATH}/g`, { apiVersion: 'example.vcsync.io/v1alpha1', kind: 'Gadget', metadata: { name: 'g' }, spec: { color: 'yellow' } });
+    expect(yellow.metadata?.resourceVersion).toBe(await hostVersion());
+    expect((await onHost()).spec).toEqual({ color: 'yellow' });
+
+    // A stale client precondition still conflicts; a current one wins although the cache lags.
+    expect(await conflicts(two.patch(`${GADGETS_PATH}/g`, 'merge', { metadata: { resourceVersion: blue.metadata?.resourceVersion }, spec: { color: 'black' } }))).toBe(true);
+    expect(await conflicts(two.update(`${GADGETS_PATH}/g`, { ...blue, spec: { color: 'black' } }))).toBe(true);
+    expect((await onHost()).spec).toEqual({ color: 'yellow' });
+    const white = await two.patch<Gadget>(`${GADGETS_PATH}/g`, 'merge', { metadata: { resourceVersion: yellow.metadata?.resourceVersion }, spec: { color: 'white' } });
+    expect(white.metadata?.resourceVersion).toBe(await hostVersion());
+
+    // What the lagging cache shows (red) is no longer what the host holds: setting it is a write, not a no-op.
+    const red = await two.patch<Gadget>(`${GADGETS_PATH}/g`, 'merge', { spec: { color: 'red' } });
+    expect(red.metadata?.resourceVersion).not.toBe(white.metadata?.resourceVersion);
+    expect((await onHost()).spec).toEqual({ color: 'red' });
+
+    // A DELETE without preconditions deletes what is there.
+    await two.delete(`${GADGETS_PATH}/g`);
+    expect(isNotFound(await bed.client.get(secretPath).catch((error: unknown) => error))).toBe(true);
+    lagging.release();
+    await waitFor('the lagging replica to catch up with the deletion', async () => (await twoStorage.get({ resource: RESOURCE, namespace: '', name: 'g' })) === undefined, { timeoutMs: 10_000 });
+  });
+
+  it('serves create, get, list, watch, update and delete over HTTP with the Secrets’ resourceVersions, opaque', async () => {
+    const bed = await start();
+    const storage = await bed.open();
+    const api = await serve(storage);
     const secretPath = objectPath(CoreResources.secrets, bed.namespace, secretNameFor({ resource: RESOURCE, namespace: '', name: 'g' }));
     const hostVersion = async (): Promise<string | undefined> => (await bed.client.get<ManagementSecret>(secretPath))?.metadata?.resourceVersion;
 

@@ -2,7 +2,10 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startDevCluster, type DevCluster } from '../../../src/devcluster/index.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
-import { SecretStorage, type SecretStorageOptions } from '../../../src/management/secret-storage.js';
+import type { KubeObject, WatchEvent } from '../../../src/kube/kube-object.js';
+import type { WatchOptions } from '../../../src/kube/rest-client.js';
+import type { WatchStream } from '../../../src/kube/watch-stream.js';
+import { SecretStorage, type SecretClient, type SecretStorageOptions } from '../../../src/management/secret-storage.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -11,8 +14,8 @@ import { waitFor } from '../../support/wait-for.js';
 export interface StoreBed {
   client: RestClient;
   namespace: string;
-  /** A new running store on the namespace, once its cache is synced. */
-  open(options?: Partial<Omit<SecretStorageOptions, 'client' | 'namespace'>>): Promise<SecretStorage>;
+  /** A new running store on the namespace (through `client` when given), once its cache is synced. */
+  open(options?: Partial<Omit<SecretStorageOptions, 'namespace'>>): Promise<SecretStorage>;
   /** Stops one store (as a replica shutting down) and waits until it has. */
   close(storage: SecretStorage): Promise<void>;
   /** Stops every store still running, then the devcluster (a real control plane is the suite's). */
@@ -85,5 +88,65 @@ export function useStoreBed(backend: 'devcluster' | 'real', prefix: string): () 
     tests += 1;
     bed = await startStoreBed(plane, `${prefix}-${tests}`);
     return bed;
+  };
+}
+
+/** A client whose watches can be held: a store on it keeps a cache that lags the host. */
+export interface HoldableClient {
+  client: SecretClient;
+  /** From now on, events of open and new watches are held back (the connections stay open). */
+  hold(): void;
+  /** Delivers what was held, and every later event. */
+  release(): void;
+}
+
+/** Wraps `client` so that its watches' events can be held back, as a replica whose watch lags. */
+export function holdableWatches(client: RestClient): HoldableClient {
+  let gate: { opened: Promise<void>; open: () => void } | undefined;
+  const held: SecretClient = {
+    get: client.get.bind(client),
+    create: client.create.bind(client),
+    update: client.update.bind(client),
+    delete: client.delete.bind(client),
+    list: client.list.bind(client),
+    async watch<T extends KubeObject>(path: string, options?: WatchOptions): Promise<WatchStream<T>> {
+      const stream = await client.watch<T>(path, options);
+      let closed = false;
+      let wake = (): void => {};
+      const closing = new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      async function* events(): AsyncGenerator<WatchEvent<T>> {
+        for await (const event of stream) {
+          if (gate !== undefined) await Promise.race([gate.opened, closing]);
+          if (closed) return;
+          yield event;
+        }
+      }
+      return {
+        close: () => {
+          closed = true;
+          wake();
+          stream.close();
+        },
+        [Symbol.asyncIterator]: events,
+      };
+    },
+  };
+  return {
+    client: held,
+    hold() {
+      if (gate !== undefined) return;
+      let open = (): void => {};
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      gate = { opened, open };
+    },
+    release() {
+      const current = gate;
+      gate = undefined;
+      current?.open();
+    },
   };
 }
