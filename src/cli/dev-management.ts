@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { ensureTlsAssets } from '../apiserver/security/tls-assets.js';
 import { buildKubeConfig, kubeConfigYaml, openDevStorage } from '../devcluster/index.js';
-import { ensureKeyHashSecret, startManagementServer, writeSecretFile, type ManagementServer } from '../management/index.js';
+import { ensureKeyHashSecret, startManagementServer, writeSecretFile, type ManagementServer, type VirtualClusterAccess } from '../management/index.js';
 import type { Logger } from '../observe/logger.js';
 
 /** The management API `vcsync dev` runs, and what it wrote for the user. */
@@ -27,9 +27,10 @@ export interface DevManagement {
  * one) with generated TLS under `<dir>/management/tls`, objects durable under
  * `<dir>/management/data`, the hash secret and the bootstrap admin key (0600) under
  * `<dir>/management`, and `<dir>/management.kubeconfig` written (0600) for kubectl, and
- * `<dir>/token-review-webhook.kubeconfig` for a kube-apiserver that should accept its access keys.
+ * `<dir>/token-review-webhook.kubeconfig` for a kube-apiserver that should accept its access keys;
+ * serves the kube configs of `virtualCluster` when given.
  */
-export async function startDevManagement(options: { dir: string; port?: number; logger: Logger }): Promise<DevManagement> {
+export async function startDevManagement(options: { dir: string; port?: number; virtualCluster?: VirtualClusterAccess; logger: Logger }): Promise<DevManagement> {
   const base = join(options.dir, 'management');
   const tls = await ensureTlsAssets(join(base, 'tls'), { serverName: 'vcsync-management' });
   const keyHashSecret = await ensureKeyHashSecret(join(base, 'key-hash-secret'));
@@ -43,6 +44,7 @@ export async function startDevManagement(options: { dir: string; port?: number; 
       port: options.port ?? 0,
       tls: { certPath: tls.serverCertPath, keyPath: tls.serverKeyPath },
       bootstrapKeyPath,
+      ...(options.virtualCluster !== undefined ? { virtualCluster: options.virtualCluster } : {}),
       logger: options.logger,
     });
   } catch (error: unknown) {

@@ -45,8 +45,32 @@ export async function runDev(flags: DevFlags): Promise<void> {
   const dir = resolve(flags.dir);
   await mkdir(dir, { recursive: true });
   const hostNamespace = `vcluster-${flags.name}`;
-  // The management API first: the virtual cluster authenticates bearer tokens through its TokenReview webhook.
-  const management = await startDevManagement({ dir, logger });
+  // The management API first: the virtual cluster authenticates bearer tokens through its TokenReview
+  // webhook. Its kube configs point at the virtual cluster, which starts next (its TLS address is the
+  // dev setup's ingress endpoint).
+  const late: { virtual?: DevCluster; client?: RestClient } = {};
+  const virtualClient = (): RestClient => {
+    if (late.client === undefined) throw new Error('the virtual devcluster is not running yet');
+    return late.client;
+  };
+  const management = await startDevManagement({
+    dir,
+    logger,
+    virtualCluster: {
+      name: flags.name,
+      namespace: hostNamespace,
+      ingressHost: () => late.virtual?.url,
+      get caCertPem(): string {
+        return Buffer.from(late.virtual?.kubeConfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8');
+      },
+      client: {
+        get: (...args) => virtualClient().get(...args),
+        create: (...args) => virtualClient().create(...args),
+        update: (...args) => virtualClient().update(...args),
+        delete: (...args) => virtualClient().delete(...args),
+      },
+    },
+  });
   const clusters: DevCluster[] = [];
   try {
     clusters.push(
@@ -66,6 +90,8 @@ export async function runDev(flags: DevFlags): Promise<void> {
     throw error;
   }
   const [virtual, host] = clusters as [DevCluster, DevCluster];
+  late.virtual = virtual;
+  late.client = new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: virtual.kubeConfig }, { name: 'virtual-kubeconfigs' }), logger: logger.child({ component: 'kube-configs' }) });
   try {
     const virtualKubeconfig = join(dir, 'virtual.kubeconfig');
     const hostKubeconfig = join(dir, 'host.kubeconfig');
@@ -99,6 +125,8 @@ export async function runDev(flags: DevFlags): Promise<void> {
             ...management.usage,
             `An access key works as a token against the virtual cluster (answers cached ${DEV_TOKEN_REVIEW_CACHE_TTL_MS / 1000} s; a kube-apiserver can use ${rel}/token-review-webhook.kubeconfig):`,
             `  kubectl --server ${virtual.url} --certificate-authority ${rel}/virtual-tls/ca.crt --token <ACCESS_KEY> auth whoami`,
+            'A kube config of the virtual cluster for an access key (status.kubeConfig; "spec: {clientCert: true}" for a client certificate):',
+            `  curl -sS --cacert ${rel}/management/tls/ca.crt -H 'Authorization: Bearer <ACCESS_KEY>' -H 'Content-Type: application/yaml' --data-binary 'spec: {}' ${management.server.url}/apis/management.loft.sh/v1/namespaces/${hostNamespace}/virtualclusterinstances/${flags.name}/kubeconfig`,
             'Press Ctrl-C to stop; cluster data stays in ' + rel + '.',
             '',
           ].join('\n'),
@@ -106,6 +134,7 @@ export async function runDev(flags: DevFlags): Promise<void> {
       },
     });
   } finally {
+    late.client.close();
     await Promise.all([virtual.close(), host.close(), management.close()]);
   }
 }

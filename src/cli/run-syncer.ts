@@ -4,11 +4,11 @@ import { formatConfigError } from '../config/config-error.js';
 import { ConfigMetrics } from '../config/config-metrics.js';
 import { ConfigFileWatcher } from '../config/watch-config-file.js';
 import { EventRecorder } from '../kube/event-recorder.js';
-import { loadClusterConfig, type KubeConfigSource } from '../kube/kube-config.js';
+import { clusterCaPem, loadClusterConfig, type KubeConfigSource } from '../kube/kube-config.js';
 import type { LeaderElectorOptions } from '../kube/leader-elector.js';
 import { KubeMetrics } from '../kube/metrics.js';
 import { RestClient } from '../kube/rest-client.js';
-import { runDaemonManagement, type DaemonManagementOptions } from '../management/index.js';
+import { ingressHostOf, runDaemonManagement, type DaemonManagementOptions } from '../management/index.js';
 import { Manager, ManagerError } from '../manager/manager.js';
 import { metricsServerRunnable } from '../manager/metrics-server-runnable.js';
 import { SharedInformerFactory } from '../manager/shared-informers.js';
@@ -100,8 +100,9 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   registerBuildInfoMetric(registry, build);
   const kubeMetrics = new KubeMetrics(registry);
   const configMetrics = new ConfigMetrics(registry);
+  const virtualCluster = loadClusterConfig(options.virtual, { name: 'virtual' });
   const virtualClient = new RestClient({
-    cluster: loadClusterConfig(options.virtual, { name: 'virtual' }),
+    cluster: virtualCluster,
     logger: logger.child({ cluster: 'virtual' }),
     metrics: kubeMetrics,
   });
@@ -133,6 +134,8 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     metrics: new SyncerMetrics(registry),
   });
 
+  // What the management API reads of the config (the ingress of kube configs): the last valid one.
+  let currentConfig = loaded.config;
   // Every changed file ends in exactly one verdict, logged and counted: reloaded or rejected.
   const watcher = new ConfigFileWatcher({
     path: options.configPath,
@@ -147,6 +150,7 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
         return;
       }
       sync.updateStates(next.states);
+      if (result.ok) currentConfig = result.config;
       configMetrics.reloaded('applied');
       logger.info({ valid: true, enabled: [...next.states.values()].every((state) => state.enabled) }, 'configuration reloaded');
     },
@@ -196,7 +200,18 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   manager.add(sync);
   const management = options.management;
   if (management !== undefined) {
-    manager.add({ name: 'management-server', needsLeader: false, run: (stop) => runDaemonManagement({ ...management, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, logger }, stop) });
+    const virtualClusterAccess = {
+      name: options.name,
+      namespace: options.hostNamespace,
+      ingressHost: () => ingressHostOf(currentConfig),
+      caCertPem: clusterCaPem(virtualCluster) ?? '',
+      client: virtualClient,
+    };
+    manager.add({
+      name: 'management-server',
+      needsLeader: false,
+      run: (stop) => runDaemonManagement({ ...management, virtualCluster: virtualClusterAccess, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, logger }, stop),
+    });
   }
 
   try {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { KubeConfig, type Cluster, type User } from '@kubernetes/client-node';
 import { KubeConfigError } from './api-error.js';
 
@@ -107,4 +108,15 @@ function describe(source: KubeConfigSource): string {
     case 'inCluster':
       return 'in-cluster service account';
   }
+}
+
+/**
+ * The PEM of the CA `config` trusts for its API server (inline data or its file), or undefined
+ * when it names none (a plain-HTTP server, or the system roots). Throws when the file is unreadable.
+ */
+export function clusterCaPem(config: ClusterConfig): string | undefined {
+  const cluster = config.kubeConfig.getCurrentCluster();
+  if (cluster?.caData !== undefined && cluster.caData !== '') return Buffer.from(cluster.caData, 'base64').toString('utf8');
+  if (cluster?.caFile !== undefined && cluster.caFile !== '') return readFileSync(cluster.caFile, 'utf8');
+  return undefined;
 }

@@ -4,6 +4,7 @@ import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
 import type { KubeMetrics } from '../kube/metrics.js';
 import type { Logger } from '../observe/logger.js';
 import { KEY_HASH_SECRET_BYTES, KEY_HASH_SECRET_NAME } from './management-constants.js';
+import type { VirtualClusterAccess } from './kube-configs.js';
 import { startManagementServer, type DirectTokenOptions } from './management-server.js';
 import { SecretStorage, type SecretClient } from './secret-storage.js';
 
@@ -70,6 +71,8 @@ export interface DaemonManagementOptions {
   insecureHttp: boolean;
   /** Where the bootstrap admin key is written (0600) on first start. */
   bootstrapKeyPath: string;
+  /** The virtual cluster whose kube configs the API issues; undefined: not served. */
+  virtualCluster?: VirtualClusterAccess;
   /** How DirectClusterEndpointTokens are issued (the issuer must be the same on every replica). Default: see {@link DirectTokenOptions}. */
   tokens?: DirectTokenOptions;
   metrics?: KubeMetrics;
@@ -100,6 +103,7 @@ export async function runDaemonManagement(options: DaemonManagementOptions, sign
       insecureHttp: options.insecureHttp,
       bootstrapKeyPath: options.bootstrapKeyPath,
       ...(options.tokens !== undefined ? { tokens: options.tokens } : {}),
+      ...(options.virtualCluster !== undefined ? { virtualCluster: options.virtualCluster } : {}),
       logger,
     });
     try {

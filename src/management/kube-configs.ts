@@ -44,6 +44,19 @@ export function kubeConfigText(input: { clusterName: string; server: string; caC
   });
 }
 
+/**
+ * The ingress host of a vcluster.yaml (`controlPlane.ingress.host` when
+ * `controlPlane.ingress.enabled` is true), or undefined when none is configured. vcsync does not
+ * check vcluster's sections, so anything else there reads as "none".
+ */
+export function ingressHostOf(config: Readonly<Record<string, unknown>>): string | undefined {
+  const controlPlane = config['controlPlane'];
+  const ingress = isJsonObject(controlPlane) ? controlPlane['ingress'] : undefined;
+  if (!isJsonObject(ingress) || ingress['enabled'] !== true) return undefined;
+  const host = ingress['host'];
+  return typeof host === 'string' && host.trim() !== '' ? host.trim() : undefined;
+}
+
 /** The server URL of an ingress host: `https://<host>` unless it already names a scheme. */
 export function ingressServer(host: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(host) ? host : `https://${host}`;

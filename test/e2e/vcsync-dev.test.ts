@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -113,6 +113,19 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
     expect(asAlice.stderr).toBe('');
     expect(asAlice.stdout).toMatch(/Username\s+alice/);
     expect(asAlice.stdout).toMatch(/Groups\s+\[developers system:authenticated\]/);
+    // A kube config of the virtual cluster for alice (the printed request), used as is with kubectl.
+    const request = lines.find((l) => l.startsWith('  curl '));
+    expect(request).toContain('/virtualclusterinstances/dev/kubeconfig');
+    const kubeConfig = await callManagement(target, 'POST', '/apis/management.loft.sh/v1/namespaces/vcluster-dev/virtualclusterinstances/dev/kubeconfig', {
+      key: created.body.spec.key as string,
+      contentType: 'application/yaml',
+      body: 'spec: {}',
+    });
+    expect(kubeConfig.status, kubeConfig.text).toBe(201);
+    await writeFile(join(home, 'alice.kubeconfig'), String(kubeConfig.body.status.kubeConfig));
+    const withKubeConfig = await runPrinted(`kubectl --kubeconfig ${join(home, 'alice.kubeconfig')} auth whoami`, home);
+    expect(withKubeConfig.stderr).toBe('');
+    expect(withKubeConfig.stdout).toMatch(/Username\s+alice/);
     const unknown = await runPrinted(whoami.replace('<ACCESS_KEY>', 'Unknown_Key_0123456789abcdefghijklmnopqrstu'), home);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('Unauthorized');
