@@ -115,7 +115,9 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       : {}),
     bodyLimit: MAX_REQUEST_BODY_BYTES,
     // A path that is not valid percent-encoded UTF-8 fails before routing: a Status too.
-    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendFailure(error, request, reply),
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+      sendFailure(error, request, reply);
+    },
     // HTTP the Node parser refuses never becomes a request: answered with a Status on the socket.
     clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) => {
       if (error.code === 'ECONNRESET') socket.destroy();
