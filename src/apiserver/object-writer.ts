@@ -3,6 +3,7 @@ import { alreadyExists, ApiError, badRequest, conflict, expired, invalid, notFou
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
+import { schemaTypeViolations } from './schema-types.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import { type CreateAdmission, isJsonObject, type JsonObject } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
@@ -444,6 +445,7 @@ export class ObjectWriter {
     const metadata = object['metadata'] as JsonObject;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     const causes: StatusCause[] = validateObjectMeta(type, metadata);
+    if (type.validatesSchemaTypes && type.schema !== undefined) causes.push(...schemaTypeViolations(type.schema, object));
     causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined) ?? []));
     causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
