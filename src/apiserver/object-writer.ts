@@ -160,6 +160,9 @@ export class ObjectWriter {
 
   /** Creates `body` in `namespace` ('' for cluster-scoped types). */
   async create(type: ResourceType, namespace: string, body: unknown, options: WriteOptions): Promise<StoredObject> {
+    // As the real server's storage: a create is not conditional, so a resourceVersion is a client error, not ignored.
+    const version = isJsonObject(body) && isJsonObject(body['metadata']) ? body['metadata']['resourceVersion'] : undefined;
+    if (version !== undefined && version !== null && version !== '') throw badRequest('resourceVersion should not be set on objects to be created');
     return this.#create(type, namespace, body, options);
   }
 
@@ -212,6 +215,7 @@ export class ObjectWriter {
   ): Promise<{ object: StoredObject; created: boolean }> {
     const object = this.#checkBody(type, body, options);
     const metadata = object['metadata'] as JsonObject;
+    if (metadata['name'] === undefined || metadata['name'] === '') throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
     this.#checkIdentity(type, namespace, name, metadata);
     const version = metadata['resourceVersion'];
     const conditional = typeof version === 'string' && version !== '';

@@ -84,6 +84,20 @@ describe('a server built from the apiserver core alone', () => {
     expect(missing.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'widgets.example.vcsync.io "nope" not found' });
   });
 
+  it('refuses what the real server refuses and the hostile-input test got stored: a resourceVersion on create, a PUT without a name, an invalid generateName on update', async () => {
+    const versioned = await send('POST', URL_BASE, { metadata: { name: 'versioned', resourceVersion: '12' } });
+    expect(versioned).toEqual({ status: 400, body: expect.objectContaining({ reason: 'BadRequest', message: 'resourceVersion should not be set on objects to be created' }) });
+    expect(await storage.get({ resource: 'example.vcsync.io/v1alpha1/widgets', namespace: '', name: 'versioned' })).toBeUndefined();
+    await send('POST', URL_BASE, { metadata: { name: 'kept', labels: { a: 'b' } } });
+    const nameless = await send('PUT', `${URL_BASE}/kept`, { metadata: {}, spec: { size: 'large' } });
+    expect(nameless).toEqual({ status: 400, body: expect.objectContaining({ reason: 'BadRequest', message: 'the name of the object (kept based on URL) was undeterminable: name must be provided' }) });
+    const prefixed = await send('PUT', `${URL_BASE}/kept`, { metadata: { name: 'kept', generateName: 'BAD_' } });
+    expect(prefixed.status).toBe(422);
+    expect(prefixed.body['details']).toMatchObject({ causes: [{ field: 'metadata.generateName', message: expect.stringContaining('Invalid value: "BAD_"') }] });
+    expect((await send('PUT', `${URL_BASE}/kept`, { metadata: { name: 'kept', generateName: 'good-' } })).status).toBe(200);
+    expect((await storage.get({ resource: 'example.vcsync.io/v1alpha1/widgets', namespace: '', name: 'kept' }))?.['spec']).toEqual({ size: 'small' });
+  });
+
   it('refuses a write with a stale resourceVersion and bumps generation on spec changes only', async () => {
     await send('POST', URL_BASE, { metadata: { name: 'w', labels: { a: 'b' } } });
     const stale = await send('PUT', `${URL_BASE}/w`, { metadata: { name: 'w', resourceVersion: 'v0' }, spec: { size: 'large' } });
