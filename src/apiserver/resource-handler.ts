@@ -76,7 +76,9 @@ function writeOptions(query: URLSearchParams, reply: FastifyReply, request: Fast
     dryRun: dryRunOf(query, undefined),
     fieldValidation: fieldValidationOf(query, kind),
     warn: (message) => {
-      warnings.push(`299 - ${JSON.stringify(message)}`);
+      // A header carries visible ASCII only: anything else (from field names a client sent) is escaped.
+      const quoted = JSON.stringify(message).replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      warnings.push(`299 - ${quoted}`);
       reply.header('warning', warnings);
     },
   };
