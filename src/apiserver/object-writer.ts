@@ -3,7 +3,7 @@ import { alreadyExists, ApiError, badRequest, conflict, expired, invalid, notFou
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
-import { schemaTypeViolations } from './schema-types.js';
+import { isDateTime, schemaTypeViolations } from './schema-types.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import { type CreateAdmission, isJsonObject, type JsonObject } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
@@ -487,6 +487,13 @@ export class ObjectWriter {
     const metadata = object['metadata'];
     if (metadata !== undefined && metadata !== null && !isJsonObject(metadata)) throw badRequest('metadata must be an object');
     object['metadata'] = isJsonObject(metadata) ? metadata : {};
+    // The real server cannot decode a timestamp that is not one (400), even where it then ignores it.
+    for (const field of ['creationTimestamp', 'deletionTimestamp']) {
+      const value = isJsonObject(metadata) ? metadata[field] : undefined;
+      if (value !== undefined && value !== null && !isDateTime(value)) {
+        throw badRequest(`${type.kind} in version ${JSON.stringify(type.version)} cannot be handled as a ${type.kind}: metadata.${field}: ${JSON.stringify(value)} is not an RFC 3339 time`);
+      }
+    }
     pruneUnknownFields(type, object, body, options.fieldValidation ?? 'Warn', options.warn ?? (() => undefined));
     return object;
   }

@@ -14,6 +14,11 @@ const REF_PREFIX = '#/components/schemas/';
 /** A date-time as Kubernetes' strfmt reads it: RFC 3339, with a zone. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
+/** Whether `value` is an RFC 3339 date-time string, as Kubernetes reads timestamps. */
+export function isDateTime(value: unknown): boolean {
+  return typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+}
+
 /** The JSON type of `value` as the real server names it in messages. */
 function jsonType(value: unknown): string {
   if (value === null) return 'null';
@@ -62,7 +67,7 @@ function check(raw: SchemaObject, value: unknown, path: string, components: Read
     causes.push({ reason: 'FieldValueTypeInvalid', field: path, message: `Invalid value: "${given}": ${path} in body must be of type ${String(type)}: "${given}"` });
     return;
   }
-  if (typeof value === 'string' && schema['format'] === 'date-time' && !(DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)))) {
+  if (typeof value === 'string' && schema['format'] === 'date-time' && !isDateTime(value)) {
     causes.push({ reason: 'FieldValueInvalid', field: path, message: `Invalid value: ${JSON.stringify(value)}: ${path} in body must be of type date-time: ${JSON.stringify(value)}` });
     return;
   }

@@ -84,10 +84,13 @@ describe('a server built from the apiserver core alone', () => {
     expect(missing.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'widgets.example.vcsync.io "nope" not found' });
   });
 
-  it('refuses what the real server refuses and the hostile-input test got stored: a resourceVersion on create, a PUT without a name, an invalid generateName on update', async () => {
+  it('refuses what the real server refuses and the hostile-input test got stored: a resourceVersion or a junk timestamp on create, a PUT without a name, an invalid generateName on update', async () => {
     const versioned = await send('POST', URL_BASE, { metadata: { name: 'versioned', resourceVersion: '12' } });
     expect(versioned).toEqual({ status: 400, body: expect.objectContaining({ reason: 'BadRequest', message: 'resourceVersion should not be set on objects to be created' }) });
     expect(await storage.get({ resource: 'example.vcsync.io/v1alpha1/widgets', namespace: '', name: 'versioned' })).toBeUndefined();
+    const dated = await send('POST', URL_BASE, { metadata: { name: 'dated', creationTimestamp: 'yesterday' } });
+    expect(dated).toEqual({ status: 400, body: expect.objectContaining({ reason: 'BadRequest', message: 'Widget in version "v1alpha1" cannot be handled as a Widget: metadata.creationTimestamp: "yesterday" is not an RFC 3339 time' }) });
+    expect((await send('POST', URL_BASE, { metadata: { name: 'dated', creationTimestamp: '2020-01-01T00:00:00Z' } })).status).toBe(201);
     await send('POST', URL_BASE, { metadata: { name: 'kept', labels: { a: 'b' } } });
     const nameless = await send('PUT', `${URL_BASE}/kept`, { metadata: {}, spec: { size: 'large' } });
     expect(nameless).toEqual({ status: 400, body: expect.objectContaining({ reason: 'BadRequest', message: 'the name of the object (kept based on URL) was undeterminable: name must be provided' }) });
