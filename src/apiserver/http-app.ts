@@ -1,8 +1,10 @@
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observe/logger.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './api-error.js';
 import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
+import { answerOnSocket, clientErrorStatus, connectStatus } from './connection-errors.js';
 import { negotiate } from './content-negotiation.js';
 import {
   aggregatedDiscovery,
@@ -94,6 +96,16 @@ function statusOfFastifyError(error: FastifyError): ApiError | undefined {
  */
 export function buildHttpApp(init: HttpAppInit): FastifyInstance {
   const basePath = init.basePath ?? '';
+  const sendFailure = (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    let failure: ApiError | undefined;
+    if (error instanceof ApiError) failure = error;
+    else if (error instanceof Error && 'code' in error && typeof error.code === 'string') failure = statusOfFastifyError(error as FastifyError);
+    if (failure === undefined) {
+      init.logger.error({ err: error, method: request.method, url: request.url }, 'Request failed with an unexpected error');
+      failure = new ApiError('InternalError', `Internal error occurred: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return reply.code(failure.code).type('application/json').send(JSON.stringify(failure.toStatus()));
+  };
   const publicRoutes = new Map((init.publicRoutes ?? []).map((route) => [route.path, route]));
   // Requests whose path is not under the base path (answered 404 before authentication).
   const outsideBasePath = new WeakSet<object>();
@@ -111,6 +123,15 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
         }
       : {}),
     bodyLimit: MAX_REQUEST_BODY_BYTES,
+    // A path that is not valid percent-encoded UTF-8 fails before routing: a Status too.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+      sendFailure(error, request, reply);
+    },
+    // HTTP the Node parser refuses never becomes a request: answered with a Status on the socket.
+    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) => {
+      if (error.code === 'ECONNRESET') socket.destroy();
+      else answerOnSocket(socket, clientErrorStatus(error.code));
+    },
     forceCloseConnections: true,
     return503OnClosing: false,
     ...(init.https !== undefined
@@ -123,6 +144,8 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
         }
       : {}),
   }) as unknown as FastifyInstance;
+  // Node hands CONNECT to this event, not to the routes; unheard, it drops the connection unanswered.
+  app.server.on('connect', (_request: unknown, socket: Duplex) => answerOnSocket(socket, connectStatus()));
 
   app.removeAllContentTypeParsers();
   // JSON and YAML bodies are checked against the body limits before they become values.
@@ -149,16 +172,7 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
   // Any other media type is read as bytes; the route answers 415 when the verb needs a body.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    let failure: ApiError | undefined;
-    if (error instanceof ApiError) failure = error;
-    else if (error instanceof Error && 'code' in error && typeof error.code === 'string') failure = statusOfFastifyError(error as FastifyError);
-    if (failure === undefined) {
-      init.logger.error({ err: error, method: request.method, url: request.url }, 'Request failed with an unexpected error');
-      failure = new ApiError('InternalError', `Internal error occurred: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return reply.code(failure.code).type('application/json').send(JSON.stringify(failure.toStatus()));
-  });
+  app.setErrorHandler(sendFailure);
   app.setNotFoundHandler((request, reply) => {
     return reply.code(404).type('application/json').send(JSON.stringify(pathNotFound(request.url).toStatus()));
   });

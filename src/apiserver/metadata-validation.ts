@@ -175,8 +175,8 @@ export interface MetaRules {
 }
 
 /**
- * Validates an object's metadata as the real API server does for every kind: name (per the
- * kind's rule), namespace (DNS label), label keys and values, annotation keys and total size
+ * Validates an object's metadata as the real API server does for every kind: name and
+ * generateName (per the kind's rule), namespace (DNS label), label keys and values, annotation keys and total size
  * (≤ 256 KiB), owner references (at most one controller), finalizers. Returns the causes of an
  * `Invalid` failure; empty when valid.
  */
@@ -188,6 +188,12 @@ export function validateObjectMeta(rules: MetaRules, metadata: Record<string, un
   } else {
     const error = nameError(rules.nameRule, name);
     if (error !== undefined) causes.push(invalidValue('metadata.name', name, error));
+  }
+  const prefix = metadata['generateName'];
+  if (prefix !== undefined && prefix !== null && prefix !== '') {
+    // Checked on every write, as a name whose trailing dash is allowed (the real server masks it).
+    const error = typeof prefix === 'string' ? nameError(rules.nameRule, prefix.endsWith('-') ? `${prefix.slice(0, -1)}a` : prefix) : 'must be a string';
+    if (error !== undefined) causes.push(invalidValue('metadata.generateName', prefix, error));
   }
   const namespace = metadata['namespace'];
   if (rules.namespaced) {

@@ -3,6 +3,7 @@ import { alreadyExists, ApiError, badRequest, conflict, expired, generatedNameCo
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
+import { isDateTime, schemaTypeViolations } from './schema-types.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import { type CreateAdmission, isJsonObject, type JsonObject, type WriteContext } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
@@ -178,6 +179,9 @@ export class ObjectWriter {
 
   /** Creates `body` in `namespace` ('' for cluster-scoped types). */
   async create(type: ResourceType, namespace: string, body: unknown, options: WriteOptions): Promise<StoredObject> {
+    // As the real server's storage: a create is not conditional, so a resourceVersion is a client error, not ignored.
+    const version = isJsonObject(body) && isJsonObject(body['metadata']) ? body['metadata']['resourceVersion'] : undefined;
+    if (version !== undefined && version !== null && version !== '') throw badRequest('resourceVersion should not be set on objects to be created');
     return this.#create(type, namespace, body, options);
   }
 
@@ -260,7 +264,11 @@ export class ObjectWriter {
     this.#checkNamespace(type, namespace, metadata);
     // As for the real server's TokenReview, the object needs no name: it is never stored.
     const context = { user: options.user };
-    const causes = [...(type.strategy.prepareForWrite?.(object, undefined, context) ?? []), ...(type.strategy.validate?.(object, undefined, context) ?? [])];
+    const causes = [
+      ...(type.validatesSchemaTypes && type.schema !== undefined ? schemaTypeViolations(type.schema, object) : []),
+      ...(type.strategy.prepareForWrite?.(object, undefined, context) ?? []),
+      ...(type.strategy.validate?.(object, undefined, context) ?? []),
+    ];
     if (causes.length > 0) throw invalid(type.kind, type.group, String(metadata['name'] ?? ''), causes);
     return procedure({ object, user: options.user, dryRun: options.dryRun, ...(options.target !== undefined ? { target: options.target } : {}) });
   }
@@ -275,6 +283,7 @@ export class ObjectWriter {
   ): Promise<{ object: StoredObject; created: boolean }> {
     const object = this.#checkBody(type, body, options);
     const metadata = object['metadata'] as JsonObject;
+    if (metadata['name'] === undefined || metadata['name'] === '') throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
     this.#checkIdentity(type, namespace, name, metadata);
     const version = metadata['resourceVersion'];
     const conditional = typeof version === 'string' && version !== '';
@@ -547,6 +556,7 @@ export class ObjectWriter {
     const metadata = object['metadata'] as JsonObject;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     const causes: StatusCause[] = validateObjectMeta(type, metadata);
+    if (type.validatesSchemaTypes && type.schema !== undefined) causes.push(...schemaTypeViolations(type.schema, object));
     causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined, context) ?? []));
     causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined, context) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
@@ -584,6 +594,13 @@ export class ObjectWriter {
     const metadata = object['metadata'];
     if (metadata !== undefined && metadata !== null && !isJsonObject(metadata)) throw badRequest('metadata must be an object');
     object['metadata'] = isJsonObject(metadata) ? metadata : {};
+    // The real server cannot decode a timestamp that is not one (400), even where it then ignores it.
+    for (const field of ['creationTimestamp', 'deletionTimestamp']) {
+      const value = isJsonObject(metadata) ? metadata[field] : undefined;
+      if (value !== undefined && value !== null && !isDateTime(value)) {
+        throw badRequest(`${type.kind} in version ${JSON.stringify(type.version)} cannot be handled as a ${type.kind}: metadata.${field}: ${JSON.stringify(value)} is not an RFC 3339 time`);
+      }
+    }
     pruneUnknownFields(type, object, body, options.fieldValidation ?? 'Warn', options.warn ?? (() => undefined));
     return object;
   }

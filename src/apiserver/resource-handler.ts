@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, forbidden, notFound, unsupportedMediaType, wireDetails } from './api-error.js';
+import { ApiError, badRequest, forbidden, invalidOptions, notFound, unsupportedMediaType, wireDetails } from './api-error.js';
 import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
 import { UndecodableBody } from './body-decoder.js';
 import { negotiate, type Representation } from './content-negotiation.js';
@@ -80,7 +80,9 @@ function writeOptions(query: URLSearchParams, reply: FastifyReply, request: Fast
     dryRun: dryRunOf(query, undefined),
     fieldValidation: fieldValidationOf(query, kind),
     warn: (message) => {
-      warnings.push(`299 - ${JSON.stringify(message)}`);
+      // A header carries visible ASCII only: anything else (from field names a client sent) is escaped.
+      const quoted = JSON.stringify(message).replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      warnings.push(`299 - ${quoted}`);
       reply.header('warning', warnings);
     },
   };
@@ -263,9 +265,15 @@ export class ResourceHandler {
       throw badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
     }
     const dryRun = dryRunOf(query, body);
-    // The deprecated orphanDependents stands for Orphan (true) or Background (false).
-    const orphan = query.get('orphanDependents') ?? (isJsonObject(body) ? body['orphanDependents'] : undefined);
-    const orphanPolicy = orphan === true || orphan === 'true' ? 'Orphan' : orphan === false || orphan === 'false' ? 'Background' : undefined;
+    // The deprecated orphanDependents stands for Orphan (true) or Background (false). A query value
+    // reads as the real server's parameter conversion reads a bool: only "false" and "0" are false.
+    const queried = query.get('orphanDependents');
+    const orphan = queried !== null ? queried !== 'false' && queried !== '0' : isJsonObject(body) ? body['orphanDependents'] : undefined;
+    if (typeof orphan === 'boolean' && policy !== undefined && policy !== null) {
+      const message = `Invalid value: ${JSON.stringify(policy)}: orphanDependents and deletionPropagation cannot be both set`;
+      throw invalidOptions('DeleteOptions', [{ reason: 'FieldValueInvalid', field: 'propagationPolicy', message }]);
+    }
+    const orphanPolicy = orphan === true ? 'Orphan' : orphan === false ? 'Background' : undefined;
     const propagationPolicy = isPropagationPolicy(policy) ? policy : orphanPolicy;
     const propagation = propagationPolicy !== undefined ? { propagationPolicy } : {};
     const given = isJsonObject(body) && isJsonObject(body['preconditions']) ? body['preconditions'] : undefined;

@@ -58,6 +58,12 @@ export interface KindDefinition {
    * core's ObjectMeta, every other field kept as sent.
    */
   readonly schema?: KindSchema;
+  /**
+   * Writes are checked against the types (and `date-time` formats) of {@link schema}, a 422 for a
+   * value of the wrong type, as the real server checks custom resources. Default false: the
+   * devcluster's built-in kinds are type-checked by how their bodies decode.
+   */
+  readonly validatesSchemaTypes?: boolean;
   /** Field-selector fields besides metadata.name and metadata.namespace. Default: none. */
   readonly selectableFields?: readonly string[];
   /** Selectable fields that read another path, e.g. `source` → `source.component`. Default: none. */
@@ -108,6 +114,7 @@ export interface ResourceType extends KindSelectableFields {
   readonly columns: readonly TableColumn[];
   /** Undefined for a kind defined without one (see {@link KindDefinition.schema}). */
   readonly schema: KindSchema | undefined;
+  readonly validatesSchemaTypes: boolean;
   readonly mergeStrategies: PatchStrategyTable;
   readonly strategy: KindStrategy;
   readonly generation: GenerationPolicy;
@@ -148,6 +155,7 @@ export function resourceType(definition: KindDefinition): ResourceType {
     nameRule: definition.nameRule ?? 'dns1123-subdomain',
     columns: definition.columns ?? DEFAULT_COLUMNS,
     schema: definition.schema,
+    validatesSchemaTypes: definition.validatesSchemaTypes ?? false,
     selectableFields: definition.selectableFields ?? [],
     selectableFieldPaths: definition.selectableFieldPaths ?? {},
     mergeStrategies: definition.mergeStrategies ?? {},

@@ -28,7 +28,9 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /**
- * The value of a YAML request body (one document, YAML 1.2 core schema, duplicate keys refused),
+ * The value of a YAML request body (one document, YAML 1.2 core schema, duplicate keys refused,
+ * always a JSON value: YAML 1.1's `!!binary`, `!!set`, `!!omap` and `!!timestamp` are read as the
+ * plain string, mapping or sequence they tag),
  * or undefined for an empty body. What yaml's `parse` does, with the body limits checked on the
  * syntax tree before any value is built, and alias expansion bounded while values are. Pure;
  * throws an {@link ApiError} 400 for a body over the limits or not valid YAML.
@@ -37,7 +39,9 @@ export function parseYamlBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   const syntax = readYamlSyntax(text);
   if (!('tokens' in syntax)) throw bodyLimitError(syntax);
-  const [document, second] = new Composer().compose(syntax.tokens, true, text.length);
+  // YAML 1.1's explicit tags (!!binary, !!set, !!omap, !!timestamp) would become a Uint8Array,
+  // Set, Map or Date that no JSON code after the parser expects; unresolved, they stay JSON values.
+  const [document, second] = new Composer({ resolveKnownTags: false }).compose(syntax.tokens, true, text.length);
   if (document === undefined) return undefined;
   if (second !== undefined) {
     throw badRequest(`the request body holds more than one YAML document (the second starts at ${positionOf(text, second.range[0])}); send one object per request`);

@@ -60,6 +60,7 @@ export function directClusterEndpointTokenKind(options: { platform: string; issu
     plural: 'directclusterendpointtokens',
     namespaced: false,
     schema: directClusterEndpointTokenSchema(group),
+    validatesSchemaTypes: true,
     strategy: { validate },
     procedure: options.issue,
   };

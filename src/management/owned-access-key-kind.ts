@@ -210,6 +210,7 @@ export function ownedAccessKeyKind(options: OwnedAccessKeyKindOptions): KindDefi
     subresources: ['status'],
     columns: COLUMNS,
     schema: ownedAccessKeySchema(group, MANAGEMENT_VERSION),
+    validatesSchemaTypes: true,
     strategy,
     generation: 'spec',
   };

@@ -86,6 +86,7 @@ export function virtualClusterInstanceKind(options: { platform: string; issue: K
         kind: 'VirtualClusterInstanceKubeConfig',
         plural: 'virtualclusterinstances',
         schema: kubeConfigSchema(group),
+        validatesSchemaTypes: true,
         strategy: { validate },
         procedure: options.issue,
       },

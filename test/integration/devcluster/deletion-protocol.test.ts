@@ -145,6 +145,23 @@ describe('garbage collector', () => {
     expect(kept.body.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: other }]);
   });
 
+  it('orphanDependents with a propagationPolicy: 422 as on the real server, nothing deleted; orphanDependents reads like its bool parameter (hostile-input finding)', async () => {
+    await createNamespace('gc-both');
+    await createOwner('gc-both');
+    const both = await fx.request(`${NS}/gc-both/configmaps/owner?orphanDependents=maybe&propagationPolicy=Foreground`, { method: 'DELETE' });
+    expect(both.status).toBe(422);
+    expect(both.body).toMatchObject({
+      reason: 'Invalid',
+      message: 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Foreground": orphanDependents and deletionPropagation cannot be both set',
+    });
+    const inBody = await fx.request(`${NS}/gc-both/configmaps/owner`, { method: 'DELETE', body: { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: false, propagationPolicy: 'Background' } });
+    expect(inBody.status).toBe(422);
+    expect((await fx.request(`${NS}/gc-both/configmaps/owner`)).body.metadata.deletionTimestamp).toBeUndefined();
+    // Any value but false or 0 is true, as the real server converts query parameters: Orphan.
+    const orphaned = await fx.request(`${NS}/gc-both/configmaps/owner?orphanDependents=maybe`, { method: 'DELETE' });
+    expect(orphaned.body.metadata.finalizers).toEqual(['orphan']);
+  });
+
   it('Orphan: marks the owner with the orphan finalizer, removes the owner reference from dependents, then the owner', async () => {
     await createNamespace('gc-orphan');
     const uid = await createOwner('gc-orphan');

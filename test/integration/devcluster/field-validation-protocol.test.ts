@@ -26,6 +26,13 @@ describe('fieldValidation on writes', () => {
     expect((await fx.request(`${CM}/strict`)).status).toBe(404);
   });
 
+  it('Warning headers escape what a header cannot carry: unknown field names with DEL and non-Latin-1 characters (hostile-input finding)', async () => {
+    const response = await post('', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'odd-fields' }, 'a\u007fb': 1, '\ufffd\u4e2d': 2 });
+    // The headers could not be set: the answer was Fastify's own error, not the created object.
+    expect(response.status).toBe(201);
+    expect(response.headers.get('warning')).toBe('299 - "unknown field \\"a\\u007fb\\"", 299 - "unknown field \\"\\ufffd\\u4e2d\\""');
+  });
+
   it('Warn (the default) drops them and says so in Warning headers', async () => {
     for (const [name, query] of [['warn', '?fieldValidation=Warn'], ['default', '']] as const) {
       const response = await post(query, typo(name));

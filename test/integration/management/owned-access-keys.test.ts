@@ -109,6 +109,23 @@ describe('OwnedAccessKey over HTTPS (issue 9 §3)', () => {
     expect(wrongKind.status).toBe(400);
   });
 
+  it('spec and status values of the wrong type: 422 naming each field, nothing stored (hostile-input findings)', async () => {
+    const wrong = await fixture.createKey({ user: 'alice', groups: 'admins', disabled: 'yes', identity: 'x' }, { name: 'wrong-types' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body).toMatchObject({ kind: 'Status', reason: 'Invalid' });
+    expect(wrong.body.details.causes).toEqual([
+      { reason: 'FieldValueTypeInvalid', field: 'spec.groups', message: 'Invalid value: "string": spec.groups in body must be of type array: "string"' },
+      { reason: 'FieldValueTypeInvalid', field: 'spec.disabled', message: 'Invalid value: "string": spec.disabled in body must be of type boolean: "string"' },
+      { reason: 'FieldValueTypeInvalid', field: 'spec.identity', message: 'Invalid value: "string": spec.identity in body must be of type object: "string"' },
+    ]);
+    expect((await fixture.createKey({ user: 'alice', groups: [5] }, { name: 'wrong-types' })).body.details.causes[0]).toMatchObject({ field: 'spec.groups[0]' });
+    expect(await fixture.storage.get({ resource: 'management.loft.sh/v1/ownedaccesskeys', namespace: '', name: 'wrong-types' })).toBeUndefined();
+    await fixture.createKey({ user: 'alice' }, { name: 'typed-status' });
+    const status = await fixture.call('PATCH', `${KEYS_PATH}/typed-status/status`, { key: fixture.adminKey, contentType: 'application/merge-patch+json', body: { status: { lastActivity: 'now' } } });
+    expect(status.status).toBe(422);
+    expect(status.body.details.causes[0]).toMatchObject({ field: 'status.lastActivity', message: 'Invalid value: "now": status.lastActivity in body must be of type date-time: "now"' });
+  });
+
   it('body too large: 413 Status', async () => {
     const huge = await fixture.createKey({ user: 'alice', description: 'x'.repeat(4 * 1024 * 1024) });
     expect(huge.status).toBe(413);

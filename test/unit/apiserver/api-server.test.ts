@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApiServer, type ApiServer } from '../../../src/apiserver/api-server.js';
 import { invalidValue } from '../../../src/apiserver/metadata-validation.js';
@@ -83,6 +84,23 @@ describe('a server built from the apiserver core alone', () => {
     expect(missing.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'widgets.example.vcsync.io "nope" not found' });
   });
 
+  it('refuses what the real server refuses and the hostile-input test got stored: a resourceVersion or a junk timestamp on create, a PUT without a name, an invalid generateName on update', async () => {
+    const versioned = await send('POST', URL_BASE, { metadata: { name: 'versioned', resourceVersion: '12' } });
+    expect(versioned).toEqual({ status: 400, body: expect.objectContaining({ reason: 'BadRequest', message: 'resourceVersion should not be set on objects to be created' }) });
+    expect(await storage.get({ resource: 'example.vcsync.io/v1alpha1/widgets', namespace: '', name: 'versioned' })).toBeUndefined();
+    const dated = await send('POST', URL_BASE, { metadata: { name: 'dated', creationTimestamp: 'yesterday' } });
+    expect(dated).toEqual({ status: 400, body: expect.objectContaining({ reason: 'BadRequest', message: 'Widget in version "v1alpha1" cannot be handled as a Widget: metadata.creationTimestamp: "yesterday" is not an RFC 3339 time' }) });
+    expect((await send('POST', URL_BASE, { metadata: { name: 'dated', creationTimestamp: '2020-01-01T00:00:00Z' } })).status).toBe(201);
+    await send('POST', URL_BASE, { metadata: { name: 'kept', labels: { a: 'b' } } });
+    const nameless = await send('PUT', `${URL_BASE}/kept`, { metadata: {}, spec: { size: 'large' } });
+    expect(nameless).toEqual({ status: 400, body: expect.objectContaining({ reason: 'BadRequest', message: 'the name of the object (kept based on URL) was undeterminable: name must be provided' }) });
+    const prefixed = await send('PUT', `${URL_BASE}/kept`, { metadata: { name: 'kept', generateName: 'BAD_' } });
+    expect(prefixed.status).toBe(422);
+    expect(prefixed.body['details']).toMatchObject({ causes: [{ field: 'metadata.generateName', message: expect.stringContaining('Invalid value: "BAD_"') }] });
+    expect((await send('PUT', `${URL_BASE}/kept`, { metadata: { name: 'kept', generateName: 'good-' } })).status).toBe(200);
+    expect((await storage.get({ resource: 'example.vcsync.io/v1alpha1/widgets', namespace: '', name: 'kept' }))?.['spec']).toEqual({ size: 'small' });
+  });
+
   it('refuses a write with a stale resourceVersion and bumps generation on spec changes only', async () => {
     await send('POST', URL_BASE, { metadata: { name: 'w', labels: { a: 'b' } } });
     const stale = await send('PUT', `${URL_BASE}/w`, { metadata: { name: 'w', resourceVersion: 'v0' }, spec: { size: 'large' } });
@@ -156,5 +174,31 @@ describe('a server built from the apiserver core alone', () => {
     expect((await answered).statusCode).toBe(200);
     release();
     await waitFor('the late storage watch to be registered and closed again', () => storage.registered.total === 1 && storage.registered.open === 0);
+  });
+
+  it('answers HTTP the parser refuses, CONNECT and a path that is not valid percent-encoding with a Status (hostile-input findings)', async () => {
+    const address = new URL(await server.app.listen({ port: 0, host: '127.0.0.1' }));
+    const exchange = (request: string): Promise<{ status: number; body: unknown }> =>
+      new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        const socket = connect({ host: '127.0.0.1', port: Number(address.port) }, () => socket.end(request));
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = /^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1];
+          if (status === undefined) reject(new Error(`no HTTP answer: ${JSON.stringify(text)}`));
+          else resolve({ status: Number(status), body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) });
+        });
+      });
+    const status = (code: number, reason: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code, reason, message: expect.any(String) });
+    const end = 'Host: x\r\nConnection: close\r\n\r\n';
+    expect(await exchange(`GET ${URL_BASE}/a\u0000b HTTP/1.1\r\n${end}`)).toEqual({ status: 400, body: status(400, 'BadRequest') });
+    expect(await exchange(`BREW ${URL_BASE} HTTP/1.1\r\n${end}`)).toEqual({ status: 400, body: status(400, 'BadRequest') });
+    expect(await exchange(`POST ${URL_BASE} HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n${end}0\r\n\r\n`)).toEqual({ status: 400, body: status(400, 'BadRequest') });
+    expect(await exchange(`GET ${URL_BASE} HTTP/1.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n${end}`)).toEqual({ status: 431, body: status(431, 'RequestHeaderFieldsTooLarge') });
+    expect(await exchange(`CONNECT localhost:443 HTTP/1.1\r\n${end}`)).toEqual({ status: 405, body: status(405, 'MethodNotAllowed') });
+    const badPercent = await send('GET', `${URL_BASE}/%C0%AF`);
+    expect(badPercent).toEqual({ status: 400, body: status(400, 'BadRequest') });
   });
 });

@@ -1,0 +1,257 @@
+import { Agent, request as httpsRequest } from 'node:https';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTlsAssets, type TlsAssets } from '../../../src/apiserver/security/tls-assets.js';
+import type { Storage } from '../../../src/apiserver/storage.js';
+import { openDevStorage, type DevStorage } from '../../../src/devcluster/index.js';
+import { CoreResources, collectionPath } from '../../../src/kube/api-path.js';
+import { startManagementServer, type ManagementServer } from '../../../src/management/index.js';
+import { silentLogger } from '../../../src/observe/logger.js';
+import { waitFor } from '../../support/wait-for.js';
+import { BASE, hostileRequests, validKeyBody, type HostileKeys, type HostileRequest } from './hostile-requests.js';
+import { startStoreBed, type StoreBed } from './store-bed.js';
+
+/** The generator's seed: `VCSYNC_HOSTILE_SEED` to replay a failing run, else fixed. */
+const SEED = Number(process.env['VCSYNC_HOSTILE_SEED'] ?? 9_2026);
+const RESOURCE = 'management.loft.sh/v1/ownedaccesskeys';
+const KEYS_PATH = `${BASE}/apis/management.loft.sh/v1/ownedaccesskeys`;
+/** A request unanswered after this long is a hang. */
+const REQUEST_DEADLINE_MS = 20_000;
+const CONCURRENCY = 8;
+
+/** What came back for one request. */
+interface Reply {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+/** One management server on a storage, the keys of the test, and an HTTPS client of it. */
+interface Bed {
+  server: ManagementServer;
+  storage: Storage;
+  tls: TlsAssets;
+  keys: HostileKeys;
+  agent: Agent;
+  send(request: HostileRequest): Promise<Reply>;
+}
+
+function parseRawResponse(bytes: Buffer): Reply | undefined {
+  const text = bytes.toString('latin1');
+  const end = text.indexOf('\r\n\r\n');
+  const match = /^HTTP\/1\.[01] (\d{3})/.exec(text);
+  if (match === null || end === -1) return undefined;
+  const head = text.slice(0, end).toLowerCase();
+  const contentType = /\r\ncontent-type: *([^\r]*)/.exec(head)?.[1] ?? '';
+  return { status: Number(match[1]), contentType, text: bytes.subarray(end + 4).toString('utf8') };
+}
+
+function sendRaw(port: number, ca: string, raw: Buffer): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => socket.end(raw));
+    const finish = (error?: Error): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      const reply = parseRawResponse(Buffer.concat(chunks));
+      if (reply !== undefined) resolve(reply);
+      else reject(error ?? new Error(`no HTTP answer (${Buffer.concat(chunks).length} bytes: ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 120))})`));
+    };
+    const timer = setTimeout(() => finish(new Error(`no answer within ${REQUEST_DEADLINE_MS} ms (hang)`)), REQUEST_DEADLINE_MS);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => finish());
+    socket.on('close', () => finish());
+    // A server that answers before reading everything resets the rest; the answer is what counts.
+    socket.on('error', (error) => finish(error));
+  });
+}
+
+function sendHttps(agent: Agent, url: URL, ca: string, request: HostileRequest): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpsRequest(
+      { host: url.hostname, port: url.port, method: request.method, path: request.path, headers: request.headers, ca, agent, timeout: REQUEST_DEADLINE_MS },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
+    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${REQUEST_DEADLINE_MS} ms (hang)`)));
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
+/** Why `reply` is not the answer `request` must get, or undefined when it is. */
+function verdict(request: HostileRequest, reply: Reply): string | undefined {
+  const { status } = reply;
+  if (status >= 500) return `${status} (server error): ${reply.text.slice(0, 300)}`;
+  const refused = status >= 400 && status < 500;
+  if (request.expect.kind === 'refused') {
+    if (!refused) return `${status}, expected a 4xx: ${reply.text.slice(0, 200)}`;
+    if (request.expect.status !== undefined && status !== request.expect.status) return `${status}, expected ${request.expect.status}: ${reply.text.slice(0, 200)}`;
+  } else if (!refused && (status < 200 || status >= 300)) {
+    return `${status}, expected 2xx or 4xx`;
+  }
+  if (!refused || request.method === 'HEAD') return undefined;
+  if (!reply.contentType.includes('json')) return `${status} with content-type ${JSON.stringify(reply.contentType)}, not a JSON Status: ${JSON.stringify(reply.text.slice(0, 200))}`;
+  let body: { kind?: unknown; apiVersion?: unknown; code?: unknown; message?: unknown; status?: unknown };
+  try {
+    body = JSON.parse(reply.text) as typeof body;
+  } catch {
+    return `${status} with a body that is not JSON: ${JSON.stringify(reply.text.slice(0, 200))}`;
+  }
+  if (body.kind !== 'Status' || body.apiVersion !== 'v1' || body.status !== 'Failure' || body.code !== status || typeof body.message !== 'string' || body.message === '') {
+    return `${status} with a body that is not a Failure Status with a message and code ${status}: ${reply.text.slice(0, 200)}`;
+  }
+  return undefined;
+}
+
+/** Sends every request with at most {@link CONCURRENCY} in flight; answers one line per wrong answer. */
+async function sendAll(bed: Bed, requests: readonly HostileRequest[], seed: number): Promise<string[]> {
+  const failures: string[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < requests.length) {
+      const index = next;
+      next += 1;
+      const request = requests[index] as HostileRequest;
+      const where = `#${index} [${request.label}] ${request.method} ${request.path.slice(0, 160)} (seed ${seed})`;
+      try {
+        const wrong = verdict(request, await bed.send(request));
+        if (wrong !== undefined) failures.push(`${where}: ${wrong}`);
+      } catch (error: unknown) {
+        failures.push(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return failures;
+}
+
+/** Every stored key object, sorted by name, resourceVersions included. */
+async function storedKeys(storage: Storage): Promise<string> {
+  const { items } = await storage.list(RESOURCE);
+  return JSON.stringify([...items].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)), null, 1);
+}
+
+/** Starts a management server on `storage` with a frozen clock, creates the test's keys and uses each once (so lastActivity is written before anything is compared). */
+async function startBed(storage: Storage, dir: string): Promise<Bed> {
+  const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
+  const clock = { nowMs: Math.floor(Date.now() / 1000) * 1000 };
+  const bootstrapKeyPath = join(dir, 'admin.key');
+  const server = await startManagementServer({
+    storage,
+    keyHashSecret: Buffer.alloc(32, 9),
+    tls: { certPath: tls.serverCertPath, keyPath: tls.serverKeyPath },
+    bootstrapKeyPath,
+    now: () => clock.nowMs,
+    logger: silentLogger(),
+  });
+  const admin = (await readFile(bootstrapKeyPath, 'utf8')).trim();
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const url = new URL(server.url);
+  const send = (request: HostileRequest): Promise<Reply> => (request.raw !== undefined ? sendRaw(server.port, tls.caCertPem, request.raw) : sendHttps(agent, url, tls.caCertPem, request));
+  const create = async (name: string, spec: Record<string, unknown>): Promise<string> => {
+    const reply = await send({
+      label: 'setup',
+      method: 'POST',
+      path: KEYS_PATH,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: Buffer.from(JSON.stringify({ ...validKeyBody(name), spec })),
+      expect: { kind: 'read' },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    return (JSON.parse(reply.text) as { spec: { key: string } }).spec.key;
+  };
+  await create('victors-key', { user: 'victor' });
+  const owner = await create('mallorys-key', { user: 'mallory' });
+  const scoped = await create('oscars-key', { user: 'oscar', scope: { roles: [{ role: 'platformCLI' }] } });
+  const disabled = await create('doras-key', { user: 'dora', disabled: true });
+  const expired = await create('eves-key', { user: 'eve', ttl: 60 });
+  clock.nowMs += 120_000;
+  const keys: HostileKeys = { admin, owner, scoped, disabled, expired, victim: 'victors-key', own: 'mallorys-key' };
+  for (const key of [admin, owner, scoped]) {
+    const reply = await send({ label: 'warm-up', method: 'GET', path: KEYS_PATH, headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, expect: { kind: 'read' } });
+    expect(reply.status, reply.text).toBe(200);
+  }
+  await waitFor('every used key to have its lastActivity written', async () => {
+    const { items } = await storage.list(RESOURCE);
+    const used = items.filter((item) => ['mallorys-key', 'oscars-key'].includes(item.metadata.name) || (item['spec'] as { groups?: string[] }).groups?.includes('management:admins'));
+    return used.length === 3 && used.every((item) => (item['status'] as { lastActivity?: string } | undefined)?.lastActivity !== undefined);
+  });
+  return { server, storage, tls, keys, agent, send };
+}
+
+async function stopBed(bed: Bed | undefined): Promise<void> {
+  bed?.agent.destroy();
+  await bed?.server.close();
+}
+
+/** Runs `count` hostile requests against `bed`; asserts every answer, that nothing changed in `snapshot`, and that the server still serves. */
+async function attack(bed: Bed, count: number, seed: number, snapshot: () => Promise<string>): Promise<void> {
+  const before = await snapshot();
+  const requests = hostileRequests(seed, count, bed.keys);
+  const failures = await sendAll(bed, requests, seed);
+  expect(failures.slice(0, 40), `${failures.length} of ${count} requests answered wrongly (seed ${seed})`).toEqual([]);
+  const after = await snapshot();
+  expect(after, `the hostile requests (seed ${seed}) changed what is stored`).toBe(before);
+  const list = await bed.send({ label: 'after', method: 'GET', path: KEYS_PATH, headers: { authorization: `Bearer ${bed.keys.admin}`, accept: 'application/json' }, expect: { kind: 'read' } });
+  expect(list.status, list.text).toBe(200);
+  const created = await bed.send({
+    label: 'after',
+    method: 'POST',
+    path: KEYS_PATH,
+    headers: { authorization: `Bearer ${bed.keys.admin}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: Buffer.from(JSON.stringify(validKeyBody(`after-${seed}`))),
+    expect: { kind: 'read' },
+  });
+  expect(created.status, created.text).toBe(201);
+}
+
+describe(`management API hostile input (issue 9), seed ${SEED}`, () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'management-hostile-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('3,200 malformed bodies, headers, paths and methods, with and without keys, on the devcluster store: every answer a 4xx Status, nothing stored', async () => {
+    let dev: DevStorage | undefined;
+    let bed: Bed | undefined;
+    try {
+      dev = await openDevStorage({ logger: silentLogger() });
+      bed = await startBed(dev.storage, join(dir, 'dev'));
+      const storage = bed.storage;
+      await attack(bed, 3200, SEED, () => storedKeys(storage));
+    } finally {
+      await stopBed(bed);
+      await dev?.close();
+    }
+  }, 120_000);
+
+  it('600 of them on the host-Secret store (a devcluster host): no Secret of the namespace changes', async () => {
+    let hostBed: StoreBed | undefined;
+    let bed: Bed | undefined;
+    try {
+      hostBed = await startStoreBed(undefined, 'vcsync-hostile');
+      const storage = await hostBed.open();
+      bed = await startBed(storage, join(dir, 'secrets'));
+      const host = hostBed;
+      const secrets = async (): Promise<string> => {
+        const list = await host.client.list(collectionPath(CoreResources.secrets, host.namespace));
+        return JSON.stringify([...list.items].sort((a, b) => String(a.metadata?.name).localeCompare(String(b.metadata?.name))), null, 1);
+      };
+      await attack(bed, 600, SEED + 1, secrets);
+    } finally {
+      await stopBed(bed);
+      await hostBed?.stop();
+    }
+  }, 120_000);
+});
