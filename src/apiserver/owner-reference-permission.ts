@@ -3,10 +3,11 @@
  * `blockOwnerDeletion`: a write that newly sets `blockOwnerDeletion: true` on an owner reference
  * is admitted only when the writer may update the finalizers of that owner (setting it can hold
  * the owner's foreground deletion, so it is a right over the owner, not over the dependent).
- * Like the real plugin it answers 403 Forbidden (the OpenAPI description of the field says 422;
- * the server has always answered 403), with the real server's words.
+ * The answer is 422 Invalid naming the field, as the seed's error table (§7) and the field's
+ * OpenAPI description say; the real plugin answers 403 Forbidden. The cause carries the real
+ * server's words.
  */
-import { forbidden, type ApiError } from './api-error.js';
+import { invalid, type ApiError } from './api-error.js';
 import { isJsonObject, type JsonObject } from './kind-strategy.js';
 import type { ResourceRegistry, ResourceType } from './resource-type.js';
 import type { StoredObject } from './storage.js';
@@ -27,6 +28,8 @@ export interface ReferencedOwner {
 export type OwnerFinalizersCheck = (owner: ReferencedOwner) => Promise<string | undefined>;
 
 interface BlockingReference {
+  /** Its position in `metadata.ownerReferences`. */
+  index: number;
   apiVersion: string;
   kind: string;
   name: string;
@@ -47,8 +50,9 @@ function ownerReferencesOf(object: JsonObject | undefined): JsonObject[] {
 export function newlyBlockingOwnerReferences(object: JsonObject, old: JsonObject | undefined): BlockingReference[] {
   const blockedBefore = new Set(ownerReferencesOf(old).filter((reference) => reference['blockOwnerDeletion'] === true).map((reference) => String(reference['uid'])));
   return ownerReferencesOf(object)
-    .filter((reference) => reference['blockOwnerDeletion'] === true && !blockedBefore.has(String(reference['uid'])))
-    .map((reference) => ({ apiVersion: String(reference['apiVersion'] ?? ''), kind: String(reference['kind'] ?? ''), name: String(reference['name'] ?? ''), uid: String(reference['uid'] ?? '') }));
+    .map((reference, index) => ({ reference, index }))
+    .filter(({ reference }) => reference['blockOwnerDeletion'] === true && !blockedBefore.has(String(reference['uid'])))
+    .map(({ reference, index }) => ({ index, apiVersion: String(reference['apiVersion'] ?? ''), kind: String(reference['kind'] ?? ''), name: String(reference['name'] ?? ''), uid: String(reference['uid'] ?? '') }));
 }
 
 /** What {@link enforceBlockOwnerDeletionPermission} checks. */
@@ -66,7 +70,7 @@ export interface BlockOwnerDeletionAdmission {
 }
 
 /**
- * Refuses (403 Forbidden, the real plugin's message) a write that newly sets `blockOwnerDeletion`
+ * Refuses (422 Invalid on `metadata.ownerReferences[i].blockOwnerDeletion`, the real plugin's message) a write that newly sets `blockOwnerDeletion`
  * on a reference to an owner the writer may not update the finalizers of, or to a kind the server
  * does not serve (it cannot tell who may).
  */
@@ -76,15 +80,15 @@ export async function enforceBlockOwnerDeletionPermission(admission: BlockOwnerD
   if (references.length === 0) return;
   const metadata = object['metadata'];
   const name = isJsonObject(metadata) ? String(metadata['name'] || metadata['generateName'] || '') : '';
-  const qualified = type.group === '' ? type.plural : `${type.plural}.${type.group}`;
-  const refusal = (why: string): ApiError => forbidden(`${qualified} ${JSON.stringify(name)} is forbidden: ${why}`, { name, group: type.group, kind: type.plural });
+  const refusal = (index: number, why: string): ApiError =>
+    invalid(type.kind, type.group, name, [{ reason: 'FieldValueForbidden', field: `metadata.ownerReferences[${index}].blockOwnerDeletion`, message: `Forbidden: ${why}` }]);
   for (const reference of references) {
     const slash = reference.apiVersion.lastIndexOf('/');
     const group = slash < 0 ? '' : reference.apiVersion.slice(0, slash);
     const version = reference.apiVersion.slice(slash + 1);
     const ownerType = registry.types.find((candidate) => candidate.group === group && candidate.version === version && candidate.kind === reference.kind);
     if (ownerType === undefined) {
-      throw refusal(`cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${reference.apiVersion} Kind ${reference.kind}: no matches for kind "${reference.kind}" in version "${reference.apiVersion}"`);
+      throw refusal(reference.index, `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${reference.apiVersion} Kind ${reference.kind}: no matches for kind "${reference.kind}" in version "${reference.apiVersion}"`);
     }
     const ownerNamespace = ownerType.namespaced ? namespace : '';
     const owner: ReferencedOwner = {
@@ -96,6 +100,6 @@ export async function enforceBlockOwnerDeletionPermission(admission: BlockOwnerD
     };
     const refused = await admission.mayUpdateFinalizers(owner);
     // The real plugin prints the authorizer's reason and its (here always absent) error.
-    if (refused !== undefined) throw refusal(`cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${refused}, <nil>`);
+    if (refused !== undefined) throw refusal(reference.index, `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${refused}, <nil>`);
   }
 }

@@ -146,30 +146,34 @@ describe.each(BACKENDS)('OwnedAccessKey object rules over HTTPS on the %s storag
     expect(entries.find((entry) => entry.manager === 'applier')?.fieldsV1).toEqual({ 'f:metadata': { 'f:labels': { 'f:applied': {} } } });
   });
 
-  it('blockOwnerDeletion: true needs the right to update the owner’s finalizers; without it 403 with the real server’s message', async () => {
+  it('blockOwnerDeletion: true needs the right to update the owner’s finalizers; without it 422 (seed §7) with the real server’s words', async () => {
     const bobs = await post({ name: 'bobs' }, { spec: { user: 'bob' } });
     const alice = await post({ name: 'alices' });
     const aliceKey = alice.body.spec.key as string;
     const refused = await post({ name: 'child-of-bob', ownerReferences: [ownerReference(bobs, { blockOwnerDeletion: true })] }, { key: aliceKey });
-    expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ kind: 'Status', reason: 'Forbidden', details: { name: 'child-of-bob', group: 'management.loft.sh', kind: 'ownedaccesskeys' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      kind: 'Status',
+      reason: 'Invalid',
+      details: { name: 'child-of-bob', group: 'management.loft.sh', kind: 'OwnedAccessKey', causes: [{ reason: 'FieldValueForbidden', field: 'metadata.ownerReferences[0].blockOwnerDeletion' }] },
+    });
     expect(refused.body.message).toBe(
-      `${QUALIFIED} "child-of-bob" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: the ownedaccesskey "bobs" is not one of the caller's own keys, <nil>`,
+      `OwnedAccessKey "child-of-bob" is invalid: metadata.ownerReferences[0].blockOwnerDeletion: Forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: the ownedaccesskey "bobs" is not one of the caller's own keys, <nil>`,
     );
     expect((await get('child-of-bob')).status).toBe(404);
     // Without blockOwnerDeletion the reference only lets the collector delete alice's key with bob's.
     expect((await post({ name: 'loose-child', ownerReferences: [ownerReference(bobs)] }, { key: aliceKey })).status).toBe(201);
     const switched = await mergePatch('loose-child', { metadata: { ownerReferences: [ownerReference(bobs, { blockOwnerDeletion: true })] } }, aliceKey);
-    expect(switched.status).toBe(403);
+    expect(switched.status).toBe(422);
     expect(switched.body.message).toContain("cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on");
     expect((await post({ name: 'child-of-alice', ownerReferences: [ownerReference(alice, { blockOwnerDeletion: true })] }, { key: aliceKey })).status).toBe(201);
     expect((await post({ name: 'admins-child', ownerReferences: [ownerReference(bobs, { blockOwnerDeletion: true })] })).status).toBe(201);
     const unserved = await post({ name: 'child-of-widget', ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: 'u-1', blockOwnerDeletion: true }] }, { key: aliceKey });
-    expect(unserved.status).toBe(403);
+    expect(unserved.status).toBe(422);
     expect(unserved.body.message).toContain('cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion example.com/v1 Kind Widget');
   });
 
-  it('blockOwnerDeletion: a key whose scope does not allow update of ownedaccesskeys/finalizers may not set it (403); one whose scope does may', async () => {
+  it('blockOwnerDeletion: a key whose scope does not allow update of ownedaccesskeys/finalizers may not set it (422); one whose scope does may', async () => {
     const rules = (resources: string[]): Record<string, unknown> => ({ rules: [{ verbs: ['create', 'get', 'update'], resources: [{ group: 'management.loft.sh', resources }] }] });
     const narrow = rules(['ownedaccesskeys']);
     const wide = rules(['ownedaccesskeys', 'ownedaccesskeys/finalizers']);
@@ -177,7 +181,7 @@ describe.each(BACKENDS)('OwnedAccessKey object rules over HTTPS on the %s storag
     const narrowKey = (await post({ name: 'narrow' }, { spec: { user: 'alice', scope: narrow } })).body.spec.key as string;
     const wideKey = (await post({ name: 'wide' }, { spec: { user: 'alice', scope: wide } })).body.spec.key as string;
     const refused = await post({ name: 'narrow-child', ownerReferences: [ownerReference(owner, { blockOwnerDeletion: true })] }, { key: narrowKey, spec: { user: 'alice', scope: narrow } });
-    expect(refused.status).toBe(403);
+    expect(refused.status).toBe(422);
     expect(refused.body.message).toContain("can't set finalizers on: the access key's scope does not allow update ownedaccesskeys/finalizers.management.loft.sh");
     const allowed = await post({ name: 'wide-child', ownerReferences: [ownerReference(owner, { blockOwnerDeletion: true })] }, { key: wideKey, spec: { user: 'alice', scope: wide } });
     expect(allowed.status).toBe(201);
