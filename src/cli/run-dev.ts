@@ -6,6 +6,7 @@ import { RestClient } from '../kube/rest-client.js';
 import { startDevCluster, type DevCluster } from '../devcluster/index.js';
 import { createLogger } from '../observe/logger.js';
 import type { LogLevel } from './option-parsers.js';
+import { deferredCsrClient } from '../management/index.js';
 import { startDevManagement } from './dev-management.js';
 import { runSyncerUntilStopped } from './run-syncer.js';
 
@@ -63,12 +64,7 @@ export async function runDev(flags: DevFlags): Promise<void> {
       get caCertPem(): string {
         return Buffer.from(late.virtual?.kubeConfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8');
       },
-      client: {
-        get: (...args) => virtualClient().get(...args),
-        create: (...args) => virtualClient().create(...args),
-        update: (...args) => virtualClient().update(...args),
-        delete: (...args) => virtualClient().delete(...args),
-      },
+      client: deferredCsrClient(() => virtualClient()),
     },
   });
   const clusters: DevCluster[] = [];

@@ -19,6 +19,19 @@ export const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
 /** The calls made on the virtual cluster. */
 export type CsrClient = Pick<RestClient, 'get' | 'create' | 'update' | 'delete'>;
 
+/**
+ * A {@link CsrClient} whose calls go to the client `resolve` returns at call time: for a management
+ * API that starts before the virtual cluster it issues kube configs for (`vcsync dev`).
+ */
+export function deferredCsrClient(resolve: () => CsrClient): CsrClient {
+  return {
+    get: (...args) => resolve().get(...args),
+    create: (...args) => resolve().create(...args),
+    update: (...args) => resolve().update(...args),
+    delete: (...args) => resolve().delete(...args),
+  };
+}
+
 interface Condition {
   type?: string;
   status?: string;

@@ -5,6 +5,7 @@ export { ensureBootstrapAdminKey, ensureKeyHashSecret, writeSecretFile, type Boo
 export * from './management-constants.js';
 export { ensureSharedKeyHashSecret, runDaemonManagement, type DaemonManagementOptions } from './daemon-management.js';
 export { directClusterEndpointTokenKind } from './direct-cluster-endpoint-token-kind.js';
+export { deferredCsrClient, type CsrClient } from './client-certificates.js';
 export { ingressHostOf, KubeConfigs, type VirtualClusterAccess } from './kube-configs.js';
 export { DirectTokens, looksLikeJwt, type DirectTokenVerification } from './direct-tokens.js';
 export { MANAGEMENT_VERSION_INFO, startManagementServer, type DirectTokenOptions, type ManagementServer, type ManagementServerOptions } from './management-server.js';

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { startDevCluster, type DevCluster } from '../../../src/devcluster/index.js';
 import type { RestClient } from '../../../src/kube/rest-client.js';
+import { deferredCsrClient } from '../../../src/management/index.js';
 import { KubectlEnv, kubectlMissing } from '../../support/kubectl.js';
 import { KEYS_PATH, ManagementFixture, type Answer } from '../../support/management-fixture.js';
 import { clientFor } from '../../support/sync-harness.js';
@@ -43,12 +44,7 @@ describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against a TLS devclus
         get caCertPem(): string {
           return Buffer.from(late.cluster?.kubeConfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8');
         },
-        client: {
-          get: (...args) => (late.client as RestClient).get(...args),
-          create: (...args) => (late.client as RestClient).create(...args),
-          update: (...args) => (late.client as RestClient).update(...args),
-          delete: (...args) => (late.client as RestClient).delete(...args),
-        },
+        client: deferredCsrClient(() => (late.client as RestClient)),
       },
     });
     dir = await mkdtemp(join(tmpdir(), 'kubeconfig-virtual-'));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { buildKubeConfig, kubeConfigYaml } from '../../../src/devcluster/kube-config.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
+import { deferredCsrClient } from '../../../src/management/index.js';
 import { KubectlEnv } from '../../support/kubectl.js';
 import { ManagementFixture, type Answer } from '../../support/management-fixture.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
@@ -34,12 +35,7 @@ describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against the real kube
         get caCertPem(): string {
           return late.plane?.tls.caCertPem ?? '';
         },
-        client: {
-          get: (...args) => (late.plane as RealControlPlane).adminClient.get(...args),
-          create: (...args) => (late.plane as RealControlPlane).adminClient.create(...args),
-          update: (...args) => (late.plane as RealControlPlane).adminClient.update(...args),
-          delete: (...args) => (late.plane as RealControlPlane).adminClient.delete(...args),
-        },
+        client: deferredCsrClient(() => (late.plane as RealControlPlane).adminClient),
         signingTimeoutMs: 60_000,
       },
     });
