@@ -33,10 +33,11 @@ import { expectStatus, request, startServer } from './lib/server-process-client.
 
 const options = benchArgs({
   usage:
-    'usage: node benchmarks/management-credentials.mjs [--quick] [--rounds 3] [--clients 16] [--seconds 4] [--miss-keys 64] [--profile DIR] [--only KIND,…]\n' +
+    'usage: node benchmarks/management-credentials.mjs [--quick] [--rounds 3] [--clients 16] [--seconds 4] [--miss-keys 64] [--profile DIR] [--only KIND,…] [--virtual-qps N]\n' +
+    '--virtual-qps N: the management server\'s client of the virtual cluster is limited to N requests/s, burst 80, as the daemon\'s (which shares the syncer\'s, default 40); default 0: unlimited\n' +
     'KIND: kubeConfigCert, kubeConfigToken, tokensIssued, configMapCreates, reviewKeyHit, reviewKeyMiss, reviewTokenHit, reviewTokenMiss, cachedGet (default: all; --only is for profiling, the README rows need all)\n' +
     '(build first: npm run build)',
-  numbers: { rounds: 3, clients: 16, seconds: (quick) => (quick ? 1 : 4), 'miss-keys': (quick) => (quick ? 16 : 64) },
+  numbers: { rounds: 3, clients: 16, seconds: (quick) => (quick ? 1 : 4), 'miss-keys': (quick) => (quick ? 16 : 64), 'virtual-qps': 0 },
   strings: { profile: '', only: '' },
 });
 const CLIENTS = options.clients;
@@ -99,7 +100,7 @@ try {
   const devcluster = await startServer(['devcluster', join(dir.path, 'devcluster'), TOKEN], profileFlags);
   servers.push(devcluster);
   const virtualFile = join(dir.path, 'virtual.json');
-  await writeFile(virtualFile, JSON.stringify({ ...VIRTUAL, kubeConfig: devcluster.kubeConfig }));
+  await writeFile(virtualFile, JSON.stringify({ ...VIRTUAL, kubeConfig: devcluster.kubeConfig, ...(options['virtual-qps'] > 0 ? { qps: options['virtual-qps'] } : {}) }));
   const management = await startServer(['management', join(dir.path, 'management'), 'default', virtualFile], profileFlags);
   servers.push(management);
   const missServer = await startServer(['management', join(dir.path, 'management-miss'), '1']);
@@ -227,6 +228,7 @@ const file = await writeResult('management-credentials', {
   rounds: options.rounds,
   secondsPerMeasurement: options.seconds,
   clients: CLIENTS,
+  virtualClientQps: options['virtual-qps'] > 0 ? options['virtual-qps'] : 'unlimited',
   missKeys: options['miss-keys'],
   caller: 'the bootstrap admin key for the creates; unrestricted keys of alice and direct tokens issued with them for the reviews',
   virtualCluster: 'a TLS devcluster process (its CSR signer signs kubernetes.io/kube-apiserver-client requests); the ConfigMap baseline runs on it too',

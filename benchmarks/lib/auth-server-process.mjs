@@ -9,8 +9,9 @@
 // certificate files, the devcluster's storage engine from openDevStorage, in memory, and the
 // bootstrap admin key written to DIR/admin.key), its key cache sized AUTH_CACHE_KEYS when given
 // (`default`: the server's default). VIRTUAL_JSON, a file `{ name, namespace, ingressHost,
-// kubeConfig }`, makes it serve the kube configs of that virtual cluster (a devcluster, whose
-// kubeConfig the devcluster mode prints), signing client certificates through its CSR API.
+// kubeConfig, qps? }`, makes it serve the kube configs of that virtual cluster (a devcluster, whose
+// kubeConfig the devcluster mode prints), signing client certificates through its CSR API with a
+// client limited to `qps` requests/s (burst 80, the daemon's virtual client; absent: unlimited).
 // Imports the built code from dist/ (build first). Prints one JSON line once it listens,
 // `{ url, caCertPem, adminKey?, kubeConfig? }`, and stops on SIGTERM or SIGINT.
 import { readFile } from 'node:fs/promises';
@@ -35,7 +36,7 @@ async function management() {
   const devStorage = await openDevStorage({});
   const bootstrapKeyPath = join(dir, 'admin.key');
   const virtual = virtualJson !== undefined ? JSON.parse(await readFile(virtualJson, 'utf8')) : undefined;
-  const client = virtual !== undefined ? new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: virtual.kubeConfig }, { name: 'virtual' }), qps: Infinity }) : undefined;
+  const client = virtual !== undefined ? new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: virtual.kubeConfig }, { name: 'virtual' }), qps: virtual.qps ?? Infinity }) : undefined;
   const server = await startManagementServer({
     storage: devStorage.storage,
     keyHashSecret: Buffer.alloc(32, 9),
