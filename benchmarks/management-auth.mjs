@@ -17,12 +17,11 @@
 //
 // At 1 and `--clients` concurrent clients. `--profile DIR` runs the first management server with
 // `node --cpu-prof --cpu-prof-dir DIR`. Results: benchmarks/results/management-auth.json.
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { benchArgs, benchmarksDir, median, printSummary, round, tempDir, writeResult } from './lib/bench-run.mjs';
-import { openConnections, runLoad, serialiseRequest } from './lib/raw-https-client.mjs';
+import { benchArgs, median, printSummary, round, tempDir, writeResult } from './lib/bench-run.mjs';
+import { openConnections, runLoad } from './lib/raw-https-client.mjs';
+import { expectStatus, request, startServer } from './lib/server-process-client.mjs';
 
 const options = benchArgs({
   usage:
@@ -39,56 +38,6 @@ const TOKEN = 'bench-devcluster-token';
 const GROUP_VERSION = 'management.loft.sh/v1';
 const KEYS_PATH = `/apis/${GROUP_VERSION}/ownedaccesskeys`;
 const CONFIGMAPS_PATH = '/api/v1/namespaces/default/configmaps';
-
-/** Starts a server process; resolves with what it printed once listening, its pid and `stop()`. */
-async function startServer(args, nodeFlags = []) {
-  const child = spawn(process.execPath, [...nodeFlags, join(benchmarksDir, 'lib', 'auth-server-process.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (text) => {
-    stderr = (stderr + text).slice(-4000);
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const ready = await new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => resolve(JSON.parse(line)));
-    void exited.then((code) => reject(new Error(`server ${args[0]} exited (${code}) before listening:\n${stderr}`)));
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { ...ready, pid: child.pid, stop };
-}
-
-/** One request over a fresh connection (setup, not measured). */
-async function once(server, request) {
-  const [connection] = await openConnections(server.url, server.caCertPem, 1);
-  try {
-    return await connection.send(request);
-  } finally {
-    connection.close();
-  }
-}
-
-function pathOf(server, path) {
-  return `${new URL(server.url).pathname.replace(/\/$/, '')}${path}`;
-}
-
-function request(server, method, path, token, body) {
-  const headers = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  return serialiseRequest({ method, url: server.url, path: pathOf(server, path), headers, body });
-}
-
-async function expectStatus(server, req, status, what) {
-  const answer = await once(server, req);
-  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status}: ${answer.body.toString('utf8').slice(0, 400)}`);
-  return answer;
-}
 
 /** Creates an OwnedAccessKey of alice (platformCLI scope) as the admin; returns its generated key. */
 async function createReaderKey(server, name) {

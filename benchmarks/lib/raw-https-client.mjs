@@ -106,8 +106,10 @@ export function processCpuSeconds(pid) {
  * status `expect`. Returns requests/s, p50/p99 latency (ms), the CPU share (1 = one core) of this
  * process and of `serverPid` during the measured window, and the server's CPU time per request
  * (µs; 10 ms ticks, so meaningful over seconds): on a shared machine it varies less than req/s.
+ * `otherPids` (`{ name: pid }`, e.g. a cluster the server calls) adds `otherCpuUsPerRequest`, the
+ * CPU time per request of each of those processes in the same window.
  */
-export async function runLoad({ connections, requestFor, warmupMs, durationMs, expect = 200, serverPid }) {
+export async function runLoad({ connections, requestFor, warmupMs, durationMs, expect = 200, serverPid, otherPids = {} }) {
   const latencies = [];
   let recording = false;
   let stopped = false;
@@ -131,10 +133,12 @@ export async function runLoad({ connections, requestFor, warmupMs, durationMs, e
   const started = performance.now();
   const clientCpu = process.cpuUsage();
   const serverCpu = serverPid !== undefined ? processCpuSeconds(serverPid) : undefined;
+  const otherCpu = Object.fromEntries(Object.entries(otherPids).map(([name, pid]) => [name, processCpuSeconds(pid)]));
   await wait(durationMs);
   const elapsedMs = performance.now() - started;
   const clientUsed = process.cpuUsage(clientCpu);
   const serverUsed = serverPid !== undefined ? processCpuSeconds(serverPid) - serverCpu : undefined;
+  const otherUsed = Object.entries(otherPids).map(([name, pid]) => [name, processCpuSeconds(pid) - otherCpu[name]]);
   stopped = true;
   await running;
   latencies.sort((a, b) => a - b);
@@ -147,5 +151,6 @@ export async function runLoad({ connections, requestFor, warmupMs, durationMs, e
     p99Ms: at(99),
     clientCpuShare: (clientUsed.user + clientUsed.system) / 1000 / elapsedMs,
     ...(serverUsed !== undefined ? { serverCpuShare: (serverUsed * 1000) / elapsedMs, serverCpuUsPerRequest: (serverUsed * 1e6) / latencies.length } : {}),
+    ...(otherUsed.length > 0 ? { otherCpuUsPerRequest: Object.fromEntries(otherUsed.map(([name, used]) => [name, (used * 1e6) / latencies.length])) } : {}),
   };
 }
