@@ -199,13 +199,16 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   manager.add({ name: 'config-watcher', needsLeader: false, run: (stop) => watcher.run(stop) });
   manager.add(sync);
   const management = options.management;
-  if (management !== undefined) {
+  // Its own client and request budget: kube-config CSRs must not spend the syncer's, nor wait behind it.
+  const kubeConfigClient =
+    management === undefined ? undefined : new RestClient({ cluster: virtualCluster, logger: logger.child({ cluster: 'virtual', component: 'kube-configs' }), metrics: kubeMetrics });
+  if (management !== undefined && kubeConfigClient !== undefined) {
     const virtualClusterAccess = {
       name: options.name,
       namespace: options.hostNamespace,
       ingressHost: () => ingressHostOf(currentConfig),
       caCertPem: clusterCaPem(virtualCluster) ?? '',
-      client: virtualClient,
+      client: kubeConfigClient,
     };
     manager.add({
       name: 'management-server',
@@ -219,6 +222,7 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     logger.info('vcsync stopped');
   } finally {
     virtualClient.close();
+    kubeConfigClient?.close();
     hostClient.close();
     sandbox.dispose();
   }
