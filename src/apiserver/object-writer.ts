@@ -263,13 +263,7 @@ export class ObjectWriter {
     const metadata = object['metadata'] as JsonObject;
     this.#checkNamespace(type, namespace, metadata);
     // As for the real server's TokenReview, the object needs no name: it is never stored.
-    const context = { user: options.user };
-    const causes = [
-      ...(type.validatesSchemaTypes && type.schema !== undefined ? schemaTypeViolations(type.schema, object) : []),
-      ...(type.strategy.prepareForWrite?.(object, undefined, context) ?? []),
-      ...(type.strategy.validate?.(object, undefined, context) ?? []),
-    ];
-    if (causes.length > 0) throw invalid(type.kind, type.group, String(metadata['name'] ?? ''), causes);
+    this.#validate(type, object, undefined, { user: options.user }, { stored: false });
     return procedure({ object, user: options.user, dryRun: options.dryRun, ...(options.target !== undefined ? { target: options.target } : {}) });
   }
 
@@ -552,10 +546,11 @@ export class ObjectWriter {
     else metadata['managedFields'] = entries;
   }
 
-  #validate(type: ResourceType, object: JsonObject, current: StoredObject | undefined, context: WriteContext): void {
+  /** The metadata rules (for objects to be stored), the schema's types when the kind asks, the kind's defaulting and validation: 422 on any cause. */
+  #validate(type: ResourceType, object: JsonObject, current: StoredObject | undefined, context: WriteContext, { stored } = { stored: true }): void {
     const metadata = object['metadata'] as JsonObject;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
-    const causes: StatusCause[] = validateObjectMeta(type, metadata);
+    const causes: StatusCause[] = stored ? validateObjectMeta(type, metadata) : [];
     if (type.validatesSchemaTypes && type.schema !== undefined) causes.push(...schemaTypeViolations(type.schema, object));
     causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined, context) ?? []));
     causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined, context) ?? []));

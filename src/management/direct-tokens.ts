@@ -14,7 +14,7 @@ import type { AccessKeyAuthenticator } from './access-key-authenticator.js';
 import { SIGNING_ALGORITHMS } from './key-rotation.js';
 import { ACCESS_KEY_EXTRA, ACCESS_KEY_UID_EXTRA, DIRECT_TOKEN_DEFAULT_TTL_SECONDS, DIRECT_TOKEN_MAX_TTL_SECONDS, KEY_SCOPE_EXTRA } from './management-constants.js';
 import { callerScope } from './ownership-authorizer.js';
-import { scopeExcess } from './scope-subset.js';
+import { scopeExcess, scopeExcessField } from './scope-subset.js';
 import type { SigningKeyRing } from './signing-keys.js';
 import type { TokenReviewRequest, TokenVerification, TokenVerifier } from './token-verifier.js';
 
@@ -97,10 +97,9 @@ export class DirectTokens implements TokenVerifier {
     const spec = isJsonObject(object['spec']) ? object['spec'] : {};
     const own = callerScope(user);
     const requested = spec['scope'] === undefined || spec['scope'] === null ? own : (spec['scope'] as AccessScope);
-    const excess = scopeExcess(own, requested);
+    const excess = scopeExcessField(own, requested);
     if (excess !== undefined) {
-      const field = excess === '' ? 'spec.scope' : `spec.scope.${excess}`;
-      throw forbidden(`${field}: ${excess === '' ? 'an unrestricted scope' : 'this entry'} exceeds the scope of the access key the token is requested with; ask for less, or use a key that reaches it`, {
+      throw forbidden(`${excess.field}: ${excess.what} exceeds the scope of the access key the token is requested with; ask for less, or use a key that reaches it`, {
         name: '',
         group: '',
         kind: 'directclusterendpointtokens',

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AccessScope } from './access-scope.js';
 import type { AuthorizationDecision } from './authorization.js';
-import { scopeExcess } from './scope-subset.js';
+import { scopeExcessField } from './scope-subset.js';
 
 /** Who is calling, as the authenticator established it from the caller's key. */
 export interface CallerIdentity {
@@ -101,11 +101,9 @@ export function checkEscalation(caller: CallerIdentity, requested: KeyOwnership,
     }
   }
   if (previous !== undefined && isDeepStrictEqual(previous.scope, requested.scope)) return ALLOWED;
-  const excess = scopeExcess(caller.scope, requested.scope);
+  const excess = scopeExcessField(caller.scope, requested.scope);
   if (excess === undefined) return ALLOWED;
-  const field = excess === '' ? 'spec.scope' : `spec.scope.${excess}`;
-  const what = excess === '' ? 'an unrestricted scope' : 'this entry';
-  return { allowed: false, reason: `${field}: ${what} exceeds the caller's own scope; a key may reach only what its creator's key reaches (README, "Access-key scope")` };
+  return { allowed: false, reason: `${excess.field}: ${excess.what} exceeds the caller's own scope; a key may reach only what its creator's key reaches (README, "Access-key scope")` };
 }
 
 /** The keys an OwnedAccessKey request is about: the stored one (get, update, patch, delete) and the one written (create, update, patch). */

@@ -124,3 +124,13 @@ export function scopeExcess(caller: AccessScope | undefined, requested: AccessSc
     first('rules', requested.rules, (want) => ruleCovered(caller, want))
   );
 }
+
+/**
+ * Where `requested` first exceeds `caller` as a `spec.scope` field path, and how a message names it
+ * (`this entry`, or `an unrestricted scope`), or undefined when it stays within (see {@link scopeExcess}).
+ */
+export function scopeExcessField(caller: AccessScope | undefined, requested: AccessScope | undefined): { field: string; what: string } | undefined {
+  const excess = scopeExcess(caller, requested);
+  if (excess === undefined) return undefined;
+  return excess === '' ? { field: 'spec.scope', what: 'an unrestricted scope' } : { field: `spec.scope.${excess}`, what: 'this entry' };
+}
