@@ -1,14 +1,20 @@
 // Prints the README's benchmark table (Markdown) from every benchmarks/results/*.json that has a
 // `table` field: an array of `{ benchmark, metric, value, baseline?, ratio? }` rows. Each result's
-// command, node version and date follow the table so every figure can be reproduced.
+// command, node version and date follow the table so every figure can be reproduced. With
+// `--readme` it replaces the table between the README's bench-table markers instead of printing
+// it (`npm run bench` does that after the benchmarks ran).
 //
 //   node benchmarks/render-table.mjs > /tmp/table.md
-import { readdirSync, readFileSync } from 'node:fs';
+//   node benchmarks/render-table.mjs --readme
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchArgs } from './lib/bench-run.mjs';
+import { benchArgs, repoDir } from './lib/bench-run.mjs';
 
-benchArgs({ usage: 'usage: node benchmarks/render-table.mjs > table.md\nPrints the README benchmark table from benchmarks/results/*.json.' });
+const { readme } = benchArgs({
+  usage: 'usage: node benchmarks/render-table.mjs [--readme] > table.md\nPrints the README benchmark table from benchmarks/results/*.json; --readme writes it into README.md between the bench-table markers.',
+  flags: ['readme'],
+});
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
 
@@ -41,4 +47,20 @@ for (const { file, document } of documents) {
   const load = Array.isArray(document.machine?.loadAverage) ? `, load average ${document.machine.loadAverage.join(' / ')} on ${document.machine.cpus} CPUs` : '';
   lines.push(`- \`${file}\`: \`${document.command ?? 'unknown command'}\` (Node ${document.node ?? '?'}, ${when}${quick}${load})`);
 }
-console.log(lines.join('\n'));
+const table = lines.join('\n');
+if (readme) {
+  const file = join(repoDir, 'README.md');
+  const text = readFileSync(file, 'utf8');
+  const start = '<!-- bench-table -->\n';
+  const end = '\n<!-- /bench-table -->';
+  const from = text.indexOf(start);
+  const to = text.indexOf(end, from);
+  if (from < 0 || to < 0) {
+    console.error(`README.md has no "<!-- bench-table -->" … "<!-- /bench-table -->" block to replace (${file})`);
+    process.exit(1);
+  }
+  writeFileSync(file, `${text.slice(0, from + start.length)}${table}${text.slice(to)}`);
+  console.log(`README.md: benchmark table rendered from ${documents.length} result files`);
+} else {
+  console.log(table);
+}

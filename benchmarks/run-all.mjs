@@ -1,6 +1,7 @@
 // Runs every benchmark script in this folder (files named *-*.mjs other than this one) one after
 // another in child processes, so each measures on a quiet heap. Results land in
-// benchmarks/results/<name>.json; the README table is rendered from them by render-table.mjs.
+// benchmarks/results/<name>.json; then render-table.mjs --readme renders the README table from
+// every results file (those of this run and the ones it did not re-run).
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -25,4 +26,6 @@ for (const script of scripts) {
     console.error(`${script} exited with ${result.status ?? result.signal}`);
   }
 }
+const rendered = spawnSync(process.execPath, [join(here, 'render-table.mjs'), '--readme'], { stdio: 'inherit' });
+if (rendered.status !== 0) failed += 1;
 process.exit(failed === 0 ? 0 : 1);

@@ -8,23 +8,23 @@
 // is on that same server, so the ratio compares both on it.
 //
 //   npx tsc -p tsconfig.build.json
-//   node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--host devcluster|real]
+//   node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--rounds 3] [--host devcluster|real]
 //
 // Writes benchmarks/results/syncer-latency.json (syncer-latency-real-host.json with --host real) and prints a summary.
-import { benchArgs, percentile, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent, HOST_CHOICES, HOST_USAGE } from './lib/bench-run.mjs';
+import { benchArgs, median, percentile, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent, HOST_CHOICES, HOST_USAGE } from './lib/bench-run.mjs';
 import { startDevClusterProcess, startRealHost, startSyncerProcess, scrapeMetrics } from './lib/cluster-processes.mjs';
 import { collectionPath, createNamespace, endpoints, endpointsType, firstIp, objectName, objectPath, populateVirtual, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
 
 const args = benchArgs({
-  usage: `usage: node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--host devcluster|real]\n${HOST_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
-  numbers: { objects: (quick) => (quick ? 300 : 1000), samples: (quick) => (quick ? 100 : 500), 'load-rate': 100 },
+  usage: `usage: node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--rounds 3] [--host devcluster|real]\n${HOST_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
+  numbers: { objects: (quick) => (quick ? 300 : 1000), samples: (quick) => (quick ? 100 : 500), 'load-rate': 100, rounds: 3 },
   strings: { host: 'devcluster' },
   choices: { host: HOST_CHOICES },
 });
 const realHost = args.host === 'real';
 /** The name of this run's rows in the README table. */
 const BENCHMARK = realHost ? 'syncer-latency (real host)' : 'syncer-latency';
-const { quick, objects: objectCount, samples } = args;
+const { quick, objects: objectCount, samples, rounds: ROUNDS } = args;
 const loadRate = args['load-rate'];
 const PROBES = 50; // Endpoints 0..49 are probed; the rest are the background writer's
 const RELAY_OBJECTS = 50;
@@ -125,17 +125,37 @@ try {
     return (await seenOnHost) - started;
   }
 
+  /**
+   * `samples` probes of each contender in `ROUNDS` consecutive rounds; every statistic is the
+   * median of the rounds' values, so one noisy stretch of a shared machine moves one round only.
+   */
   async function phase(name) {
-    const syncerMs = [];
-    const relayMs = [];
-    for (let k = 0; k < samples; k += 1) {
-      syncerMs.push(await probeSyncer(k % PROBES));
-      await sleep(5);
-      relayMs.push(await probeRelay(k % RELAY_OBJECTS));
-      await sleep(5);
+    const syncerRounds = [];
+    const relayRounds = [];
+    for (let r = 0; r < ROUNDS; r += 1) {
+      const syncerMs = [];
+      const relayMs = [];
+      for (let k = Math.floor((r * samples) / ROUNDS); k < Math.floor(((r + 1) * samples) / ROUNDS); k += 1) {
+        syncerMs.push(await probeSyncer(k % PROBES));
+        await sleep(5);
+        relayMs.push(await probeRelay(k % RELAY_OBJECTS));
+        await sleep(5);
+      }
+      syncerRounds.push(syncerMs);
+      relayRounds.push(relayMs);
     }
-    const stats = (values) => ({ p50: round(percentile(values, 50)), p99: round(percentile(values, 99)), max: round(Math.max(...values)), mean: round(values.reduce((a, b) => a + b, 0) / values.length) });
-    const result = { phase: name, syncer: stats(syncerMs), relay: stats(relayMs), raw: { syncerMs: syncerMs.map((v) => round(v, 3)), relayMs: relayMs.map((v) => round(v, 3)) } };
+    const roundStats = (values) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values), mean: values.reduce((a, b) => a + b, 0) / values.length });
+    const stats = (rounds) => {
+      const perRound = rounds.map(roundStats);
+      const of = (key) => round(median(perRound.map((entry) => entry[key])));
+      return { p50: of('p50'), p99: of('p99'), max: of('max'), mean: of('mean'), rounds: perRound.map((entry) => ({ p50: round(entry.p50), p99: round(entry.p99) })) };
+    };
+    const result = {
+      phase: name,
+      syncer: stats(syncerRounds),
+      relay: stats(relayRounds),
+      raw: { syncerMs: syncerRounds.flat().map((v) => round(v, 3)), relayMs: relayRounds.flat().map((v) => round(v, 3)) },
+    };
     console.log(`  ${name}: syncer p50 ${result.syncer.p50} ms, p99 ${result.syncer.p99} ms; relay p50 ${result.relay.p50} ms, p99 ${result.relay.p99} ms`);
     return result;
   }
@@ -196,6 +216,7 @@ try {
         'the same two hops with no syncer: PUT a virtual Endpoints (namespace without Services, so the syncer skips it) → seen on a virtual watch → PUT the host object → seen on a host watch, all in the benchmark process',
       load: `a background writer updates other synced Endpoints at ${loadRate}/s (the syncer copies each to the host)`,
       order: 'probes are sequential, syncer and relay alternate, 5 ms apart; Endpoints 0..49 are probed round-robin',
+      statistics: `the samples of a phase run in ${ROUNDS} consecutive rounds; each percentile is the median of the rounds' percentiles`,
     },
     idle,
     load: loaded,
@@ -207,10 +228,10 @@ try {
     },
   };
   result.table = [
-    { benchmark: BENCHMARK, metric: 'virtual write → host visible, idle, p50 ms', value: idle.syncer.p50, baseline: idle.relay.p50, ratio: result.ratios.idleP50 },
-    { benchmark: BENCHMARK, metric: 'virtual write → host visible, idle, p99 ms', value: idle.syncer.p99, baseline: idle.relay.p99, ratio: result.ratios.idleP99 },
-    { benchmark: BENCHMARK, metric: `virtual write → host visible, ${loadRate} updates/s load, p50 ms`, value: loaded.syncer.p50, baseline: loaded.relay.p50, ratio: result.ratios.loadP50 },
-    { benchmark: BENCHMARK, metric: `virtual write → host visible, ${loadRate} updates/s load, p99 ms`, value: loaded.syncer.p99, baseline: loaded.relay.p99, ratio: result.ratios.loadP99 },
+    { benchmark: BENCHMARK, metric: `virtual write → host visible, idle, p50 ms (median of ${ROUNDS} rounds)`, value: idle.syncer.p50, baseline: idle.relay.p50, ratio: result.ratios.idleP50 },
+    { benchmark: BENCHMARK, metric: `virtual write → host visible, idle, p99 ms (median of ${ROUNDS} rounds)`, value: idle.syncer.p99, baseline: idle.relay.p99, ratio: result.ratios.idleP99 },
+    { benchmark: BENCHMARK, metric: `virtual write → host visible, ${loadRate} updates/s load, p50 ms (median of ${ROUNDS} rounds)`, value: loaded.syncer.p50, baseline: loaded.relay.p50, ratio: result.ratios.loadP50 },
+    { benchmark: BENCHMARK, metric: `virtual write → host visible, ${loadRate} updates/s load, p99 ms (median of ${ROUNDS} rounds)`, value: loaded.syncer.p99, baseline: loaded.relay.p99, ratio: result.ratios.loadP99 },
   ];
   const file = await writeResult(realHost ? 'syncer-latency-real-host' : 'syncer-latency', result);
   printSummary(`${BENCHMARK} (${objectCount} synced Endpoints, ${samples} samples each)`, [

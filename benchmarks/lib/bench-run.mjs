@@ -17,10 +17,12 @@ export const mainJs = join(repoDir, 'dist', 'cli', 'main.js');
  * an unknown option, a bad number or a value outside its `choices` prints the problem and `usage`
  * and exits 2 (node:util parseArgs, strict). `numbers` and `strings` map option names to defaults
  * (a function of `quick` for sizes that shrink with `--quick`); `choices` maps a string option to
- * the values it takes. `--quick` or BENCH_QUICK=1 sets `quick`.
+ * the values it takes; `flags` names boolean options (true when given). `--quick` or
+ * BENCH_QUICK=1 sets `quick`.
  */
-export function benchArgs({ usage, numbers = {}, strings = {}, choices = {}, positionals = false }, argv = process.argv.slice(2)) {
+export function benchArgs({ usage, numbers = {}, strings = {}, choices = {}, flags = [], positionals = false }, argv = process.argv.slice(2)) {
   const options = { help: { type: 'boolean' }, quick: { type: 'boolean' } };
+  for (const name of flags) options[name] = { type: 'boolean' };
   for (const name of [...Object.keys(numbers), ...Object.keys(strings)]) options[name] = { type: 'string' };
   const fail = (message) => {
     console.error(`${message}\n\n${usage}`);
@@ -38,6 +40,7 @@ export function benchArgs({ usage, numbers = {}, strings = {}, choices = {}, pos
   }
   const quick = parsed.values.quick === true || process.env['BENCH_QUICK'] === '1';
   const result = { quick, positionals: parsed.positionals };
+  for (const name of flags) result[name] = parsed.values[name] === true;
   const fallback = (value) => (typeof value === 'function' ? value(quick) : value);
   for (const [name, value] of Object.entries(numbers)) {
     const raw = parsed.values[name];
