@@ -128,8 +128,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// Assignment would invoke the `__proto__` setter for a key named "__proto__"; defining the
-// property keeps such keys plain data, as JSON.parse does.
-function defineValue(target: Record<string, unknown>, key: string, value: unknown): void {
+/**
+ * Sets an own enumerable data property. Assignment would invoke the `__proto__` setter for a key
+ * named "__proto__"; defining the property keeps such keys plain data, as JSON.parse does.
+ */
+export function defineValue(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
