@@ -50,7 +50,7 @@ export async function runForwardExpressions(
   const reads = plan.forwardReads;
   const head = `[${reads.hostObject ? JSON.stringify(input.hostObject ?? null) : 'null'},${reads.virtualObject ? JSON.stringify(input.virtualObject ?? null) : 'null'}`;
   const target = new CopyOnWrite(input.object);
-  const identity = identityOf(input.object);
+  const [name, namespace] = identityOf(input.object);
   const applied: AppliedPatch[] = [];
   for (const stage of plan.stages) {
     const locations: Location[] = [];
@@ -91,7 +91,8 @@ export async function runForwardExpressions(
         if (input.record) applied.push({ patchIndex: patch.index, path: formatConcretePath(location.at), outcome });
       }
       target.remove(removals);
-      if (identityOf(target.root) !== identity) {
+      const [newName, newNamespace] = identityOf(target.root);
+      if (newName !== name || newNamespace !== namespace) {
         return {
           ok: false,
           error: new PatchEvaluationError({
@@ -125,9 +126,9 @@ function runtimeError(plan: PatchPlan, answer: readonly unknown[], locations: re
 const isProtectedLocation = (at: ConcretePath): boolean =>
   at.length === 2 && at[0] === 'metadata' && (at[1] === 'name' || at[1] === 'namespace');
 
-function identityOf(object: Record<string, unknown>): string {
+function identityOf(object: Record<string, unknown>): [unknown, unknown] {
   const metadata = object['metadata'];
-  return isPlainObject(metadata) ? JSON.stringify([metadata['name'], metadata['namespace']]) : '[null,null]';
+  return isPlainObject(metadata) ? [metadata['name'], metadata['namespace']] : [undefined, undefined];
 }
 
 /**
@@ -148,7 +149,7 @@ class CopyOnWrite {
     const parent = this.#parentOf(at);
     const key = at[at.length - 1];
     if (Array.isArray(parent) && typeof key === 'number') parent[key] = value;
-    else if (isPlainObject(parent) && typeof key === 'string') defineValue(parent, key, value);
+    else if (isPlainObject(parent) && typeof key === 'string') setKey(parent, key, value);
   }
 
   /**
@@ -179,10 +180,17 @@ class CopyOnWrite {
         child = Array.isArray(child) ? [...(child as unknown[])] : { ...(child as Record<string, unknown>) };
         this.#own.add(child);
         if (Array.isArray(container)) container[step as number] = child;
-        else defineValue(container, step as string, child);
+        else setKey(container, step as string, child);
       }
       node = child;
     }
     return node;
   }
+}
+
+// The key exists already (it was matched): assignment writes it, except `__proto__`, whose
+// assignment would invoke the prototype setter.
+function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') defineValue(target, key, value);
+  else target[key] = value;
 }

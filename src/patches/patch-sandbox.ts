@@ -16,6 +16,11 @@ export interface PatchSandboxOptions {
   timeoutMs?: number;
   /** Limit for setting up an isolate or loading a plan into it (our code, not user code), in ms. Default 5000. */
   setupTimeoutMs?: number;
+  /**
+   * Coalesce the `evaluate` calls made in one turn of the event loop into one crossing (up to
+   * {@link MAX_BATCH} objects). Default true. false: each call crosses at once, on its own.
+   */
+  coalesce?: boolean;
   /** Logger for isolate replacement (warn) and catastrophic isolate errors (error). Default: silent. */
   logger?: Logger;
   /**
@@ -35,6 +40,7 @@ export function withDefaults(options: PatchSandboxOptions = {}): ResolvedSandbox
     memoryLimitMiB: options.memoryLimitMiB ?? 32,
     timeoutMs: options.timeoutMs ?? 50,
     setupTimeoutMs: options.setupTimeoutMs ?? 5000,
+    coalesce: options.coalesce ?? true,
     logger: options.logger ?? silentLogger(),
     onCatastrophicError: options.onCatastrophicError,
   };
@@ -85,6 +91,8 @@ interface IsolateState {
 interface LoadedProgram {
   readonly generation: number;
   readonly run: Promise<ivm.Reference>;
+  /** `run` once it resolved: later calls need not wait for it. */
+  ready: ivm.Reference | undefined;
 }
 
 interface PendingEvaluation {
@@ -116,6 +124,8 @@ export class PatchSandbox {
   readonly #options: ResolvedSandboxOptions;
   readonly #sources: SandboxSources;
   #state: Promise<IsolateState> | undefined;
+  /** `#state` once it resolved (same generation): calls need not wait for it. */
+  #settled: IsolateState | undefined;
   #stateGeneration = 0;
   #generation = 0;
   #replacements = 0;
@@ -153,7 +163,12 @@ export class PatchSandbox {
    */
   evaluate(program: SandboxProgram, itemJson: string): Promise<SandboxEvaluateResult> {
     return new Promise((resolve) => {
-      this.#pending.push({ program, itemJson, resolve });
+      const pending = { program, itemJson, resolve };
+      if (!this.#options.coalesce) {
+        void this.#batch(program, [pending]);
+        return;
+      }
+      this.#pending.push(pending);
       if (this.#flushScheduled) return;
       this.#flushScheduled = true;
       setImmediate(() => void this.#flush());
@@ -209,15 +224,17 @@ export class PatchSandbox {
 
   async #cross(program: SandboxProgram, mode: 'forward' | 'reverse', inputJson: string): Promise<SandboxRunResult> {
     if (this.#disposed) return { ok: false, kind: 'unavailable', detail: 'the patch sandbox was disposed' };
-    let state: IsolateState;
-    let run: ivm.Reference;
-    try {
-      state = await this.#ready();
-      run = await this.#load(state, program);
-    } catch (error: unknown) {
-      return this.#failure(undefined, error, 'setup');
+    let state = this.#settled;
+    let run = state === undefined ? undefined : this.#loaded(state, program);
+    if (state === undefined || run === undefined) {
+      try {
+        state = await this.#ready();
+        run = await this.#load(state, program);
+      } catch (error: unknown) {
+        return this.#failure(undefined, error, 'setup');
+      }
+      if (this.#disposed) return { ok: false, kind: 'unavailable', detail: 'the patch sandbox was disposed' };
     }
-    if (this.#disposed) return { ok: false, kind: 'unavailable', detail: 'the patch sandbox was disposed' };
     try {
       this.#crossings += 1;
       const output: unknown = run.applySync(undefined, [mode, inputJson], { timeout: this.#options.timeoutMs });
@@ -235,6 +252,7 @@ export class PatchSandbox {
     this.#disposed = true;
     const state = this.#state;
     this.#state = undefined;
+    this.#settled = undefined;
     if (state !== undefined) {
       // A failed setup has nothing to release; its error was already reported to its caller.
       state.then((s) => disposeIsolate(s.isolate), () => undefined).catch(() => undefined);
@@ -248,6 +266,9 @@ export class PatchSandbox {
     const created = this.#create(generation);
     this.#state = created;
     this.#stateGeneration = generation;
+    created.then((settled) => {
+      if (this.#state === created) this.#settled = settled;
+    }, () => undefined);
     // A failed setup must not stick: forget it so the next call tries again.
     created.catch(() => {
       if (this.#state === created) this.#state = undefined;
@@ -280,13 +301,21 @@ export class PatchSandbox {
     }
   }
 
+  #loaded(state: IsolateState, program: SandboxProgram): ivm.Reference | undefined {
+    const loaded = this.#programs.get(program);
+    return loaded !== undefined && loaded.generation === state.generation ? loaded.ready : undefined;
+  }
+
   #load(state: IsolateState, program: SandboxProgram): Promise<ivm.Reference> {
     const loaded = this.#programs.get(program);
     if (loaded !== undefined && loaded.generation === state.generation) return loaded.run;
     const run = this.#compileProgram(state, program);
-    this.#programs.set(program, { generation: state.generation, run });
-    run.catch(() => {
-      if (this.#programs.get(program)?.run === run) this.#programs.delete(program);
+    const entry: LoadedProgram = { generation: state.generation, run, ready: undefined };
+    this.#programs.set(program, entry);
+    run.then((ready) => {
+      entry.ready = ready;
+    }, () => {
+      if (this.#programs.get(program) === entry) this.#programs.delete(program);
     });
     return run;
   }
@@ -332,6 +361,7 @@ export class PatchSandbox {
     if (this.#state === undefined || this.#stateGeneration !== generation) return;
     const state = this.#state;
     this.#state = undefined;
+    this.#settled = undefined;
     this.#replacements += 1;
     this.#options.logger.warn({ generation }, 'Patch sandbox isolate lost; a new one is created on the next evaluation');
     state.then((s) => disposeIsolate(s.isolate), () => undefined).catch(() => undefined);

@@ -360,10 +360,14 @@
       const hostObject = deepFreeze(item[0]);
       const virtualObject = deepFreeze(item[1]);
       const out = [1];
+      let context = null;
       for (let i = 2, location = 0; i < item.length; i += 3, location += 1) {
         // Called as a plain function, so `this` is undefined (strict mode), never the patch record.
         const expression = patches[item[i]].forward;
-        const context = freeze({ vcluster, hostObject, virtualObject, path: item[i + 1] });
+        // Paths are sent only when an expression reads them; else every location shares one context.
+        if (context === null || context.path !== item[i + 1]) {
+          context = freeze({ vcluster, hostObject, virtualObject, path: item[i + 1] });
+        }
         let raw;
         try {
           raw = expression(item[i + 2], true, context);
