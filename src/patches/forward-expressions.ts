@@ -91,6 +91,7 @@ export async function runForwardExpressions(
         if (input.record) applied.push({ patchIndex: patch.index, path: formatConcretePath(location.at), outcome });
       }
       target.remove(removals);
+      if (removals.length > 0) target.endStage();
       const [newName, newNamespace] = identityOf(target.root);
       if (newName !== name || newNamespace !== namespace) {
         return {
@@ -133,15 +134,21 @@ function identityOf(object: Record<string, unknown>): [unknown, unknown] {
 
 /**
  * Writes into an object without modifying it: the first write through a container copies it
- * (shallowly) into the new tree; containers no write passes through stay shared.
+ * (shallowly) into the new tree; containers no write passes through stay shared. The copies are
+ * remembered by path, so call `endStage()` once array elements were removed (indexes move).
  */
 class CopyOnWrite {
   readonly root: Record<string, unknown>;
-  readonly #own = new Set<unknown>();
+  #copies: CopyNode;
 
   constructor(object: Record<string, unknown>) {
     this.root = { ...object };
-    this.#own.add(this.root);
+    this.#copies = { container: this.root, children: undefined };
+  }
+
+  /** Forgets which paths were copied (the copies stay in the tree, a later write copies again). */
+  endStage(): void {
+    this.#copies = { container: this.root, children: undefined };
   }
 
   /** Replaces the value at an existing location. */
@@ -170,22 +177,29 @@ class CopyOnWrite {
 
   // The container holding `at`'s last step, copied (with every container above it) on first use.
   #parentOf(at: ConcretePath): unknown {
-    let node: unknown = this.root;
+    let node = this.#copies;
     for (let depth = 0; depth < at.length - 1; depth += 1) {
       const step = at[depth] as string | number;
-      const container = node as Record<string | number, unknown>;
-      let child = container[step];
-      if (typeof child !== 'object' || child === null) return undefined;
-      if (!this.#own.has(child)) {
-        child = Array.isArray(child) ? [...(child as unknown[])] : { ...(child as Record<string, unknown>) };
-        this.#own.add(child);
-        if (Array.isArray(container)) container[step as number] = child;
-        else setKey(container, step as string, child);
+      let next = node.children?.get(step);
+      if (next === undefined) {
+        const container = node.container as Record<string | number, unknown>;
+        const child = container[step];
+        if (typeof child !== 'object' || child === null) return undefined;
+        const copy = Array.isArray(child) ? [...(child as unknown[])] : { ...(child as Record<string, unknown>) };
+        if (Array.isArray(container)) container[step as number] = copy;
+        else setKey(container, step as string, copy);
+        next = { container: copy, children: undefined };
+        (node.children ??= new Map()).set(step, next);
       }
-      node = child;
+      node = next;
     }
-    return node;
+    return node.container;
   }
+}
+
+interface CopyNode {
+  readonly container: object;
+  children: Map<string | number, CopyNode> | undefined;
 }
 
 // The key exists already (it was matched): assignment writes it, except `__proto__`, whose
