@@ -131,6 +131,49 @@ describe('coalesced crossings', () => {
   });
 });
 
+describe('stages: each patch sees the writes of the ones before it', () => {
+  test('overlapping paths take a crossing each, in order; independent paths share one', async () => {
+    const sandbox = newSandbox({ timeoutMs: 1000 });
+    const env: PatchEnvironment = { sandbox, references: fakeReferences, labels: fakeLabels };
+    const overlapping = plan([
+      { path: 'metadata.annotations', expression: '({ ...value, added: "x" })' },
+      { path: 'metadata.annotations[*]', expression: 'value + "!"' },
+      { path: 'subsets[*].addresses[*]', expression: 'context.path.endsWith("[0]") ? null : value' },
+      { path: 'subsets[0].addresses[*].ip', expression: 'value + "?"' },
+    ]);
+    expect(overlapping.stages).toEqual([[0], [1, 2], [3]]);
+    const object = endpoints();
+    (object['subsets'] as { addresses: unknown[] }[])[0]?.addresses.push({ ip: '10.0.0.2' });
+    const before = sandbox.crossings;
+    const result = await applyPatches(overlapping, { object, hostObject: null, virtualObject: null }, env);
+    expect(sandbox.crossings - before).toBe(3);
+    expect(result.ok && result.object['metadata']).toEqual({ name: 'web-x-default-x-vc1', namespace: 'host-ns', annotations: { a: 'b!', added: 'x!' } });
+    // The removal of addresses[0] happened before patch 3 matched: it sees the moved element.
+    expect(result.ok && result.object['subsets']).toEqual([{ addresses: [{ ip: '10.0.0.2?' }], ports: [{ port: 80 }] }]);
+    // Nothing of the input changed; what no patch wrote is shared.
+    expect(object['subsets']).toEqual([{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ports: [{ port: 80 }] }]);
+    expect(result.ok && (result.object['subsets'] as { ports: unknown }[])[0]?.ports).toBe((object['subsets'] as { ports: unknown }[])[0]?.ports);
+
+    const independent = plan([
+      { path: 'metadata.annotations.a', expression: 'value + "!"' },
+      { path: 'subsets[*].ports[*].port', expression: 'value + 1' },
+    ]);
+    expect(independent.stages).toEqual([[0, 1]]);
+  });
+
+  test('a patch that can reach metadata.name ends its stage, so it fails the object before later patches run', async () => {
+    const sandbox = newSandbox({ timeoutMs: 1000 });
+    const env: PatchEnvironment = { sandbox, references: fakeReferences, labels: fakeLabels };
+    const p = plan([
+      { path: 'metadata', expression: '({ ...value, name: "evil" })' },
+      { path: 'subsets', expression: '(() => { throw new Error("never runs") })()' },
+    ]);
+    expect(p.stages).toEqual([[0], [1]]);
+    const result = await applyPatches(p, { object: endpoints(), hostObject: null, virtualObject: null }, env);
+    expect(!result.ok && [result.error.code, result.error.patchIndex]).toEqual([PatchEvaluationErrorCode.PROTECTED_FIELD, 0]);
+  });
+});
+
 describe('the isolate runs the linted runtime files', () => {
   test('expressions are called from src/patches/isolate/runtime.js, loaded from disk', async () => {
     const sandbox = newSandbox({ timeoutMs: 1000 });
