@@ -63,7 +63,15 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.mjs', '**/*.js'],
+    ignores: ['src/patches/isolate/**'],
     languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    // Runs inside the patch sandbox's isolate as classic scripts: ECMAScript built-ins only, no
+    // Node.js globals, no modules (src/patches/sandbox-runtime.ts loads them).
+    files: ['src/patches/isolate/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.builtin } },
+    rules: { strict: ['error', 'function'] },
   },
   {
     files: ['**/*.ts'],

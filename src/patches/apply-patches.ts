@@ -4,7 +4,7 @@ import { PatchEvaluationError, PatchEvaluationErrorCode } from './patch-errors.j
 import type { AppliedPatch, ApplyPatchesResult, ReferenceImport } from './patch-result.js';
 import type { PatchSandbox } from './patch-sandbox.js';
 import { applyReferencePatch, type ReferenceTranslator } from './reference-patch.js';
-import { runProgram } from './run-program.js';
+import { runForwardExpressions } from './forward-expressions.js';
 
 /** What evaluating patches needs besides the plan; built once in the syncer's wiring. */
 export interface PatchEnvironment {
@@ -30,22 +30,30 @@ export interface ApplyPatchesInput<T extends PatchableObject> {
   readonly virtualObject: PatchableObject | null;
   /** The host object as it exists in the host cluster now (`context.hostObject`); null before it is created. */
   readonly hostObject: PatchableObject | null;
+  /**
+   * Build `applied`, a record per location a patch ran at (`vcsync preview`, tests). Default
+   * false: the syncer does not read them, and `applied` is empty.
+   */
+  readonly record?: boolean;
 }
 
 /**
  * Applies a plan in the sync direction (virtual → host) to one translated object and returns a
- * new object; the inputs are never modified.
+ * new object; the inputs are never modified. The new object is copy-on-write: it shares the
+ * parts no patch wrote with `input.object`, so treat both as immutable.
  *
  * Order: `reference` and `labels` patches first (they complete the name translation), in list
  * order; then every `expression` patch in list order, each one seeing the result of the previous
- * ones, all in a single sandbox call.
+ * ones, in one sandbox call per stage of patches with overlapping paths (usually one; see
+ * `PatchPlan.stages` and forward-expressions.ts).
  *
  * Expression semantics, per location the path matches (see `path-match.ts`):
  * - a location matches only when every segment of the path exists there, the last one included
  *   (seed 2.7: a path that is not in the object is not applied), so a patch never adds a field;
  * - the expression gets `value` (a private copy), `valueExists` (always true, kept for
  *   expressions written for it) and `context` (`vcluster`, `hostObject`, `virtualObject` -
- *   deeply frozen - and the concrete `path`);
+ *   deeply frozen - and the concrete `path`; the per-object parts only when some expression of
+ *   the plan reads them, see `contextReads`);
  * - the result replaces the value; `null` or `undefined` removes it: a map key is deleted, an
  *   array element is removed and later elements move down (all locations of one patch are
  *   evaluated before its removals, so `context.path` indices refer to the array as the patch
@@ -60,7 +68,9 @@ export async function applyPatches<T extends PatchableObject>(
   input: ApplyPatchesInput<T>,
   env: PatchEnvironment,
 ): Promise<ApplyPatchesResult<T>> {
-  const working = structuredClone(input.object) as PatchableObject;
+  const record = input.record ?? false;
+  // Reference and labels patches write in place: they get a copy. Expression patches copy on write.
+  const working = plan.hostPatches.length === 0 ? input.object : (structuredClone(input.object) as PatchableObject);
   const applied: AppliedPatch[] = [];
   const imports: ReferenceImport[] = [];
   const virtualNamespace = namespaceOf(input.virtualObject) ?? namespaceOf(input.object) ?? '';
@@ -68,28 +78,26 @@ export async function applyPatches<T extends PatchableObject>(
     for (const patch of plan.hostPatches) {
       if (patch.mode === 'reference') {
         const result = applyReferencePatch(patch, working, virtualNamespace, env.references);
-        applied.push(...result.applied);
+        if (record) applied.push(...result.applied);
         imports.push(...result.imports);
       } else {
-        applied.push(...applyLabelsPatch(patch, working, env.labels));
+        const result = applyLabelsPatch(patch, working, env.labels);
+        if (record) applied.push(...result);
       }
     }
   } catch (error: unknown) {
     if (error instanceof PatchEvaluationError) return { ok: false, error };
     throw error;
   }
-  let object: PatchableObject = working;
-  if (plan.program !== undefined) {
-    const run = await runProgram(plan, env.sandbox, {
-      mode: 'forward',
-      object: working,
-      hostObject: input.hostObject,
-      virtualObject: input.virtualObject,
-    });
-    if (!run.ok) return run;
-    object = run.output.object as PatchableObject;
-    applied.push(...run.output.applied);
-  }
+  const run = await runForwardExpressions(plan, env.sandbox, {
+    object: working,
+    hostObject: input.hostObject,
+    virtualObject: input.virtualObject,
+    record,
+  });
+  if (!run.ok) return run;
+  const object = run.object;
+  applied.push(...run.applied);
   if (!sameIdentity(input.object, object)) return { ok: false, error: protectedFieldError(plan) };
   return { ok: true, object: object as T, applied, imports: dedupe(imports) };
 }

@@ -1,3 +1,4 @@
+import { contextReads, unionReads, type ContextReads } from './context-fields.js';
 import { checkExpression } from './expression-check.js';
 import {
   PatchErrorCode,
@@ -5,7 +6,7 @@ import {
   type PatchError,
   type PatchErrorCodeValue,
 } from './patch-errors.js';
-import { formatPatchPath, isProtectedPath, parsePatchPath, type CompiledPath } from './patch-path.js';
+import { formatPatchPath, isProtectedPath, parsePatchPath, pathsOverlap, type CompiledPath } from './patch-path.js';
 import type { SandboxProgram } from './patch-sandbox.js';
 import { buildFactorySource } from './sandbox-runtime.js';
 
@@ -104,6 +105,18 @@ export interface PatchPlan {
   readonly hostPatches: readonly (ReferencePatch | LabelsPatch)[];
   /** The sandbox program of the expression patches; undefined when there are none. */
   readonly program: SandboxProgram | undefined;
+  /**
+   * Which per-object parts of `context` the forward expressions read (see `contextReads`): only
+   * those cross into the sandbox with each object.
+   */
+  readonly forwardReads: ContextReads;
+  /**
+   * The forward expression patches (indexes into `expressionPatches`) in stages, in order: one
+   * sandbox crossing per stage and object. A patch starts a new stage when its path overlaps one
+   * in the current stage (it must see their writes) or when the stage holds a patch that can
+   * change `metadata.name`/`namespace` (that fails the object before later patches run).
+   */
+  readonly stages: readonly (readonly number[])[];
 }
 
 /** Result of {@link compilePatches}: a plan, or every problem found (never just the first). */
@@ -190,6 +203,8 @@ export function compilePatches(entries: readonly unknown[], options: CompilePatc
     expressionPatches: Object.freeze(expressionPatches),
     hostPatches: Object.freeze(patches.filter((p): p is ReferencePatch | LabelsPatch => p.mode !== 'expression')),
     program: expressionPatches.length === 0 ? undefined : buildProgram(expressionPatches, vcluster),
+    forwardReads: unionReads(expressionPatches.map((patch) => contextReads(patch.expression))),
+    stages: forwardStages(expressionPatches),
   });
   return { ok: true, plan };
 }
@@ -215,6 +230,27 @@ function buildProgram(patches: readonly ExpressionPatch[], vcluster: VClusterCon
     })),
   });
   return Object.freeze({ factorySource, staticJson });
+}
+
+const IDENTITY_PATHS: readonly CompiledPath[] = [
+  [{ kind: 'key', key: 'metadata' }, { kind: 'key', key: 'name' }],
+  [{ kind: 'key', key: 'metadata' }, { kind: 'key', key: 'namespace' }],
+];
+
+function forwardStages(patches: readonly ExpressionPatch[]): number[][] {
+  const stages: number[][] = [];
+  let current: number[] = [];
+  let closed = false;
+  patches.forEach((patch, slot) => {
+    if (closed || current.some((other) => pathsOverlap(patches[other]?.path ?? [], patch.path))) {
+      stages.push(current);
+      current = [];
+    }
+    current.push(slot);
+    closed = IDENTITY_PATHS.some((identity) => pathsOverlap(identity, patch.path));
+  });
+  if (current.length > 0) stages.push(current);
+  return stages;
 }
 
 function compilePath(raw: unknown, where: Location, report: Report, top: boolean): CompiledPath | undefined {

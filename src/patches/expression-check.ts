@@ -22,10 +22,12 @@ export type ExpressionCheckResult =
 /** Appended to syntax errors so the reader knows what is expected. */
 export const EXPRESSION_HINT = 'an expression must be a single JavaScript expression such as value + "-suffix"';
 
-// Strict script code: the sandbox runs expressions inside a strict-mode function of a classic
-// script, so the check parses with the same grammar (HTML-like comments included) and rejects
-// what strict mode rejects (octal literals, `with`, reserved words).
-const PARSE_OPTIONS: Options = {
+/**
+ * How expressions are parsed. Strict script code: the sandbox runs expressions inside a
+ * strict-mode function of a classic script, so the check parses with the same grammar (HTML-like
+ * comments included) and rejects what strict mode rejects (octal literals, `with`, reserved words).
+ */
+export const PARSE_OPTIONS: Options = {
   ecmaVersion: 'latest',
   sourceType: 'script',
   strict: true,

@@ -147,3 +147,23 @@ export function isProtectedPath(segments: CompiledPath): boolean {
   );
 }
 
+
+/**
+ * True when a location one path matches can be, contain or lie inside a location the other
+ * matches: the paths agree segment by segment over the shorter one (a wildcard agrees with any
+ * key or index; a key never agrees with an index, as one needs a map and the other an array).
+ * Patches whose paths do not overlap cannot see each other's writes.
+ */
+export function pathsOverlap(a: CompiledPath, b: CompiledPath): boolean {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i += 1) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined) return true;
+    if (x.kind === 'wildcard' || y.kind === 'wildcard') continue;
+    if (x.kind === 'key' && y.kind === 'key' && x.key === y.key) continue;
+    if (x.kind === 'index' && y.kind === 'index' && x.index === y.index) continue;
+    return false;
+  }
+  return true;
+}

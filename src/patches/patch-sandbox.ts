@@ -1,25 +1,26 @@
 import ivm from 'isolated-vm';
 import { silentLogger, type Logger } from '../observe/logger.js';
-import { SANDBOX_LOCKDOWN_SOURCE, SANDBOX_RUNTIME_SOURCE } from './sandbox-runtime.js';
+import { sandboxSources, type SandboxSources } from './sandbox-runtime.js';
 
 /** Options of {@link PatchSandbox}. */
 export interface PatchSandboxOptions {
   /** Heap limit of the isolate, in MiB. Default 32; isolated-vm's minimum is 8. */
   memoryLimitMiB?: number;
   /**
-   * Wall-clock limit of one evaluation (every patch of one object, in one call), in ms. Default 50.
-   * An expression that loops forever fails with `PATCH_EVAL_TIMEOUT` after this long.
+   * Wall-clock limit of one sandbox crossing, in ms. Default 50. A crossing evaluates the patches
+   * of up to {@link MAX_BATCH} objects; when it runs out of time, each of its objects is evaluated
+   * again in a crossing of its own, so an expression that loops forever fails only its object
+   * (`PATCH_EVAL_TIMEOUT`), after at most twice this long. Crossings are synchronous calls
+   * (isolated-vm's applySync): the event loop waits for them, normally microseconds.
    */
   timeoutMs?: number;
   /** Limit for setting up an isolate or loading a plan into it (our code, not user code), in ms. Default 5000. */
   setupTimeoutMs?: number;
   /**
-   * Run each evaluation on the calling thread (isolated-vm's synchronous call) instead of handing
-   * it to isolated-vm's thread pool. About 3x cheaper per object on a loaded machine (no thread
-   * hop), but the event loop is blocked while an evaluation runs: normally microseconds, at worst
-   * `timeoutMs` for a runaway expression. Default false.
+   * Coalesce the `evaluate` calls made in one turn of the event loop into one crossing (up to
+   * {@link MAX_BATCH} objects). Default true. false: each call crosses at once, on its own.
    */
-  blocking?: boolean;
+  coalesce?: boolean;
   /** Logger for isolate replacement (warn) and catastrophic isolate errors (error). Default: silent. */
   logger?: Logger;
   /**
@@ -39,7 +40,7 @@ export function withDefaults(options: PatchSandboxOptions = {}): ResolvedSandbox
     memoryLimitMiB: options.memoryLimitMiB ?? 32,
     timeoutMs: options.timeoutMs ?? 50,
     setupTimeoutMs: options.setupTimeoutMs ?? 5000,
-    blocking: options.blocking ?? false,
+    coalesce: options.coalesce ?? true,
     logger: options.logger ?? silentLogger(),
     onCatastrophicError: options.onCatastrophicError,
   };
@@ -61,13 +62,24 @@ export interface SandboxProgram {
   readonly staticJson: string;
 }
 
+/** Most objects evaluated in one crossing; more concurrent calls take several crossings. */
+export const MAX_BATCH = 64;
+
 /** Why a sandbox call failed without an answer from the runtime. */
 export type SandboxFailureKind = 'timeout' | 'memory-limit' | 'unavailable';
 
+/** A call that got no answer from the runtime, and why. */
+export interface SandboxFailure {
+  readonly ok: false;
+  readonly kind: SandboxFailureKind;
+  readonly detail: string;
+}
+
 /** Outcome of {@link PatchSandbox.run}. */
-export type SandboxRunResult =
-  | { readonly ok: true; readonly outputJson: string }
-  | { readonly ok: false; readonly kind: SandboxFailureKind; readonly detail: string };
+export type SandboxRunResult = { readonly ok: true; readonly outputJson: string } | SandboxFailure;
+
+/** Outcome of {@link PatchSandbox.evaluate}: the runtime's answer for the one object (parsed JSON, untrusted). */
+export type SandboxEvaluateResult = { readonly ok: true; readonly answer: unknown } | SandboxFailure;
 
 interface IsolateState {
   readonly isolate: ivm.Isolate;
@@ -79,6 +91,14 @@ interface IsolateState {
 interface LoadedProgram {
   readonly generation: number;
   readonly run: Promise<ivm.Reference>;
+  /** `run` once it resolved: later calls need not wait for it. */
+  ready: ivm.Reference | undefined;
+}
+
+interface PendingEvaluation {
+  readonly program: SandboxProgram;
+  readonly itemJson: string;
+  readonly resolve: (result: SandboxEvaluateResult) => void;
 }
 
 /**
@@ -88,25 +108,37 @@ interface LoadedProgram {
  * the frozen ECMAScript built-ins and the helpers.
  *
  * Contract:
- * - The constructor does nothing; the isolate is created on first use.
- * - `run` never throws for anything an expression does: a timeout, an exhausted heap or a lost
- *   isolate comes back as `{ ok: false, kind }`. An isolate killed by its memory limit is replaced
- *   on the next call, and programs are reloaded into the new isolate transparently.
+ * - The constructor reads the isolate's scripts (isolate/*.js) and throws if they are missing;
+ *   the isolate itself is created on first use.
+ * - `evaluate` (forward patches, one object) coalesces the calls made in one turn of the event
+ *   loop into one crossing of up to {@link MAX_BATCH} objects; `run` (reverse patches) is a
+ *   crossing of its own. Both are synchronous calls into the isolate with one time limit each.
+ * - Neither throws for anything an expression does: a timeout, an exhausted heap or a lost
+ *   isolate comes back as `{ ok: false, kind }`, for that object only: a crossing that times out
+ *   or loses its isolate is retried object by object. An isolate killed by its memory limit is
+ *   replaced on the next call, and programs are reloaded into the new isolate transparently.
  * - Calls may overlap; the isolate runs them one at a time, in call order.
  * - After `dispose()` every call answers `unavailable`.
  */
 export class PatchSandbox {
   readonly #options: ResolvedSandboxOptions;
+  readonly #sources: SandboxSources;
   #state: Promise<IsolateState> | undefined;
+  /** `#state` once it resolved (same generation): calls need not wait for it. */
+  #settled: IsolateState | undefined;
   #stateGeneration = 0;
   #generation = 0;
   #replacements = 0;
+  #crossings = 0;
   #disposed = false;
   #programs = new WeakMap<SandboxProgram, LoadedProgram>();
+  #pending: PendingEvaluation[] = [];
+  #flushScheduled = false;
 
-  /** Stores the options; creates no isolate. */
+  /** Stores the options and reads the isolate's scripts; creates no isolate. */
   constructor(options: PatchSandboxOptions = {}) {
     this.#options = withDefaults(options);
+    this.#sources = sandboxSources();
   }
 
   /** The resolved options (frozen). */
@@ -119,25 +151,93 @@ export class PatchSandbox {
     return this.#replacements;
   }
 
+  /** How many calls into the isolate ran user code (setup not counted). */
+  get crossings(): number {
+    return this.#crossings;
+  }
+
   /**
-   * Runs `program` once on `inputJson` (one object, every patch) and returns the runtime's JSON
-   * answer, or why there is none. The per-call limit is `timeoutMs`.
+   * Evaluates the forward expressions of one object: `itemJson` is the runtime's item
+   * (`[hostObject, virtualObject, slot, path, value, ...]`, see isolate/runtime.js). Calls made
+   * in the same turn of the event loop share a crossing; the answer is this object's alone.
    */
-  async run(program: SandboxProgram, inputJson: string): Promise<SandboxRunResult> {
+  evaluate(program: SandboxProgram, itemJson: string): Promise<SandboxEvaluateResult> {
+    return new Promise((resolve) => {
+      const pending = { program, itemJson, resolve };
+      if (!this.#options.coalesce) {
+        void this.#batch(program, [pending]);
+        return;
+      }
+      this.#pending.push(pending);
+      if (this.#flushScheduled) return;
+      this.#flushScheduled = true;
+      setImmediate(() => void this.#flush());
+    });
+  }
+
+  /**
+   * Runs `program`'s reverse pass on `inputJson` (one whole object, every patch) in a crossing of
+   * its own and returns the runtime's JSON answer, or why there is none.
+   */
+  run(program: SandboxProgram, inputJson: string): Promise<SandboxRunResult> {
+    return this.#cross(program, 'reverse', inputJson);
+  }
+
+  async #flush(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    this.#flushScheduled = false;
+    const byProgram = new Map<SandboxProgram, PendingEvaluation[]>();
+    for (const item of pending) {
+      const list = byProgram.get(item.program);
+      if (list === undefined) byProgram.set(item.program, [item]);
+      else list.push(item);
+    }
+    for (const [program, items] of byProgram) {
+      for (let start = 0; start < items.length; start += MAX_BATCH) {
+        await this.#batch(program, items.slice(start, start + MAX_BATCH));
+      }
+    }
+  }
+
+  async #batch(program: SandboxProgram, items: readonly PendingEvaluation[]): Promise<void> {
+    const result = await this.#cross(program, 'forward', `[${items.map((item) => item.itemJson).join(',')}]`);
+    if (result.ok) {
+      // Produced by the runtime's own captured JSON.stringify, but still parsed as untrusted data.
+      const answers: unknown = JSON.parse(result.outputJson);
+      if (!Array.isArray(answers) || answers.length !== items.length) {
+        const malformed: SandboxFailure = { ok: false, kind: 'unavailable', detail: 'the sandbox runtime returned a malformed answer' };
+        for (const item of items) item.resolve(malformed);
+        return;
+      }
+      items.forEach((item, index) => item.resolve({ ok: true, answer: answers[index] }));
+      return;
+    }
+    if (items.length === 1 || result.kind === 'unavailable') {
+      for (const item of items) item.resolve(result);
+      return;
+    }
+    // The crossing ran out of time or lost its isolate: one object did, most likely. Each object
+    // gets a crossing of its own, so only the one that did fails.
+    for (const item of items) await this.#batch(program, [item]);
+  }
+
+  async #cross(program: SandboxProgram, mode: 'forward' | 'reverse', inputJson: string): Promise<SandboxRunResult> {
     if (this.#disposed) return { ok: false, kind: 'unavailable', detail: 'the patch sandbox was disposed' };
-    let state: IsolateState;
-    let run: ivm.Reference;
-    try {
-      state = await this.#ready();
-      run = await this.#load(state, program);
-    } catch (error: unknown) {
-      return this.#failure(undefined, error, 'setup');
+    let state = this.#settled;
+    let run = state === undefined ? undefined : this.#loaded(state, program);
+    if (state === undefined || run === undefined) {
+      try {
+        state = await this.#ready();
+        run = await this.#load(state, program);
+      } catch (error: unknown) {
+        return this.#failure(undefined, error, 'setup');
+      }
+      if (this.#disposed) return { ok: false, kind: 'unavailable', detail: 'the patch sandbox was disposed' };
     }
     try {
-      const timeout = this.#options.timeoutMs;
-      const output: unknown = this.#options.blocking
-        ? run.applySync(undefined, [inputJson], { timeout })
-        : await run.apply(undefined, [inputJson], { timeout });
+      this.#crossings += 1;
+      const output: unknown = run.applySync(undefined, [mode, inputJson], { timeout: this.#options.timeoutMs });
       if (typeof output !== 'string') {
         return { ok: false, kind: 'unavailable', detail: 'the sandbox runtime returned no answer' };
       }
@@ -152,6 +252,7 @@ export class PatchSandbox {
     this.#disposed = true;
     const state = this.#state;
     this.#state = undefined;
+    this.#settled = undefined;
     if (state !== undefined) {
       // A failed setup has nothing to release; its error was already reported to its caller.
       state.then((s) => disposeIsolate(s.isolate), () => undefined).catch(() => undefined);
@@ -165,6 +266,9 @@ export class PatchSandbox {
     const created = this.#create(generation);
     this.#state = created;
     this.#stateGeneration = generation;
+    created.then((settled) => {
+      if (this.#state === created) this.#settled = settled;
+    }, () => undefined);
     // A failed setup must not stick: forget it so the next call tries again.
     created.catch(() => {
       if (this.#state === created) this.#state = undefined;
@@ -184,11 +288,11 @@ export class PatchSandbox {
     try {
       const context = await isolate.createContext();
       const timeout = this.#options.setupTimeoutMs;
-      await context.eval(SANDBOX_LOCKDOWN_SOURCE, { timeout, filename: 'vcsync:patch-lockdown.js' });
-      const createProgram = (await context.eval(SANDBOX_RUNTIME_SOURCE, {
+      await context.eval(this.#sources.lockdown, { timeout, filename: 'vcsync:isolate/lockdown.js' });
+      const createProgram = (await context.eval(this.#sources.runtime, {
         timeout,
         reference: true,
-        filename: 'vcsync:patch-runtime.js',
+        filename: 'vcsync:isolate/runtime.js',
       })) as ivm.Reference;
       return { isolate, context, createProgram, generation };
     } catch (error: unknown) {
@@ -197,13 +301,21 @@ export class PatchSandbox {
     }
   }
 
+  #loaded(state: IsolateState, program: SandboxProgram): ivm.Reference | undefined {
+    const loaded = this.#programs.get(program);
+    return loaded !== undefined && loaded.generation === state.generation ? loaded.ready : undefined;
+  }
+
   #load(state: IsolateState, program: SandboxProgram): Promise<ivm.Reference> {
     const loaded = this.#programs.get(program);
     if (loaded !== undefined && loaded.generation === state.generation) return loaded.run;
     const run = this.#compileProgram(state, program);
-    this.#programs.set(program, { generation: state.generation, run });
-    run.catch(() => {
-      if (this.#programs.get(program)?.run === run) this.#programs.delete(program);
+    const entry: LoadedProgram = { generation: state.generation, run, ready: undefined };
+    this.#programs.set(program, entry);
+    run.then((ready) => {
+      entry.ready = ready;
+    }, () => {
+      if (this.#programs.get(program) === entry) this.#programs.delete(program);
     });
     return run;
   }
@@ -224,7 +336,7 @@ export class PatchSandbox {
     return run;
   }
 
-  #failure(state: IsolateState | undefined, error: unknown, phase: 'setup' | 'run'): SandboxRunResult {
+  #failure(state: IsolateState | undefined, error: unknown, phase: 'setup' | 'run'): SandboxFailure {
     const detail = error instanceof Error ? error.message : String(error);
     if (this.#disposed) return { ok: false, kind: 'unavailable', detail: 'the patch sandbox was disposed' };
     if (state !== undefined && state.isolate.isDisposed) {
@@ -249,6 +361,7 @@ export class PatchSandbox {
     if (this.#state === undefined || this.#stateGeneration !== generation) return;
     const state = this.#state;
     this.#state = undefined;
+    this.#settled = undefined;
     this.#replacements += 1;
     this.#options.logger.warn({ generation }, 'Patch sandbox isolate lost; a new one is created on the next evaluation');
     state.then((s) => disposeIsolate(s.isolate), () => undefined).catch(() => undefined);

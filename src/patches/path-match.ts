@@ -34,25 +34,40 @@ export function matchPath(root: unknown, path: CompiledPath): PathMatch[] {
   return matches;
 }
 
+// `at` is one array pushed and popped along the walk; each match gets a copy.
 function walk(node: unknown, path: CompiledPath, depth: number, at: (string | number)[], out: PathMatch[]): void {
   const segment = path[depth];
   if (segment === undefined) {
-    out.push({ path: [...at], value: node });
+    out.push({ path: at.slice(), value: node });
     return;
   }
   if (segment.kind === 'wildcard') {
     if (Array.isArray(node)) {
-      node.forEach((child: unknown, index) => walk(child, path, depth + 1, [...at, index], out));
+      for (let index = 0; index < node.length; index += 1) {
+        at.push(index);
+        walk(node[index], path, depth + 1, at, out);
+        at.pop();
+      }
     } else if (isPlainObject(node)) {
-      for (const key of Object.keys(node)) walk(node[key], path, depth + 1, [...at, key], out);
+      for (const key of Object.keys(node)) {
+        at.push(key);
+        walk(node[key], path, depth + 1, at, out);
+        at.pop();
+      }
     }
     return;
   }
+  let step: string | number;
   if (segment.kind === 'index') {
-    if (Array.isArray(node) && segment.index < node.length) walk(node[segment.index], path, depth + 1, [...at, segment.index], out);
-    return;
+    if (!Array.isArray(node) || segment.index >= node.length) return;
+    step = segment.index;
+  } else {
+    if (!isPlainObject(node) || !Object.hasOwn(node, segment.key)) return;
+    step = segment.key;
   }
-  if (isPlainObject(node) && Object.hasOwn(node, segment.key)) walk(node[segment.key], path, depth + 1, [...at, segment.key], out);
+  at.push(step);
+  walk((node as Record<string | number, unknown>)[step], path, depth + 1, at, out);
+  at.pop();
 }
 
 /** Reads one concrete location. */
@@ -128,8 +143,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// Assignment would invoke the `__proto__` setter for a key named "__proto__"; defining the
-// property keeps such keys plain data, as JSON.parse does.
-function defineValue(target: Record<string, unknown>, key: string, value: unknown): void {
+/**
+ * Sets an own enumerable data property. Assignment would invoke the `__proto__` setter for a key
+ * named "__proto__"; defining the property keeps such keys plain data, as JSON.parse does.
+ */
+export function defineValue(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }

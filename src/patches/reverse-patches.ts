@@ -54,7 +54,6 @@ export async function reversePatches<T extends PatchableObject>(
   const imports: ReferenceImport[] = [];
   if (plan.expressionPatches.some((patch) => patch.reverseExpression !== undefined)) {
     const run = await runProgram(plan, env.sandbox, {
-      mode: 'reverse',
       object: working,
       hostObject: input.hostObject,
       virtualObject: input.virtualObject,

@@ -5,7 +5,7 @@ import {
   type PatchEvaluationErrorCodeValue,
 } from './patch-errors.js';
 import type { AppliedPatch, SkippedPatch } from './patch-result.js';
-import type { PatchSandbox, SandboxFailureKind } from './patch-sandbox.js';
+import type { PatchSandbox, SandboxFailure, SandboxFailureKind } from './patch-sandbox.js';
 
 /** What the sandbox runtime answers for one object. */
 export interface ProgramOutput {
@@ -14,10 +14,13 @@ export interface ProgramOutput {
   readonly skipped: readonly SkippedPatch[];
 }
 
-/** The request the runtime understands (one object, one direction). */
-export type ProgramInput =
-  | { mode: 'forward'; object: unknown; hostObject: unknown; virtualObject: unknown }
-  | { mode: 'reverse'; object: unknown; hostObject: unknown; virtualObject: unknown; lastSyncedHostObject: unknown };
+/** The reverse request the runtime understands (one whole object). */
+export interface ProgramInput {
+  readonly object: unknown;
+  readonly hostObject: unknown;
+  readonly virtualObject: unknown;
+  readonly lastSyncedHostObject: unknown;
+}
 
 const RUNTIME_CODES = new Set<string>([
   PatchEvaluationErrorCode.THREW,
@@ -32,8 +35,9 @@ const FAILURE_CODES: Record<SandboxFailureKind, PatchEvaluationErrorCodeValue> =
 };
 
 /**
- * Runs the plan's expression program on one object in a single sandbox call (JSON in, JSON out)
- * and turns every failure into a {@link PatchEvaluationError}. The plan must have a program.
+ * Runs the plan's reverse expressions on one object in a single sandbox call (JSON in, JSON out)
+ * and turns every failure into a {@link PatchEvaluationError}. (Forward expressions:
+ * forward-expressions.ts.)
  */
 export async function runProgram(
   plan: PatchPlan,
@@ -43,22 +47,11 @@ export async function runProgram(
   const program = plan.program;
   if (program === undefined) return { ok: true, output: { object: input.object, applied: [], skipped: [] } };
   const answer = await sandbox.run(program, JSON.stringify(input));
-  if (!answer.ok) {
-    return {
-      ok: false,
-      error: new PatchEvaluationError({
-        code: FAILURE_CODES[answer.kind],
-        patchIndex: -1,
-        configPath: plan.configPath,
-        objectPath: '',
-        detail: answer.detail,
-      }),
-    };
-  }
+  if (!answer.ok) return { ok: false, error: sandboxFailureError(plan, answer) };
   // The string comes out of the isolate; it is produced by the runtime's own captured
   // JSON.stringify, but it is still parsed as untrusted data.
   const parsed: unknown = JSON.parse(answer.outputJson);
-  if (!isRecord(parsed)) return { ok: false, error: malformed(plan) };
+  if (!isRecord(parsed)) return { ok: false, error: malformedAnswer(plan) };
   if (parsed['ok'] !== true) {
     const code = typeof parsed['code'] === 'string' && RUNTIME_CODES.has(parsed['code'])
       ? (parsed['code'] as PatchEvaluationErrorCodeValue)
@@ -78,7 +71,7 @@ export async function runProgram(
   const applied = parsed['applied'];
   const skipped = parsed['skipped'];
   if (!Array.isArray(applied) || !Array.isArray(skipped) || !isRecord(parsed['object'])) {
-    return { ok: false, error: malformed(plan) };
+    return { ok: false, error: malformedAnswer(plan) };
   }
   return {
     ok: true,
@@ -90,7 +83,19 @@ export async function runProgram(
   };
 }
 
-function malformed(plan: PatchPlan): PatchEvaluationError {
+/** The error of an object whose sandbox call got no answer (timeout, memory limit, no sandbox). */
+export function sandboxFailureError(plan: PatchPlan, failure: SandboxFailure): PatchEvaluationError {
+  return new PatchEvaluationError({
+    code: FAILURE_CODES[failure.kind],
+    patchIndex: -1,
+    configPath: plan.configPath,
+    objectPath: '',
+    detail: failure.detail,
+  });
+}
+
+/** The error of an object whose sandbox answer has not the runtime's shape. */
+export function malformedAnswer(plan: PatchPlan): PatchEvaluationError {
   return new PatchEvaluationError({
     code: PatchEvaluationErrorCode.SANDBOX_UNAVAILABLE,
     patchIndex: -1,

@@ -17,7 +17,7 @@ export const VCSYNC_NODE_ARGS: readonly string[] = ['--no-node-snapshot', VCSYNC
 
 /** Fails (never skips) when dist/ is missing or older than the sources of `dirs` (default: all of src/). */
 export function assertBuilt(dirs?: readonly string[]): void {
-  const rebuild = 'run `npx tsc -p tsconfig.build.json` (npm ci does it through prepare) before this test';
+  const rebuild = 'run `npm run build` (npm ci does it through prepare) before this test';
   if (!existsSync(VCSYNC_MAIN)) throw new Error(`${VCSYNC_MAIN} is missing: ${rebuild}`);
   const roots = dirs ?? readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `src/${d.name}`);
   for (const dir of roots) {
@@ -26,6 +26,11 @@ export function assertBuilt(dirs?: readonly string[]): void {
       const built = join(REPO_ROOT, dir.replace(/^src/, 'dist'), file.replace(/\.ts$/, '.js'));
       if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(REPO_ROOT, dir, file)).mtimeMs) throw new Error(`${built} is missing or older than its source: ${rebuild}`);
     }
+  }
+  // The patch sandbox's isolate scripts are copied by `npm run build`, not compiled by tsc.
+  for (const file of readdirSync(join(REPO_ROOT, 'src/patches/isolate'))) {
+    const built = join(REPO_ROOT, 'dist/patches/isolate', file);
+    if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(REPO_ROOT, 'src/patches/isolate', file)).mtimeMs) throw new Error(`${built} is missing or older than its source: ${rebuild}`);
   }
 }
 

@@ -36,7 +36,7 @@ const translated = (): PatchableObject => {
 };
 
 async function forward(p: PatchPlan, object: PatchableObject, virtualObject: PatchableObject | null = virtualEndpoints()) {
-  const result = await applyPatches(p, { object: deepFreeze(object), virtualObject: deepFreeze(virtualObject), hostObject: null }, env);
+  const result = await applyPatches(p, { object: deepFreeze(object), virtualObject: deepFreeze(virtualObject), hostObject: null, record: true }, env);
   if (!result.ok) throw result.error;
   return result;
 }
