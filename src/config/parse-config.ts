@@ -8,6 +8,7 @@ import { deepFreeze } from './deep-freeze.js';
 import { checkNamespaceMappings } from './namespace-mapping-rules.js';
 import { vclusterConfigSchema, type VclusterConfig, type VclusterConfigInput } from './schema.js';
 import { describeUnknownKey } from './unknown-key-hint.js';
+import { duplicateKey, selfReferencingAlias } from './yaml-structure-checks.js';
 
 /** The outcome of parsing a config: the merged, frozen config with its source, or every error. */
 export type ConfigResult =
@@ -43,22 +44,52 @@ export function parseConfig(text: string, fileName: string): ConfigResult {
 /** Reads config text as YAML (see {@link ConfigDocument}). Pure apart from CPU. */
 export function readConfigDocument(text: string, fileName: string): ConfigDocument {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  // YAML 1.1's tags (!!binary, !!omap, !!set, !!timestamp) are read as the plain string, list or
+  // mapping they tag, as vcluster reads them: resolved, they became a Uint8Array, Map or Set that
+  // the schema could not see into. logLevel: the library's warnings are not ours to print.
+  // Duplicate keys are found below (the library's own check compares every pair of keys).
+  const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: false, resolveKnownTags: false, logLevel: 'error' });
   const source = createConfigSource({ fileName, text, document, lineCounter });
 
+  const duplicate = document.errors.length === 0 ? duplicateKey(document, lineCounter) : undefined;
+  if (duplicate !== undefined) {
+    return { ok: false, errors: [{ code: ConfigErrorCode.YAML_SYNTAX, path: '', file: fileName, ...duplicate, message: 'invalid YAML: Map keys must be unique' }] };
+  }
+
   if (document.errors.length > 0) {
-    const errors = document.errors.map((error): ConfigError => {
-      const pos = error.linePos?.[0];
-      return {
-        code: ConfigErrorCode.YAML_SYNTAX,
-        path: '',
-        file: fileName,
-        line: pos?.line ?? 1,
-        column: pos?.col ?? 1,
-        message: `invalid YAML: ${firstSentence(error.message)}`,
-      };
-    });
+    // Too deep a nesting fails once per open level: one error says it.
+    const nestingErrors = document.errors.filter((error) => error.code === 'RESOURCE_EXHAUSTION');
+    const errors = document.errors
+      .filter((error) => error.code !== 'RESOURCE_EXHAUSTION' || error === nestingErrors[0])
+      .map((error): ConfigError => {
+        const pos = error.linePos?.[0];
+        return {
+          code: ConfigErrorCode.YAML_SYNTAX,
+          path: '',
+          file: fileName,
+          line: pos?.line ?? 1,
+          column: pos?.col ?? 1,
+          message: error.code === 'RESOURCE_EXHAUSTION' ? TOO_DEEP : error.code === 'MULTIPLE_DOCS' ? MULTIPLE_DOCUMENTS : `invalid YAML: ${firstSentence(error.message)}`,
+        };
+      });
     return { ok: false, errors: errors.sort(compareConfigErrors) };
+  }
+
+  const cycle = selfReferencingAlias(document, lineCounter);
+  if (cycle !== undefined) {
+    return {
+      ok: false,
+      errors: [
+        {
+          code: ConfigErrorCode.YAML_SYNTAX,
+          path: '',
+          file: fileName,
+          line: cycle.line,
+          column: cycle.column,
+          message: `invalid YAML: the alias *${cycle.name} is inside the value its anchor &${cycle.name} names, so that value would never end; copy the content instead`,
+        },
+      ],
+    };
   }
 
   try {
@@ -159,6 +190,9 @@ function validator(): ValidateFunction {
   compiledValidator ??= new Ajv({ allErrors: true, verbose: true, strict: true }).compile(vclusterConfigSchema);
   return compiledValidator;
 }
+
+const MULTIPLE_DOCUMENTS = 'invalid YAML: the file holds more than one YAML document (a line with ---); vcluster.yaml is one document: remove the --- and what follows, or merge the documents';
+const TOO_DEEP = 'invalid YAML: the document is nested too deeply to read (hundreds of levels of [ or { or indentation); vcluster.yaml needs a few';
 
 function toPlainData(document: Document): unknown {
   const data: unknown = document.toJS({ maxAliasCount: 100 });
@@ -365,7 +399,10 @@ function describeValue(value: unknown): string {
   return String(value);
 }
 
+/** Longest first line of a YAML error kept: the library quotes the offending token whole. */
+const MAX_YAML_MESSAGE = 200;
+
 function firstSentence(message: string): string {
-  const firstLine = message.split('\n')[0] ?? message;
-  return firstLine.replace(/ at line \d+, column \d+:?$/, '');
+  const firstLine = (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
+  return firstLine.length > MAX_YAML_MESSAGE ? `${firstLine.slice(0, MAX_YAML_MESSAGE)}…` : firstLine;
 }
