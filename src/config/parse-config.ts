@@ -8,7 +8,7 @@ import { deepFreeze } from './deep-freeze.js';
 import { checkNamespaceMappings } from './namespace-mapping-rules.js';
 import { vclusterConfigSchema, type VclusterConfig, type VclusterConfigInput } from './schema.js';
 import { describeUnknownKey } from './unknown-key-hint.js';
-import { duplicateKey, selfReferencingAlias } from './yaml-structure-checks.js';
+import { dataDeeperThan, duplicateKey, MAX_NESTING_DEPTH, nestingDeeperThan, selfReferencingAlias } from './yaml-structure-checks.js';
 
 /** The outcome of parsing a config: the merged, frozen config with its source, or every error. */
 export type ConfigResult =
@@ -51,27 +51,31 @@ export function readConfigDocument(text: string, fileName: string): ConfigDocume
   const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: false, resolveKnownTags: false, logLevel: 'error' });
   const source = createConfigSource({ fileName, text, document, lineCounter });
 
+  // Nesting is limited in levels, not by the call stack: a file accepted by `vcsync validate`
+  // must not overflow the daemon's deeper stack on reload, nor the other way round. So whether
+  // the parser ran out of stack or the parsed document is too deep, the answer is the same one
+  // error, at the file's start.
+  if (document.errors.some((error) => error.code === 'RESOURCE_EXHAUSTION') || nestingDeeperThan(document, MAX_NESTING_DEPTH)) {
+    return { ok: false, errors: [tooDeep(fileName)] };
+  }
+
   const duplicate = document.errors.length === 0 ? duplicateKey(document, lineCounter) : undefined;
   if (duplicate !== undefined) {
     return { ok: false, errors: [{ code: ConfigErrorCode.YAML_SYNTAX, path: '', file: fileName, ...duplicate, message: 'invalid YAML: Map keys must be unique' }] };
   }
 
   if (document.errors.length > 0) {
-    // Too deep a nesting fails once per open level: one error says it.
-    const nestingErrors = document.errors.filter((error) => error.code === 'RESOURCE_EXHAUSTION');
-    const errors = document.errors
-      .filter((error) => error.code !== 'RESOURCE_EXHAUSTION' || error === nestingErrors[0])
-      .map((error): ConfigError => {
-        const pos = error.linePos?.[0];
-        return {
-          code: ConfigErrorCode.YAML_SYNTAX,
-          path: '',
-          file: fileName,
-          line: pos?.line ?? 1,
-          column: pos?.col ?? 1,
-          message: error.code === 'RESOURCE_EXHAUSTION' ? TOO_DEEP : error.code === 'MULTIPLE_DOCS' ? MULTIPLE_DOCUMENTS : `invalid YAML: ${firstSentence(error.message)}`,
-        };
-      });
+    const errors = document.errors.map((error): ConfigError => {
+      const pos = error.linePos?.[0];
+      return {
+        code: ConfigErrorCode.YAML_SYNTAX,
+        path: '',
+        file: fileName,
+        line: pos?.line ?? 1,
+        column: pos?.col ?? 1,
+        message: error.code === 'MULTIPLE_DOCS' ? MULTIPLE_DOCUMENTS : `invalid YAML: ${firstSentence(error.message)}`,
+      };
+    });
     return { ok: false, errors: errors.sort(compareConfigErrors) };
   }
 
@@ -93,8 +97,12 @@ export function readConfigDocument(text: string, fileName: string): ConfigDocume
   }
 
   try {
-    return { ok: true, data: deepFreeze(toPlainData(document)), source };
+    const data = toPlainData(document);
+    // Aliases inside anchored values can nest the data deeper than the text.
+    if (dataDeeperThan(data, MAX_NESTING_DEPTH)) return { ok: false, errors: [tooDeep(fileName)] };
+    return { ok: true, data: deepFreeze(data), source };
   } catch (error: unknown) {
+    if (error instanceof RangeError) return { ok: false, errors: [tooDeep(fileName)] }; // the call stack, through aliases
     // toJS throws for unresolved aliases and alias bombs; they are syntax problems of the file.
     const start = source.locate([]) ?? { line: 1, column: 1 };
     return {
@@ -192,7 +200,17 @@ function validator(): ValidateFunction {
 }
 
 const MULTIPLE_DOCUMENTS = 'invalid YAML: the file holds more than one YAML document (a line with ---); vcluster.yaml is one document: remove the --- and what follows, or merge the documents';
-const TOO_DEEP = 'invalid YAML: the document is nested too deeply to read (hundreds of levels of [ or { or indentation); vcluster.yaml needs a few';
+/** The one error of a document nested deeper than {@link MAX_NESTING_DEPTH} levels. */
+function tooDeep(fileName: string): ConfigError {
+  return {
+    code: ConfigErrorCode.YAML_SYNTAX,
+    path: '',
+    file: fileName,
+    line: 1,
+    column: 1,
+    message: `invalid YAML: the document is nested more than ${MAX_NESTING_DEPTH} levels deep (lists, mappings, or aliases inside them); vcluster.yaml needs about ten: look for runs of [ or {, or aliases that include each other`,
+  };
+}
 
 function toPlainData(document: Document): unknown {
   const data: unknown = document.toJS({ maxAliasCount: 100 });

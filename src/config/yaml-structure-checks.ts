@@ -1,4 +1,4 @@
-import { isNode, isScalar, visit, type Document, type LineCounter } from 'yaml';
+import { isMap, isNode, isScalar, isSeq, visit, type Document, type LineCounter } from 'yaml';
 
 /**
  * Checks of a parsed YAML document's structure that the YAML library does not make, or makes at a
@@ -46,4 +46,33 @@ export function selfReferencingAlias(document: Document, lineCounter: LineCounte
     },
   });
   return found;
+}
+
+/** Levels of nesting a config may have; vcluster.yaml needs about ten. */
+export const MAX_NESTING_DEPTH = 100;
+
+/**
+ * Whether a collection of the parsed document (aliases not followed) lies more than `limit`
+ * levels deep. Iterative, so a document the parser could just read cannot overflow it.
+ */
+export function nestingDeeperThan(document: Document, limit: number): boolean {
+  return deeperThan(document.contents, limit, (node) => {
+    if (isMap(node)) return node.items.flatMap((pair) => [pair.key, pair.value]);
+    if (isSeq(node)) return node.items;
+    return [];
+  });
+}
+
+/** Whether plain data (as read, aliases expanded) nests lists or mappings more than `limit` levels deep. Iterative. */
+export function dataDeeperThan(data: unknown, limit: number): boolean {
+  return deeperThan(data, limit, (value) => (typeof value === 'object' && value !== null ? Object.values(value) : []));
+}
+
+function deeperThan(root: unknown, limit: number, children: (node: unknown) => readonly unknown[]): boolean {
+  const pending: { node: unknown; depth: number }[] = [{ node: root, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > limit) return true;
+    for (const child of children(next.node)) pending.push({ node: child, depth: next.depth + 1 });
+  }
+  return false;
 }
