@@ -1,13 +1,13 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runSyncer } from '../../../src/cli/run-syncer.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { tempDir } from '../../support/endpoints-fixtures.js';
 import { metricSample } from '../../support/metrics.js';
 import { exposedSeriesNames, promqlMetricNames } from '../../support/promql-metric-names.js';
 import { startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
+import { startSyncerDaemon, type SyncerDaemon } from '../../support/syncer-daemon.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const MONITORING = path.resolve(import.meta.dirname, '../../../config/monitoring');
@@ -119,8 +119,7 @@ describe('config/monitoring: alert rules and the Grafana dashboard', () => {
   describe('against the /metrics of a running daemon (syncer, leader election, management API)', () => {
     let clusters: TwoClusters;
     let dir: { dir: string; remove: () => Promise<void> };
-    let abort: AbortController;
-    let running: Promise<void>;
+    let daemon: SyncerDaemon | undefined;
     let exposition: string;
     let exposed: Set<string>;
 
@@ -128,33 +127,14 @@ describe('config/monitoring: alert rules and the Grafana dashboard', () => {
       clusters = await startTwoClusters();
       dir = await tempDir('vcsync-monitoring-');
       const configPath = path.join(dir.dir, 'vcluster.yaml');
-      await writeFile(`${configPath}.tmp`, 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n');
-      await rename(`${configPath}.tmp`, configPath);
-      abort = new AbortController();
-      let listening: (url: string) => void = () => undefined;
-      const url = new Promise<string>((resolve) => (listening = resolve));
-      running = runSyncer(
-        {
-          configPath,
-          name: 'vc1',
-          hostNamespace: clusters.hostNamespace,
-          virtual: { kind: 'object', config: clusters.virtual.kubeConfig },
-          host: { kind: 'object', config: clusters.host.kubeConfig },
-          listenMetrics: { host: '127.0.0.1', port: 0 },
-          hostQps: 40,
-          hostBurst: 80,
-          workers: 2,
-          leaderElect: true,
-          leaderElection: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100, maxRetryBackoffMs: 400 },
-          sandboxMemoryMiB: 32,
-          sandboxTimeoutMs: 1000,
-          management: { host: '127.0.0.1', port: 0, insecureHttp: true, bootstrapKeyPath: path.join(dir.dir, 'admin.key') },
-          logger: silentLogger(),
-          onListening: ({ metrics }) => listening(metrics),
-        },
-        abort.signal,
-      );
-      const metricsUrl = await Promise.race([url, running.then(() => Promise.reject(new Error('runSyncer returned before listening')))]);
+      await writeFile(configPath, 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n');
+      daemon = await startSyncerDaemon(clusters, configPath, {
+        leaderElect: true,
+        leaderElection: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100, maxRetryBackoffMs: 400 },
+        management: { host: '127.0.0.1', port: 0, insecureHttp: true, bootstrapKeyPath: path.join(dir.dir, 'admin.key') },
+        logger: silentLogger(),
+      });
+      const metricsUrl = daemon.metricsUrl;
       const scrape = async (): Promise<string> => (await fetch(`${metricsUrl}/metrics`)).text();
       // Leading, synced and serving the management API: every component has registered its metrics.
       await waitFor('the daemon to lead and sync', async () => {
@@ -166,8 +146,7 @@ describe('config/monitoring: alert rules and the Grafana dashboard', () => {
     });
 
     afterAll(async () => {
-      abort.abort();
-      await running;
+      await daemon?.stop();
       await clusters.close();
       await dir.remove();
     });
