@@ -8,7 +8,7 @@ import { clusterCaPem, loadClusterConfig, type KubeConfigSource } from '../kube/
 import type { LeaderElectorOptions } from '../kube/leader-elector.js';
 import { KubeMetrics } from '../kube/metrics.js';
 import { RestClient } from '../kube/rest-client.js';
-import { ingressHostOf, runDaemonManagement, type DaemonManagementOptions } from '../management/index.js';
+import { ingressHostOf, ManagementMetrics, runDaemonManagement, type DaemonManagementOptions } from '../management/index.js';
 import { Manager, ManagerError } from '../manager/manager.js';
 import { metricsServerRunnable } from '../manager/metrics-server-runnable.js';
 import { SharedInformerFactory } from '../manager/shared-informers.js';
@@ -210,10 +210,12 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
       caCertPem: clusterCaPem(virtualCluster) ?? '',
       client: kubeConfigClient,
     };
+    const managementMetrics = new ManagementMetrics(registry);
     manager.add({
       name: 'management-server',
       needsLeader: false,
-      run: (stop) => runDaemonManagement({ ...management, virtualCluster: virtualClusterAccess, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, logger }, stop),
+      run: (stop) =>
+        runDaemonManagement({ ...management, virtualCluster: virtualClusterAccess, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, managementMetrics, logger }, stop),
     });
   }
 

@@ -32,19 +32,38 @@ export async function checkConfigText(
   const { data, source } = document;
   const ruleErrors = configRuleErrors(data, source);
   const errors = [...ruleErrors];
+  // Every path the schema reported at or inside: a validator's error there is dropped. A set, so
+  // a file with thousands of errors costs no comparison of each error with every other.
+  const covered = new Set(ruleErrors.flatMap((error) => pathAndContainers(error.path)));
   for (const validator of validators) {
     for (const error of await validator(data, source)) {
-      if (!ruleErrors.some((reported) => isWithin(reported.path, error.path))) errors.push(error);
+      if (!covered.has(error.path)) errors.push(error);
     }
   }
   if (errors.length > 0) return { ok: false, errors: errors.sort(compareConfigErrors) };
   return configResult(data, source);
 }
 
-/** Whether formatted config path `path` is `container` or lies inside it. */
-function isWithin(path: string, container: string): boolean {
-  if (path === container) return true;
-  if (container === '' || !path.startsWith(container)) return false;
-  const next = path[container.length];
-  return next === '.' || next === '[';
+/**
+ * Formatted config path `path` and every mapping or list it lies inside (`a.b[0]` → `a.b[0]`,
+ * `a.b`, `a`), the root excluded. A quoted key (`["a.b"]`) is one step, whatever it holds.
+ */
+function pathAndContainers(path: string): string[] {
+  const containers = [path];
+  for (let end = 1; end < path.length; end++) {
+    const next = path[end];
+    if (next !== '.' && next !== '[') continue;
+    containers.push(path.slice(0, end));
+    if (path[end + 1] === '"') end = endOfQuotedKey(path, end + 2);
+  }
+  return containers;
+}
+
+/** The index of the `"` closing the JSON string whose content starts at `from` (or the end). */
+function endOfQuotedKey(path: string, from: number): number {
+  for (let index = from; index < path.length; index++) {
+    if (path[index] === '\\') index += 1;
+    else if (path[index] === '"') return index;
+  }
+  return path.length;
 }

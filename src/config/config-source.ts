@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isAlias, isMap, isNode, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import { isAlias, isMap, isNode, isScalar, isSeq, type Document, type LineCounter, type Node, type YAMLMap } from 'yaml';
 import type { ConfigPath } from './config-path.js';
 import { offsetOfLineColumn, scalarPositions, type ScalarStyle } from './scalar-positions.js';
 
@@ -79,6 +79,26 @@ export function createConfigSource(options: {
     return isNode(node) ? node : null;
   };
 
+  /**
+   * Each mapping's entries by key as a string (the first entry wins), built on first use: locating
+   * every error of a mapping with thousands of keys must not scan the mapping once per error.
+   */
+  const entries = new WeakMap<YAMLMap, Map<string, Step>>();
+  const entriesOf = (map: YAMLMap): Map<string, Step> => {
+    let byKey = entries.get(map);
+    if (byKey === undefined) {
+      byKey = new Map();
+      for (const pair of map.items) {
+        const key = pair.key;
+        const keyValue = isScalar(key) ? key.value : key;
+        if (keyValue === null || keyValue === undefined || byKey.has(String(keyValue))) continue;
+        byKey.set(String(keyValue), { node: resolve(pair.value), key: isNode(key) ? key : null });
+      }
+      entries.set(map, byKey);
+    }
+    return byKey;
+  };
+
   /** Walks `path`; returns the steps taken (one per segment that exists). */
   const walk = (path: ConfigPath): Step[] => {
     const steps: Step[] = [];
@@ -86,14 +106,7 @@ export function createConfigSource(options: {
     for (const segment of path) {
       let next: Step | undefined;
       if (isMap(current)) {
-        for (const pair of current.items) {
-          const key = pair.key;
-          const keyValue = isScalar(key) ? key.value : key;
-          if (keyValue !== null && keyValue !== undefined && String(keyValue) === String(segment)) {
-            next = { node: resolve(pair.value), key: isNode(key) ? key : null };
-            break;
-          }
-        }
+        next = entriesOf(current).get(String(segment));
       } else if (isSeq(current) && typeof segment === 'number') {
         const item = current.items[segment];
         if (item !== undefined) {

@@ -8,6 +8,7 @@ import { deepFreeze } from './deep-freeze.js';
 import { checkNamespaceMappings } from './namespace-mapping-rules.js';
 import { vclusterConfigSchema, type VclusterConfig, type VclusterConfigInput } from './schema.js';
 import { describeUnknownKey } from './unknown-key-hint.js';
+import { dataDeeperThan, duplicateKey, MAX_NESTING_DEPTH, nestingDeeperThan, selfReferencingAlias } from './yaml-structure-checks.js';
 
 /** The outcome of parsing a config: the merged, frozen config with its source, or every error. */
 export type ConfigResult =
@@ -43,8 +44,25 @@ export function parseConfig(text: string, fileName: string): ConfigResult {
 /** Reads config text as YAML (see {@link ConfigDocument}). Pure apart from CPU. */
 export function readConfigDocument(text: string, fileName: string): ConfigDocument {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  // YAML 1.1's tags (!!binary, !!omap, !!set, !!timestamp) are read as the plain string, list or
+  // mapping they tag, as vcluster reads them: resolved, they became a Uint8Array, Map or Set that
+  // the schema could not see into. logLevel: the library's warnings are not ours to print.
+  // Duplicate keys are found below (the library's own check compares every pair of keys).
+  const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: false, resolveKnownTags: false, logLevel: 'error' });
   const source = createConfigSource({ fileName, text, document, lineCounter });
+
+  // Nesting is limited in levels, not by the call stack: a file accepted by `vcsync validate`
+  // must not overflow the daemon's deeper stack on reload, nor the other way round. So whether
+  // the parser ran out of stack or the parsed document is too deep, the answer is the same one
+  // error, at the file's start.
+  if (document.errors.some((error) => error.code === 'RESOURCE_EXHAUSTION') || nestingDeeperThan(document, MAX_NESTING_DEPTH)) {
+    return { ok: false, errors: [tooDeep(fileName)] };
+  }
+
+  const duplicate = document.errors.length === 0 ? duplicateKey(document, lineCounter) : undefined;
+  if (duplicate !== undefined) {
+    return { ok: false, errors: [{ code: ConfigErrorCode.YAML_SYNTAX, path: '', file: fileName, ...duplicate, message: 'invalid YAML: Map keys must be unique' }] };
+  }
 
   if (document.errors.length > 0) {
     const errors = document.errors.map((error): ConfigError => {
@@ -55,15 +73,36 @@ export function readConfigDocument(text: string, fileName: string): ConfigDocume
         file: fileName,
         line: pos?.line ?? 1,
         column: pos?.col ?? 1,
-        message: `invalid YAML: ${firstSentence(error.message)}`,
+        message: error.code === 'MULTIPLE_DOCS' ? MULTIPLE_DOCUMENTS : `invalid YAML: ${firstSentence(error.message)}`,
       };
     });
     return { ok: false, errors: errors.sort(compareConfigErrors) };
   }
 
+  const cycle = selfReferencingAlias(document, lineCounter);
+  if (cycle !== undefined) {
+    return {
+      ok: false,
+      errors: [
+        {
+          code: ConfigErrorCode.YAML_SYNTAX,
+          path: '',
+          file: fileName,
+          line: cycle.line,
+          column: cycle.column,
+          message: `invalid YAML: the alias *${cycle.name} is inside the value its anchor &${cycle.name} names, so that value would never end; copy the content instead`,
+        },
+      ],
+    };
+  }
+
   try {
-    return { ok: true, data: deepFreeze(toPlainData(document)), source };
+    const data = toPlainData(document);
+    // Aliases inside anchored values can nest the data deeper than the text.
+    if (dataDeeperThan(data, MAX_NESTING_DEPTH)) return { ok: false, errors: [tooDeep(fileName)] };
+    return { ok: true, data: deepFreeze(data), source };
   } catch (error: unknown) {
+    if (error instanceof RangeError) return { ok: false, errors: [tooDeep(fileName)] }; // the call stack, through aliases
     // toJS throws for unresolved aliases and alias bombs; they are syntax problems of the file.
     const start = source.locate([]) ?? { line: 1, column: 1 };
     return {
@@ -158,6 +197,19 @@ function validator(): ValidateFunction {
   // Compiled on first use rather than at import, so importing the module costs nothing.
   compiledValidator ??= new Ajv({ allErrors: true, verbose: true, strict: true }).compile(vclusterConfigSchema);
   return compiledValidator;
+}
+
+const MULTIPLE_DOCUMENTS = 'invalid YAML: the file holds more than one YAML document (a line with ---); vcluster.yaml is one document: remove the --- and what follows, or merge the documents';
+/** The one error of a document nested deeper than {@link MAX_NESTING_DEPTH} levels. */
+function tooDeep(fileName: string): ConfigError {
+  return {
+    code: ConfigErrorCode.YAML_SYNTAX,
+    path: '',
+    file: fileName,
+    line: 1,
+    column: 1,
+    message: `invalid YAML: the document is nested more than ${MAX_NESTING_DEPTH} levels deep (lists, mappings, or aliases inside them); vcluster.yaml needs about ten: look for runs of [ or {, or aliases that include each other`,
+  };
 }
 
 function toPlainData(document: Document): unknown {
@@ -365,7 +417,10 @@ function describeValue(value: unknown): string {
   return String(value);
 }
 
+/** Longest first line of a YAML error kept: the library quotes the offending token whole. */
+const MAX_YAML_MESSAGE = 200;
+
 function firstSentence(message: string): string {
-  const firstLine = message.split('\n')[0] ?? message;
-  return firstLine.replace(/ at line \d+, column \d+:?$/, '');
+  const firstLine = (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
+  return firstLine.length > MAX_YAML_MESSAGE ? `${firstLine.slice(0, MAX_YAML_MESSAGE)}…` : firstLine;
 }

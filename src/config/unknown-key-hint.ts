@@ -41,9 +41,9 @@ export function describeUnknownKey(options: DescribeUnknownKeyOptions): UnknownK
   const where = describePath(path);
 
   const homes = known.filter((child) => takesKey(childSchema(mapping, child), key));
-  const written = valueAtConfigPath(data, path);
-  const siblings = isRecord(written) ? Object.keys(written) : [];
-  const above = siblings[siblings.indexOf(key) - 1];
+  // Only a key some section below takes looks at its siblings: a mapping of many unknown keys
+  // must not cost a scan of the mapping per key (quadratic in the number of keys written).
+  const above = homes.length > 0 ? keyWrittenAbove(valueAtConfigPath(data, path), key) : undefined;
   const home = above !== undefined && homes.includes(above) ? above : homes.length === 1 ? homes[0] : undefined;
   if (home !== undefined) {
     return misplaced(`it belongs under ${formatConfigPath([...path, home])}, not ${where} (indent it below "${home}:")`);
@@ -62,6 +62,13 @@ export function describeUnknownKey(options: DescribeUnknownKeyOptions): UnknownK
   if (suggestion === undefined) return { code: ConfigErrorCode.UNKNOWN_KEY, message: `unknown key; ${allowed}` };
   const list = known.length <= SHORT_LIST ? ` ${allowed}` : '';
   return { code: ConfigErrorCode.UNKNOWN_KEY, message: `unknown key; did you mean "${suggestion}"?${list}` };
+}
+
+/** The key written just before `key` in the mapping `written`, if any. */
+function keyWrittenAbove(written: unknown, key: string): string | undefined {
+  if (!isRecord(written)) return undefined;
+  const siblings = Object.keys(written);
+  return siblings[siblings.indexOf(key) - 1];
 }
 
 function misplaced(detail: string): UnknownKeyHint {

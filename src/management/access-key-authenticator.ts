@@ -4,6 +4,7 @@ import type { AuthenticatedUser, RequestAuthenticator } from '../apiserver/reque
 import type { ResourceType } from '../apiserver/resource-type.js';
 import type { Storage, StorageWatch, StoredObject } from '../apiserver/storage.js';
 import type { Logger } from '../observe/logger.js';
+import type { AuthenticationFailureCause, ManagementMetrics } from './management-metrics.js';
 import { isKeyHash, sameKeyHash, type AccessKeyHasher } from './access-key-hasher.js';
 import {
   ACCESS_KEY_EXTRA,
@@ -36,6 +37,8 @@ export interface AccessKeyAuthenticatorOptions {
   lastActivityWriteIntervalMs?: number;
   /** Verified keys cached. Default {@link AUTH_CACHE_MAX_KEYS}. */
   cacheMaxKeys?: number;
+  /** Counts refused management requests by cause. Default: not counted. */
+  metrics?: ManagementMetrics;
   logger: Logger;
 }
 
@@ -144,18 +147,27 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
     await Promise.allSettled([...this.#pendingWrites]);
   }
 
-  /** Authenticates one request's bearer key; see the class comment. */
+  /** Authenticates one request's bearer key; see the class comment. Counts each refusal by cause. */
   async authenticate(input: { authorization: string | undefined }): Promise<{ ok: true; user: AuthenticatedUser } | Failure> {
     const header = input.authorization;
-    if (header === undefined || header === '') return { ok: false, reason: 'no Authorization header', message: NO_KEY };
+    if (header === undefined || header === '') return this.#refused('no_key', { ok: false, reason: 'no Authorization header', message: NO_KEY });
     const match = /^Bearer ([^\s]+)$/i.exec(header);
     const key = match?.[1];
     if (key === undefined || key.length > MAX_KEY_LENGTH) {
-      return { ok: false, reason: 'malformed Authorization header', message: `Unauthorized: the Authorization header is malformed; ${NO_KEY.slice('Unauthorized: '.length)}` };
+      return this.#refused('malformed', {
+        ok: false,
+        reason: 'malformed Authorization header',
+        message: `Unauthorized: the Authorization header is malformed; ${NO_KEY.slice('Unauthorized: '.length)}`,
+      });
     }
     const verified = await this.#verifyKey(key);
     if (verified.ok) return verified;
-    return { ok: false, reason: verified.reason, message: `Unauthorized: ${verified.problem}` };
+    return this.#refused(verified.cause, { ok: false, reason: verified.reason, message: `Unauthorized: ${verified.problem}` });
+  }
+
+  #refused(cause: AuthenticationFailureCause, failure: Failure): Failure {
+    this.#options.metrics?.authenticationFailed(cause);
+    return failure;
   }
 
   /**
@@ -173,13 +185,13 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
   }
 
   /** Finds and checks the key; `problem` says what is wrong without the key, `known` whether some key object matched. */
-  async #verifyKey(key: string): Promise<{ ok: true; user: AuthenticatedUser } | { ok: false; known: boolean; reason: string; problem: string }> {
+  async #verifyKey(key: string): Promise<{ ok: true; user: AuthenticatedUser } | { ok: false; known: boolean; cause: AuthenticationFailureCause; reason: string; problem: string }> {
     const hash = this.#options.hasher.hash(key);
     const object = await this.#lookup(hash);
     const stored = specOf(object)['key'];
     // The lookup found the object by this hash; it is compared again in constant time all the same.
     if (object === undefined || !isKeyHash(stored) || !sameKeyHash(hash, stored)) {
-      return { ok: false, known: false, reason: 'unknown access key', problem: 'the access key is not valid (unknown, or deleted)' };
+      return { ok: false, known: false, cause: 'unknown_key', reason: 'unknown access key', problem: 'the access key is not valid (unknown, or deleted)' };
     }
     return this.#accept(object, this.#now(), true);
   }
@@ -199,10 +211,10 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
   }
 
   /** The user of a found key, or why it is refused (disabled, expired, no owner); notes the use when `record`. */
-  #accept(object: StoredObject, now: number, record: boolean): { ok: true; user: AuthenticatedUser } | { ok: false; known: true; reason: string; problem: string } {
+  #accept(object: StoredObject, now: number, record: boolean): { ok: true; user: AuthenticatedUser } | { ok: false; known: true; cause: AuthenticationFailureCause; reason: string; problem: string } {
     const name = object.metadata.name;
     if (specOf(object)['disabled'] === true) {
-      return { ok: false, known: true, reason: `access key ${name} is disabled`, problem: `the access key ${JSON.stringify(name)} is disabled; an admin or its owner can enable it (spec.disabled: false)` };
+      return { ok: false, known: true, cause: 'disabled', reason: `access key ${name} is disabled`, problem: `the access key ${JSON.stringify(name)} is disabled; an admin or its owner can enable it (spec.disabled: false)` };
     }
     const expiresAt = expiresAtMs(object, this.#lastUse.get(name));
     if (expiresAt !== undefined && expiresAt <= now) {
@@ -210,12 +222,13 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
       return {
         ok: false,
         known: true,
+        cause: 'expired',
         reason: `access key ${name} expired`,
         problem: `the access key ${JSON.stringify(name)} expired at ${new Date(expiresAt).toISOString()} (${why}); create a new key`,
       };
     }
     const user = this.#userOf(object);
-    if (user === undefined) return { ok: false, known: true, reason: `access key ${name} has no owner`, problem: 'the access key is not valid (it names no user, team or subject)' };
+    if (user === undefined) return { ok: false, known: true, cause: 'no_owner', reason: `access key ${name} has no owner`, problem: 'the access key is not valid (it names no user, team or subject)' };
     if (record) this.#noteUse(object, now);
     return { ok: true, user };
   }

@@ -3,6 +3,7 @@ import { CoreResources, collectionPath, objectPath } from '../kube/api-path.js';
 import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
 import type { KubeMetrics } from '../kube/metrics.js';
 import type { Logger } from '../observe/logger.js';
+import type { ManagementMetrics } from './management-metrics.js';
 import { KEY_HASH_SECRET_BYTES, KEY_HASH_SECRET_NAME } from './management-constants.js';
 import type { VirtualClusterAccess } from './kube-configs.js';
 import { startManagementServer, type DirectTokenOptions } from './management-server.js';
@@ -76,6 +77,8 @@ export interface DaemonManagementOptions {
   /** How DirectClusterEndpointTokens are issued (the issuer must be the same on every replica). Default: see {@link DirectTokenOptions}. */
   tokens?: DirectTokenOptions;
   metrics?: KubeMetrics;
+  /** The management API's own metrics (refused access keys). Default: not counted. */
+  managementMetrics?: ManagementMetrics;
   logger: Logger;
   /** Called once the API listens, with its base URL. */
   onListening?: (url: string) => void;
@@ -104,6 +107,7 @@ export async function runDaemonManagement(options: DaemonManagementOptions, sign
       bootstrapKeyPath: options.bootstrapKeyPath,
       ...(options.tokens !== undefined ? { tokens: options.tokens } : {}),
       ...(options.virtualCluster !== undefined ? { virtualCluster: options.virtualCluster } : {}),
+      ...(options.managementMetrics !== undefined ? { metrics: options.managementMetrics } : {}),
       logger,
     });
     try {

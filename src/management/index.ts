@@ -8,6 +8,7 @@ export { directClusterEndpointTokenKind } from './direct-cluster-endpoint-token-
 export { deferredCsrClient, type CsrClient } from './client-certificates.js';
 export { ingressHostOf, KubeConfigs, type VirtualClusterAccess } from './kube-configs.js';
 export { DirectTokens, looksLikeJwt, type DirectTokenVerification } from './direct-tokens.js';
+export { ManagementMetrics, type AuthenticationFailureCause } from './management-metrics.js';
 export { MANAGEMENT_VERSION_INFO, startManagementServer, type DirectTokenOptions, type ManagementServer, type ManagementServerOptions } from './management-server.js';
 export { expiresAtMs, ownedAccessKeyKind, ownerOf, type KeyOwner, type OwnedAccessKeyKindOptions } from './owned-access-key-kind.js';
 export { authorizeManagementRequest, authorizeOwnership, isManagementAdmin, MANAGEMENT_AUTHORIZER } from './ownership-authorizer.js';

@@ -32,6 +32,7 @@ import {
   TOKEN_REVIEW_PATH,
 } from './management-constants.js';
 import { KubeConfigs, type VirtualClusterAccess } from './kube-configs.js';
+import type { ManagementMetrics } from './management-metrics.js';
 import { ownedAccessKeyKind } from './owned-access-key-kind.js';
 import { virtualClusterInstanceKind } from './virtual-cluster-instance-kind.js';
 import { SigningKeyRing } from './signing-keys.js';
@@ -71,6 +72,8 @@ export interface ManagementServerOptions {
   tokenVerifiers?: readonly NamedTokenVerifier[];
   /** Verified keys the authenticator caches. Default `AUTH_CACHE_MAX_KEYS` (10,000). */
   authCacheMaxKeys?: number;
+  /** Counts requests refused for their access key. Default: not counted. */
+  metrics?: ManagementMetrics;
   /**
    * Run the garbage collector over `storage` (keys whose owners are gone are deleted; orphan and
    * foreground deletions complete). Every replica may run it: its deletes carry a uid precondition
@@ -227,6 +230,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     now,
     ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
     ...(options.authCacheMaxKeys !== undefined ? { cacheMaxKeys: options.authCacheMaxKeys } : {}),
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     logger,
   });
   late.authenticator = authenticator;

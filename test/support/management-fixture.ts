@@ -6,7 +6,7 @@ import { ensureTlsAssets, type TlsAssets } from '../../src/apiserver/security/tl
 import type { RequestAuthorizer } from '../../src/apiserver/request-authorization.js';
 import type { Storage } from '../../src/apiserver/storage.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
-import { startManagementServer, type DirectTokenOptions, type ManagementServer, type NamedTokenVerifier, type VirtualClusterAccess } from '../../src/management/index.js';
+import { startManagementServer, type DirectTokenOptions, type ManagementMetrics, type ManagementServer, type NamedTokenVerifier, type VirtualClusterAccess } from '../../src/management/index.js';
 import { MapStorage } from './map-storage.js';
 
 /** The group-version path of OwnedAccessKeys on a `loft` management server. */
@@ -94,6 +94,7 @@ export class ManagementFixture {
       virtualCluster?: VirtualClusterAccess;
       logger?: Logger;
       storage?: Storage;
+      metrics?: ManagementMetrics;
     } = {},
   ): Promise<ManagementFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'management-'));
@@ -113,6 +114,7 @@ export class ManagementFixture {
       ...(options.authCacheMaxKeys !== undefined ? { authCacheMaxKeys: options.authCacheMaxKeys } : {}),
       ...(options.tokens !== undefined ? { tokens: options.tokens } : {}),
       ...(options.virtualCluster !== undefined ? { virtualCluster: options.virtualCluster } : {}),
+      ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
       logger: options.logger ?? silentLogger(),
     });
     // A fixture on another's storage finds the admin key there and writes no file: use the other's.

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
 import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
 import { waitFor } from '../../support/wait-for.js';
+import { Registry } from 'prom-client';
 import { AccessKeyHasher } from '../../../src/management/access-key-hasher.js';
+import { ManagementMetrics } from '../../../src/management/management-metrics.js';
+import { metricValue } from '../../support/metrics.js';
 
 const STORED = { resource: 'management.loft.sh/v1/ownedaccesskeys', namespace: '' };
 
@@ -181,6 +184,33 @@ describe('access-key cache size (authCacheMaxKeys)', () => {
       } finally {
         lists.mockRestore();
       }
+    } finally {
+      await fixture.stop();
+    }
+  });
+});
+
+describe('refused access keys are counted (vcsync_management_authentication_failures_total)', () => {
+  it('counts each 401 by cause, every cause present at zero from start; accepted keys are not counted', async () => {
+    const registry = new Registry();
+    const fixture = await ManagementFixture.start({ metrics: new ManagementMetrics(registry) });
+    const failures = (cause: string): Promise<number> => metricValue(registry, 'vcsync_management_authentication_failures_total', { cause });
+    try {
+      for (const cause of ['no_key', 'malformed', 'unknown_key', 'disabled', 'expired', 'no_owner']) expect(await failures(cause)).toBe(0);
+      const disabled = await fixture.newKey('counted-disabled', { user: 'kim', disabled: true });
+      const shortLived = await fixture.newKey('counted-expiring', { user: 'kim', ttl: 60 });
+      expect((await fixture.call('GET', KEYS_PATH, { key: shortLived })).status).toBe(200);
+      fixture.nowMs += 61_000;
+      const calls = [{}, { authorization: 'Basic YWRtaW46YWRtaW4=' }, { authorization: 'Bearer a b' }, { key: 'UnknownKey_0123456789abcdefghijklmnopqrstu' }, { key: disabled }, { key: shortLived }];
+      for (const call of calls) expect((await fixture.call('GET', KEYS_PATH, call)).status).toBe(401);
+      expect((await fixture.call('GET', KEYS_PATH, { key: fixture.adminKey })).status).toBe(200);
+      expect({ noKey: await failures('no_key'), malformed: await failures('malformed'), unknown: await failures('unknown_key'), disabled: await failures('disabled'), expired: await failures('expired') }).toEqual({
+        noKey: 1,
+        malformed: 2,
+        unknown: 1,
+        disabled: 1,
+        expired: 1,
+      });
     } finally {
       await fixture.stop();
     }

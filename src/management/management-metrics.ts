@@ -1,0 +1,29 @@
+import { Counter, type Registry } from 'prom-client';
+
+/** Why a management request's access key was refused (a bounded label value). */
+export type AuthenticationFailureCause = 'no_key' | 'malformed' | 'unknown_key' | 'disabled' | 'expired' | 'no_owner';
+
+const CAUSES: readonly AuthenticationFailureCause[] = ['no_key', 'malformed', 'unknown_key', 'disabled', 'expired', 'no_owner'];
+
+/**
+ * The management API's metrics, registered once per process on the injected registry. Every
+ * series exists (at zero) from start, so an alert on refused keys works before the first one.
+ */
+export class ManagementMetrics {
+  readonly #authenticationFailures: Counter<'cause'>;
+
+  constructor(registry: Registry) {
+    this.#authenticationFailures = new Counter({
+      name: 'vcsync_management_authentication_failures_total',
+      help: 'Management requests refused with 401 because of their access key, by cause: no_key, malformed, unknown_key, disabled, expired, no_owner.',
+      labelNames: ['cause'],
+      registers: [registry],
+    });
+    for (const cause of CAUSES) this.#authenticationFailures.labels(cause).inc(0);
+  }
+
+  /** Counts one management request refused for `cause`. */
+  authenticationFailed(cause: AuthenticationFailureCause): void {
+    this.#authenticationFailures.labels(cause).inc();
+  }
+}
