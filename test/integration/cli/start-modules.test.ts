@@ -48,3 +48,13 @@ describe('what `vcsync start` loads on its way to ready', () => {
     expect(modules.filter((url) => NOT_ON_THE_START_PATH.test(url))).toEqual([]);
   });
 });
+
+describe('what importing the package loads', () => {
+  it('loads the devcluster and its server core only when startDevCluster is called', async () => {
+    assertBuilt(['src/devcluster', 'src/apiserver']);
+    const index = JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist/index.js')).href);
+    const modules = await loadedModules(`const vcsync = await import(${index});\nif (typeof vcsync.parseConfig !== 'function') throw new Error('no parseConfig');`);
+    expect(modules).toContain(JSON.parse(index));
+    expect(modules.filter((url) => /\/dist\/(devcluster|apiserver)\/|\/node_modules\/fastify\//.test(url))).toEqual([]);
+  });
+});
