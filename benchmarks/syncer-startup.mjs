@@ -68,12 +68,19 @@ async function firstOk(url, everyMs = 5, timeoutMs = 600_000) {
   }
 }
 
-/** Polls the syncer's metrics until `done(metrics)`; resolves with `performance.now()` then. */
+/**
+ * Polls the syncer's metrics until `done(metrics)`; resolves with `performance.now()` then. A
+ * failed scrape is retried (a keep-alive connection the server closed as it was reused); the
+ * deadline still holds.
+ */
 async function converged(syncer, done, timeoutMs = 900_000) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const metrics = await scrapeMetrics(syncer.metricsUrl);
-    if (done(metrics)) return performance.now();
+    const metrics = await scrapeMetrics(syncer.metricsUrl).catch((error) => {
+      console.error(`  (scrape failed, retrying: ${error.cause?.code ?? error.message})`);
+      return undefined;
+    });
+    if (metrics !== undefined && done(metrics)) return performance.now();
     if (performance.now() > deadline) throw new Error(`syncer did not converge within ${timeoutMs} ms`);
     await sleep(SAMPLE_EVERY_MS);
   }
