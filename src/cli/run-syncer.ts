@@ -8,7 +8,7 @@ import { clusterCaPem, loadClusterConfig, type KubeConfigSource } from '../kube/
 import type { LeaderElectorOptions } from '../kube/leader-elector.js';
 import { KubeMetrics } from '../kube/metrics.js';
 import { RestClient } from '../kube/rest-client.js';
-import { ingressHostOf, ManagementMetrics, runDaemonManagement, type DaemonManagementOptions } from '../management/index.js';
+import type { DaemonManagementOptions } from '../management/index.js';
 import { Manager, ManagerError } from '../manager/manager.js';
 import { metricsServerRunnable } from '../manager/metrics-server-runnable.js';
 import { SharedInformerFactory } from '../manager/shared-informers.js';
@@ -203,19 +203,19 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   const kubeConfigClient =
     management === undefined ? undefined : new RestClient({ cluster: virtualCluster, logger: logger.child({ cluster: 'virtual', component: 'kube-configs' }), metrics: kubeMetrics });
   if (management !== undefined && kubeConfigClient !== undefined) {
-    const virtualClusterAccess = {
-      name: options.name,
-      namespace: options.hostNamespace,
-      ingressHost: () => ingressHostOf(currentConfig),
-      caCertPem: clusterCaPem(virtualCluster) ?? '',
-      client: kubeConfigClient,
-    };
+    const caCertPem = clusterCaPem(virtualCluster) ?? '';
+    // Registered before the manager runs, so its series are on the first scrape; only when served.
+    const { ManagementMetrics } = await import('../management/management-metrics.js');
     const managementMetrics = new ManagementMetrics(registry);
     manager.add({
       name: 'management-server',
       needsLeader: false,
-      run: (stop) =>
-        runDaemonManagement({ ...management, virtualCluster: virtualClusterAccess, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, managementMetrics, logger }, stop),
+      run: async (stop) => {
+        // Loaded only when served: the management API and its server core are not on the syncer's path to ready.
+        const { ingressHostOf, runDaemonManagement } = await import('../management/index.js');
+        const virtualClusterAccess = { name: options.name, namespace: options.hostNamespace, ingressHost: () => ingressHostOf(currentConfig), caCertPem, client: kubeConfigClient };
+        await runDaemonManagement({ ...management, virtualCluster: virtualClusterAccess, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, managementMetrics, logger }, stop);
+      },
     });
   }
 

@@ -293,16 +293,16 @@ export class RestClient {
 
   /**
    * The auth headers and TLS material of the kubeconfig, refreshed every
-   * {@link CREDENTIALS_REFRESH_MS}: client-node's `applyToHTTPSOptions` re-reads CA, certificate
-   * and key files on every call (in-cluster: the CA file), which would put file I/O on every
-   * request; once a minute still follows rotated service-account tokens, which client-node
-   * itself re-reads at most once a minute.
+   * {@link CREDENTIALS_REFRESH_MS}: the cluster's `applyToHTTPSOptions` re-reads CA, certificate
+   * and key files on every call (in-cluster: the CA and token files), which would put file I/O
+   * on every request; once a minute still follows rotated service-account tokens, as client-go
+   * re-reads them at most once a minute.
    */
   async #credentials(): Promise<Credentials> {
     const now = this.#options.clock.now();
     if (this.#cachedCredentials !== undefined && now < this.#cachedCredentials.expiresAt) return this.#cachedCredentials.value;
     const tls: https.RequestOptions = { headers: {} };
-    await this.#options.cluster.kubeConfig.applyToHTTPSOptions(tls);
+    await this.#options.cluster.applyToHTTPSOptions(tls);
     const headers: http.OutgoingHttpHeaders = { ...(tls.headers as http.OutgoingHttpHeaders) };
     if (tls.auth !== undefined && tls.auth !== null) headers['Authorization'] = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
     const value = { headers, tls };

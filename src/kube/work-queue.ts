@@ -41,12 +41,24 @@ export interface WorkQueueOptions {
   clock?: Clock;
   /** Metrics sink. Default a private registry (nothing exported). */
   metrics?: KubeMetrics;
+  /**
+   * Keys handed out between two turns of the event loop: after this many, {@link Queue.get}
+   * waits for a macrotask boundary (`setImmediate`) before handing out the next key, so that
+   * workers whose reconciles complete without I/O (an initial sync of objects already in sync)
+   * cannot starve sockets and timers: `/readyz`, `/metrics` and watch events. Default
+   * {@link DEFAULT_YIELD_EVERY}.
+   */
+  yieldEvery?: number;
 }
+
+/** Default {@link WorkQueueOptions.yieldEvery}: one macrotask boundary per 64 keys, a few ms of reconciles without I/O. */
+export const DEFAULT_YIELD_EVERY = 64;
 
 interface ResolvedOptions {
   readonly name: string;
   readonly clock: Clock;
   readonly metrics: KubeMetrics;
+  readonly yieldEvery: number;
 }
 
 /** Fills in {@link WorkQueueOptions} defaults; returns a new frozen object. */
@@ -55,6 +67,7 @@ export function workQueueDefaults(options: WorkQueueOptions): ResolvedOptions {
     name: options.name ?? 'default',
     clock: options.clock ?? realClock,
     metrics: options.metrics ?? new KubeMetrics(new Registry()),
+    yieldEvery: options.yieldEvery ?? DEFAULT_YIELD_EVERY,
   });
 }
 
@@ -72,10 +85,16 @@ export class WorkQueue implements Queue {
   #waiters: Array<() => void> = [];
   #drainWaiters: Array<() => void> = [];
   #shuttingDown = false;
+  readonly #yieldEvery: number;
+  /** Keys handed out since the last macrotask boundary this queue waited for. */
+  #handedOut = 0;
+  /** The pending boundary every `get` waits for once {@link WorkQueueOptions.yieldEvery} keys were handed out. */
+  #turn: Promise<void> | undefined;
 
   constructor(options: WorkQueueOptions = {}) {
     const resolved = workQueueDefaults(options);
     this.#clock = resolved.clock;
+    this.#yieldEvery = resolved.yieldEvery;
     this.#metrics = resolved.metrics.workQueue(resolved.name);
     this.#metrics.setInFlightProvider(() => this.#inFlight());
   }
@@ -89,6 +108,7 @@ export class WorkQueue implements Queue {
   }
 
   async get(): Promise<string | undefined> {
+    if (this.#handedOut >= this.#yieldEvery) await this.#nextTurn();
     while (this.len() === 0 && !this.#shuttingDown) {
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
@@ -99,6 +119,7 @@ export class WorkQueue implements Queue {
     this.#metrics.observeQueueSeconds((now - addedAt) / 1000);
     this.#dirty.delete(key);
     this.#processing.set(key, now);
+    this.#handedOut += 1;
     return key;
   }
 
@@ -149,6 +170,22 @@ export class WorkQueue implements Queue {
     }
     this.#metrics.setDepth(this.len());
     return key;
+  }
+
+  /**
+   * One shared macrotask boundary: workers resume only after the event loop has run its timers
+   * and polled I/O. Every worker waits for it, since one worker looping on resolved promises is
+   * enough to keep the loop from turning.
+   */
+  #nextTurn(): Promise<void> {
+    this.#turn ??= new Promise<void>((resolve) => {
+      setImmediate(() => {
+        this.#turn = undefined;
+        this.#handedOut = 0;
+        resolve();
+      });
+    });
+    return this.#turn;
   }
 
   #wakeDrainWaiters(): void {

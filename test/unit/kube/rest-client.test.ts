@@ -1,10 +1,11 @@
 import http from 'node:http';
+import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, KubeErrorCode, TransportError, isConflict, isNotFound, isTooManyRequests } from '../../../src/kube/api-error.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
-import { loadClusterConfig } from '../../../src/kube/kube-config.js';
+import { loadClusterConfig, type ClusterConfig } from '../../../src/kube/kube-config.js';
 import { KubeMetrics } from '../../../src/kube/metrics.js';
 import { RestClient, type RestClientOptions } from '../../../src/kube/rest-client.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -68,12 +69,14 @@ function json(res: http.ServerResponse, code: number, body: unknown): void {
 }
 
 describe('loadClusterConfig', () => {
-  it('gives each cluster its own user name, keeps the namespace and accepts plain http', () => {
+  it('applies the token, keeps the namespace and accepts plain http', async () => {
     const a = loadClusterConfig({ kind: 'object', config: kubeconfig('http://127.0.0.1:1/') }, { name: 'virtual' });
     const b = loadClusterConfig({ kind: 'yaml', yaml: JSON.stringify(kubeconfig('https://10.0.0.1')) }, { name: 'host' });
-    expect(a.kubeConfig.getCurrentUser()?.name).toBe('vcsync-virtual');
-    expect(b.kubeConfig.getCurrentUser()?.name).toBe('vcsync-host');
-    expect(a.kubeConfig.getCurrentUser()?.token).toBe('secret-token');
+    const options: https.RequestOptions = {};
+    await a.applyToHTTPSOptions(options);
+    expect(options.headers).toEqual({ Authorization: 'Bearer secret-token' });
+    expect(options.rejectUnauthorized).toBe(false);
+    expect(b.server).toBe('https://10.0.0.1');
     expect(a.server).toBe('http://127.0.0.1:1');
     expect(a.namespace).toBe('team');
   });
@@ -268,12 +271,14 @@ describe('RestClient', () => {
 describe('RestClient credentials', () => {
   it('applies the kubeconfig (auth headers, CA/cert files) once a minute, not on every request', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, { kind: 'Namespace' }));
-    const cluster = loadClusterConfig({ kind: 'object', config: kubeconfig(url) }, { name: 'host' });
+    const loaded = loadClusterConfig({ kind: 'object', config: kubeconfig(url) }, { name: 'host' });
     let applied = 0;
-    const apply = cluster.kubeConfig.applyToHTTPSOptions.bind(cluster.kubeConfig);
-    cluster.kubeConfig.applyToHTTPSOptions = async (options) => {
-      applied += 1;
-      return apply(options);
+    const cluster: ClusterConfig = {
+      ...loaded,
+      applyToHTTPSOptions: async (options) => {
+        applied += 1;
+        return loaded.applyToHTTPSOptions(options);
+      },
     };
     const clock = new FakeClock();
     const rest = new RestClient({ cluster, clock, qps: Infinity });

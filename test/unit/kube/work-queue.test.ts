@@ -5,7 +5,7 @@ import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { KubeMetrics } from '../../../src/kube/metrics.js';
 import { ItemExponentialFailureRateLimiter } from '../../../src/kube/rate-limiters.js';
 import { RateLimitingWorkQueue } from '../../../src/kube/rate-limiting-queue.js';
-import { WorkQueue } from '../../../src/kube/work-queue.js';
+import { DEFAULT_YIELD_EVERY, WorkQueue } from '../../../src/kube/work-queue.js';
 
 /** Lets pending promise continuations run (no timers involved). */
 async function settle(): Promise<void> {
@@ -93,6 +93,28 @@ describe('WorkQueue', () => {
     queue.done(b ?? '');
     await drain;
     expect(drained).toBe(true);
+  });
+
+  it('lets the event loop turn while workers drain keys whose work never waits for I/O', async () => {
+    const keys = 2_000;
+    const queue = new RateLimitingWorkQueue({ name: 'yield' });
+    for (let i = 0; i < keys; i++) queue.add(`k${i}`);
+    let processed = 0;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const key = await queue.get();
+        if (key === undefined) return;
+        await Promise.resolve(); // a reconcile that finds the object in sync: no I/O
+        processed += 1;
+        queue.forget(key);
+        queue.done(key);
+        if (queue.len() === 0) queue.shutDown();
+      }
+    };
+    const processedWhenImmediateRan = new Promise<number>((resolve) => setImmediate(() => resolve(processed)));
+    await Promise.all(Array.from({ length: 10 }, worker));
+    expect(processed).toBe(keys);
+    expect(await processedWhenImmediateRan).toBeLessThanOrEqual(DEFAULT_YIELD_EVERY);
   });
 
   it('reports depth, adds and durations as metrics on the fake clock', async () => {

@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { assertBuilt, REPO_ROOT } from '../../support/vcsync-cli.js';
+
+/** Module URLs the daemon's path to ready must not load (issue 11 §4): each costs start time and nothing there uses it. */
+const NOT_ON_THE_START_PATH = /@kubernetes\/client-node|\/dist\/(management|apiserver|devcluster|testbed)\/|\/node_modules\/(fastify|jose)\//;
+
+/** Runs `script` as an ES module in a fresh Node, printing every module URL it loads; resolves those URLs. */
+function loadedModules(script: string): Promise<string[]> {
+  const hooks = "import { writeSync } from 'node:fs'; export async function load(url, context, next) { writeSync(2, `loaded ${url}\\n`); return next(url, context); }";
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', `${register}\n${script}`], { cwd: REPO_ROOT, timeout: 60_000 }, (error, _stdout, stderr) => {
+      if (error !== null) {
+        reject(new Error(`the module probe failed: ${error.message}\n${stderr}`));
+        return;
+      }
+      resolve(stderr.split('\n').filter((line) => line.startsWith('loaded ')).map((line) => line.slice('loaded '.length)));
+    });
+  });
+}
+
+describe('what `vcsync start` loads on its way to ready', () => {
+  it('loads neither client-node nor the server modules for a token kubeconfig without --listen-management', async () => {
+    assertBuilt(['src/cli', 'src/kube', 'src/management']);
+    const dist = (file: string): string => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', file)).href);
+    const kubeconfig = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: 'https://10.0.0.1:6443', 'certificate-authority-data': Buffer.from('CA').toString('base64') } }],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'x',
+    };
+    const modules = await loadedModules(
+      [
+        `await import(${dist('cli/run-syncer.js')});`,
+        `const { loadClusterConfig } = await import(${dist('kube/kube-config.js')});`,
+        `const cluster = loadClusterConfig({ kind: 'object', config: ${JSON.stringify(kubeconfig)} }, { name: 'host' });`,
+        'const options = {};',
+        'await cluster.applyToHTTPSOptions(options);',
+        "if (options.headers.Authorization !== 'Bearer t') throw new Error('token not applied');",
+      ].join('\n'),
+    );
+    expect(modules).toContain(pathToFileURL(join(REPO_ROOT, 'dist/cli/run-syncer.js')).href);
+    expect(modules.filter((url) => NOT_ON_THE_START_PATH.test(url))).toEqual([]);
+  });
+});
+
+describe('what importing the package loads', () => {
+  it('loads the devcluster and its server core only when startDevCluster is called', async () => {
+    assertBuilt(['src/devcluster', 'src/apiserver']);
+    const index = JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist/index.js')).href);
+    const modules = await loadedModules(`const vcsync = await import(${index});\nif (typeof vcsync.parseConfig !== 'function') throw new Error('no parseConfig');`);
+    expect(modules).toContain(JSON.parse(index));
+    expect(modules.filter((url) => /\/dist\/(devcluster|apiserver)\/|\/node_modules\/fastify\//.test(url))).toEqual([]);
+  });
+});
