@@ -21,30 +21,12 @@ export interface InformerHandler<T extends KubeObject> {
   onDelete?(object: T): void | Promise<void>;
 }
 
-/**
- * What an informer keeps of each object it receives, after client-go's SetTransform: applied to
- * every object from the list and the watch before it is cached and delivered to handlers, so the
- * cache holds only what its readers need. Must be pure and return a new object (the input is the
- * parsed response, not shared).
- */
-export type ObjectTransform<T extends KubeObject = KubeObject> = (object: T) => T;
-
-/**
- * An {@link ObjectTransform} of any object type, with a name: shared informers key on it, so two
- * users that keep different parts of the same objects never share one cache.
- */
-export interface NamedTransform {
-  /** A fixed word, e.g. `without-managed-fields`. */
-  readonly name: string;
-  apply<T extends KubeObject>(object: T): T;
-}
+export type { NamedTransform, ObjectTransform } from './reflector.js';
 
 /** Options of {@link Informer}: the reflector's plus the cache's and resync's. */
-export interface InformerOptions<T extends KubeObject = KubeObject> extends ReflectorOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> extends ReflectorOptions<T> {
   /** Cache indexes by name, for {@link Informer.byIndex} (e.g. `{ namespace: indexByNamespace }`). Default none. */
   indexers?: Record<string, IndexFunc<T>>;
-  /** Applied to every listed and watched object before it is cached and delivered. Default none: objects are cached whole. */
-  transform?: ObjectTransform<T>;
   /** Every cached object is re-delivered to `onUpdate` this often, in ms; 0 disables. Default 36 000 000 (10 h). */
   resyncPeriodMs?: number;
   /** Each resync interval is stretched by up to this random fraction. Default 0.1. */
@@ -85,13 +67,11 @@ export class Informer<T extends KubeObject> {
   readonly #reflector: Reflector<T>;
   readonly #metrics: WatchMetrics;
   readonly #handlers = new Set<InformerHandler<T>>();
-  readonly #transform: ObjectTransform<T> | undefined;
   #syncWaiters: Array<() => void> = [];
 
   constructor(options: InformerOptions<T>) {
     this.#options = withDefaults(options);
     this.#store = new CacheStore<T>(options.indexers);
-    this.#transform = options.transform;
     this.#metrics = this.#options.metrics.watch(this.#options.name);
     const sink: ReflectorSink<T> = {
       replace: (items, resourceVersion) => this.#replace(items, resourceVersion),
@@ -184,8 +164,7 @@ export class Informer<T extends KubeObject> {
 
   #replace(items: T[], resourceVersion: string): void {
     const initial = !this.#store.hasSynced();
-    const transform = this.#transform;
-    const delta = this.#store.replace(transform === undefined ? items : items.map(transform), resourceVersion);
+    const delta = this.#store.replace(items, resourceVersion);
     for (const object of delta.added) this.#deliver('onAdd', (h) => h.onAdd?.(object, initial));
     for (const { old, current } of delta.updated) this.#deliver('onUpdate', (h) => h.onUpdate?.(old, current));
     for (const object of delta.deleted) this.#deliver('onDelete', (h) => h.onDelete?.(object));
@@ -196,8 +175,7 @@ export class Informer<T extends KubeObject> {
     }
   }
 
-  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', received: T): void {
-    const object = this.#transform === undefined ? received : this.#transform(received);
+  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): void {
     const resourceVersion = object.metadata?.resourceVersion;
     if (resourceVersion !== undefined) this.#store.setResourceVersion(resourceVersion);
     if (type === 'DELETED') {

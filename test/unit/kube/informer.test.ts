@@ -128,6 +128,24 @@ describe('Informer over a scripted list/watch', () => {
     expect(informer.get('ns/b')).toBeUndefined();
   });
 
+  it('transforms a listed page before fetching the next: whole objects of one page at most are alive at a time', async () => {
+    const lw = new FakeListerWatcher();
+    lw.listScript = [
+      { items: [obj('a', '5')], metadata: { resourceVersion: '7', continue: 'page2' } },
+      { items: [obj('b', '6')], metadata: { resourceVersion: '7' } },
+    ];
+    const pagesFetchedAtTransform: Record<string, number> = {};
+    const { informer } = start(lw, {
+      pageSize: 1,
+      transform: (o) => {
+        pagesFetchedAtTransform[o.metadata?.name ?? ''] = lw.listCalls.length;
+        return o;
+      },
+    });
+    expect(await informer.waitForCacheSync(new AbortController().signal)).toBe(true);
+    expect(pagesFetchedAtTransform).toEqual({ a: 1, b: 2 });
+  });
+
   it('keeps no index it was not given: nobody queries one, and each costs a set entry per object', () => {
     const { informer } = start(new FakeListerWatcher());
     expect(() => informer.byIndex(NAMESPACE_INDEX, 'ns')).toThrow(RangeError);
