@@ -1,29 +1,42 @@
 // Memory of the syncer process (`vcsync start`, its own process) holding N synced Endpoints (each
-// with its selector-less Service, so the caches hold 2N virtual objects and N host objects): RSS
-// from /proc/<pid>/status, for N = 0 (the baseline), 10,000 and 25,000, and per object
-// (RSS_N − RSS_0) / N. Two readings per N: right after the syncer copied all N (what a fresh
-// install sees), and after a restart against the already-synced clusters (steady state: lists,
-// every key reconciled as unchanged, no creation burst behind it).
+// with its selector-less Service, so the caches hold 2N virtual objects and N host objects), for
+// N = 0 (the baseline, measured in the same run), 10,000 and 50,000. Two figures per reading:
+// RSS (VmRSS of /proc/<pid>/status) and the live heap (heapUsed after a full gc: the syncer runs
+// with --expose-gc and benchmarks/lib/heap-probe.mjs, which collects and reports on SIGUSR2), and
+// per object (X_N − X_0) / N.
 //
-// The default sizes are the README table's (0, 10,000, 25,000, 50,000); populating 50,000 takes
-// about 25 s since the devcluster's cluster-IP index, the whole run a few minutes.
+// Per N the clusters are populated once; the syncer then copies all N (reading "afterSync": what
+// a fresh install sees) and is restarted `--samples` times against the synced clusters (readings
+// "restarted": lists, every key reconciled as unchanged; the figures are their medians).
+//
+// The objects are as a real kube-apiserver serves them: the devcluster keeps
+// `metadata.managedFields` (one entry per writer, with its fieldsV1) like the real server, and the
+// run checks that every cached kind carries them and records their served sizes.
 //
 //   npx tsc -p tsconfig.build.json
-//   node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,25000,50000]
+//   node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3]
 //
 // Writes benchmarks/results/syncer-memory.json and prints a summary.
-import { benchArgs, printSummary, round, sleep, tempDir, writeResult } from './lib/bench-run.mjs';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { benchArgs, benchmarksDir, median, printSummary, round, sleep, tempDir, writeResult } from './lib/bench-run.mjs';
 import { processMemory, scrapeMetrics, startDevClusterProcess, startSyncerProcess } from './lib/cluster-processes.mjs';
-import { createNamespace, populateVirtual, unlimitedClient } from './lib/endpoints-fixtures.mjs';
+import { createNamespace, endpointsType, objectName, objectPath, populateVirtual, servicesType, unlimitedClient } from './lib/endpoints-fixtures.mjs';
 
 const args = benchArgs({
-  usage: 'usage: node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,25000,50000]\n(build first: npx tsc -p tsconfig.build.json)',
-  strings: { sizes: (quick) => (quick ? '0,1000,3000' : '0,10000,25000,50000') },
+  usage: 'usage: node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3]\n(build first: npx tsc -p tsconfig.build.json)',
+  strings: { sizes: (quick) => (quick ? '0,1000,3000' : '0,10000,50000') },
+  numbers: { samples: 3 },
 });
 const { quick } = args;
 const sizes = args.sizes.split(',').map(Number);
 if (sizes.some((size) => !Number.isInteger(size) || size < 0)) {
   console.error(`--sizes needs comma-separated whole numbers, got "${args.sizes}"`);
+  process.exit(2);
+}
+if (!Number.isInteger(args.samples) || args.samples < 1) {
+  console.error(`--samples needs a whole number ≥ 1, got ${args.samples}`);
   process.exit(2);
 }
 if (!sizes.includes(0)) sizes.unshift(0);
@@ -32,14 +45,23 @@ const SETTLE_MS = 3000;
 const VCLUSTER = 'bench';
 const HOST_NAMESPACE = 'vcluster-bench';
 const MiB = 2 ** 20;
+const HEAP_PROBE = join(benchmarksDir, 'lib', 'heap-probe.mjs');
 
-/** Polls the syncer's metrics until `done(metrics)`; resolves with the last scrape. */
+/**
+ * Polls the syncer's metrics until `done(metrics)`; resolves with the last scrape. A failed scrape
+ * (a busy syncer on a loaded machine may reset one) is retried until the deadline.
+ */
 async function waitForMetrics(syncer, done, timeoutMs = 600_000) {
   const deadline = performance.now() + timeoutMs;
+  let lastError;
   for (;;) {
-    const metrics = await scrapeMetrics(syncer.metricsUrl);
-    if (done(metrics)) return metrics;
-    if (performance.now() > deadline) throw new Error(`syncer did not converge within ${timeoutMs} ms`);
+    try {
+      const metrics = await scrapeMetrics(syncer.metricsUrl);
+      if (done(metrics)) return metrics;
+    } catch (error) {
+      lastError = error;
+    }
+    if (performance.now() > deadline) throw new Error(`syncer did not converge within ${timeoutMs} ms${lastError ? ` (last scrape: ${lastError.message})` : ''}\n${syncer.process.stderr}`);
     await sleep(250);
   }
 }
@@ -48,16 +70,45 @@ const op = (metrics, result) => metrics[`vcsync_sync_operations_total{controller
 const depth = (metrics) => metrics['vcsync_workqueue_depth{name="endpoints"}'] ?? 0;
 const managed = (metrics) => metrics['vcsync_managed_objects{controller="endpoints"}'] ?? 0;
 
-async function reading(syncer) {
+/** The live heap of the syncer after a full gc (heap-probe.mjs answers SIGUSR2). */
+async function liveHeap(syncer, dir) {
+  const file = join(dir, `heap-${syncer.pid}.json`);
+  await rm(file, { force: true });
+  process.kill(syncer.pid, 'SIGUSR2');
+  const deadline = performance.now() + 30_000;
+  while (!existsSync(file)) {
+    if (performance.now() > deadline) throw new Error('the syncer did not report its heap within 30 s (is benchmarks/lib/heap-probe.mjs preloaded?)');
+    await sleep(50);
+  }
+  return JSON.parse(await readFile(file, 'utf8'));
+}
+
+async function reading(syncer, dir) {
   await sleep(SETTLE_MS);
-  const memory = await processMemory(syncer.pid);
-  const metrics = await scrapeMetrics(syncer.metricsUrl);
-  return {
-    rssBytes: memory.rssBytes,
-    peakRssBytes: memory.peakRssBytes,
-    heapUsedBytes: metrics['nodejs_heap_size_used_bytes'],
-    externalBytes: metrics['nodejs_external_memory_bytes'],
+  const before = await processMemory(syncer.pid);
+  const heap = await liveHeap(syncer, dir);
+  const after = await processMemory(syncer.pid);
+  return { rssBytes: before.rssBytes, rssAfterGcBytes: after.rssBytes, peakRssBytes: after.peakRssBytes, liveHeapBytes: heap.heapUsed, externalBytes: heap.external };
+}
+
+/** Served JSON sizes of one object of each cached kind, and whether each carries managedFields. */
+async function servedObjects(virtualClient, hostClient, n) {
+  if (n === 0) return undefined;
+  const name = objectName(0);
+  const objects = {
+    virtualEndpoints: await virtualClient.get(objectPath(endpointsType, 'default', name)),
+    virtualService: await virtualClient.get(objectPath(servicesType, 'default', name)),
+    hostEndpoints: (await hostClient.list(`/api/v1/namespaces/${HOST_NAMESPACE}/endpoints`, { limit: 1 })).items[0],
   };
+  const served = {};
+  for (const [kind, object] of Object.entries(objects)) {
+    const managedFields = object?.metadata?.managedFields;
+    if (!Array.isArray(managedFields) || managedFields.length === 0) {
+      throw new Error(`the served ${kind} carries no metadata.managedFields: the measurement would not be of objects as a real server returns them`);
+    }
+    served[kind] = { jsonBytes: JSON.stringify(object).length, managedFieldsJsonBytes: JSON.stringify(managedFields).length };
+  }
+  return served;
 }
 
 async function measure(dir, n) {
@@ -71,27 +122,41 @@ async function measure(dir, n) {
     const populateStarted = performance.now();
     if (n > 0) await populateVirtual(virtualClient, 'default', { count: n });
     const populateSeconds = (performance.now() - populateStarted) / 1000;
-    const start = () => startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS });
+    const start = () =>
+      startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS, nodeArgs: ['--expose-gc', '--import', HEAP_PROBE] });
 
     syncer = await start();
     await syncer.synced;
     await waitForMetrics(syncer, (m) => op(m, 'created') >= n && managed(m) >= n && depth(m) === 0);
     const copySeconds = (performance.now() - syncer.spawnedAt) / 1000;
-    const afterSync = await reading(syncer);
+    const afterSync = await reading(syncer, dir);
     await syncer.stop();
+    const served = await servedObjects(virtualClient, hostClient, n);
 
-    syncer = await start();
-    await syncer.synced;
-    await waitForMetrics(syncer, (m) => op(m, 'unchanged') + op(m, 'updated') >= n && depth(m) === 0);
-    const restartSeconds = (performance.now() - syncer.spawnedAt) / 1000;
-    const restarted = await reading(syncer);
-    const final = await scrapeMetrics(syncer.metricsUrl);
-    const errors = op(final, 'error') + op(final, 'terminal_error');
+    const restarts = [];
+    let errors = 0;
+    for (let sample = 0; sample < args.samples; sample += 1) {
+      syncer = await start();
+      await syncer.synced;
+      await waitForMetrics(syncer, (m) => op(m, 'unchanged') + op(m, 'updated') >= n && depth(m) === 0);
+      const restartSeconds = (performance.now() - syncer.spawnedAt) / 1000;
+      restarts.push({ ...(await reading(syncer, dir)), restartSeconds: round(restartSeconds) });
+      const final = await scrapeMetrics(syncer.metricsUrl);
+      errors += op(final, 'error') + op(final, 'terminal_error');
+      await syncer.stop();
+      syncer = undefined;
+    }
+    const restarted = {
+      rssBytes: median(restarts.map((r) => r.rssBytes)),
+      rssAfterGcBytes: median(restarts.map((r) => r.rssAfterGcBytes)),
+      liveHeapBytes: median(restarts.map((r) => r.liveHeapBytes)),
+    };
     console.log(
-      `  N=${n}: RSS after sync ${round(afterSync.rssBytes / MiB, 1)} MiB, after restart ${round(restarted.rssBytes / MiB, 1)} MiB ` +
-        `(populate ${round(populateSeconds, 1)} s, sync ${round(copySeconds, 1)} s, restart ${round(restartSeconds, 1)} s)`,
+      `  N=${n}: after sync RSS ${round(afterSync.rssBytes / MiB, 1)} MiB, heap ${round(afterSync.liveHeapBytes / MiB, 1)} MiB; ` +
+        `restarted (median of ${restarts.length}) RSS ${round(restarted.rssBytes / MiB, 1)} MiB, heap ${round(restarted.liveHeapBytes / MiB, 1)} MiB ` +
+        `(populate ${round(populateSeconds, 1)} s, sync ${round(copySeconds, 1)} s)`,
     );
-    return { n, populateSeconds: round(populateSeconds), syncSeconds: round(copySeconds), restartSeconds: round(restartSeconds), errors, afterSync, restarted };
+    return { n, populateSeconds: round(populateSeconds), syncSeconds: round(copySeconds), errors, served, afterSync, restarts, restarted };
   } finally {
     await syncer?.stop();
     virtualClient.close();
@@ -102,53 +167,58 @@ async function measure(dir, n) {
 }
 
 const dir = await tempDir('syncer-memory');
+process.env['VCSYNC_HEAP_PROBE_DIR'] = dir.path;
 try {
-  console.log(`syncer-memory: sizes ${sizes.join(', ')}${quick ? ' (quick)' : ''}`);
+  console.log(`syncer-memory: sizes ${sizes.join(', ')}, ${args.samples} restarts each${quick ? ' (quick)' : ''}`);
   const runs = [];
   for (const n of sizes) runs.push(await measure(dir.path, n));
   const empty = runs.find((r) => r.n === 0);
-  const perObject = (run, which) => (run.n === 0 ? undefined : round((run[which].rssBytes - empty[which].rssBytes) / run.n, 0));
+  const perObject = (run, which, field) => round((run[which][field] - empty[which][field]) / run.n, 0);
   const rows = runs.filter((r) => r.n > 0).map((r) => ({
     n: r.n,
     rssAfterSyncMiB: round(r.afterSync.rssBytes / MiB, 1),
     rssRestartedMiB: round(r.restarted.rssBytes / MiB, 1),
-    bytesPerObjectAfterSync: perObject(r, 'afterSync'),
-    bytesPerObjectRestarted: perObject(r, 'restarted'),
+    liveHeapRestartedMiB: round(r.restarted.liveHeapBytes / MiB, 1),
+    rssBytesPerObjectRestarted: perObject(r, 'restarted', 'rssBytes'),
+    liveHeapBytesPerObjectRestarted: perObject(r, 'restarted', 'liveHeapBytes'),
+    rssBytesPerObjectAfterSync: perObject(r, 'afterSync', 'rssBytes'),
+    liveHeapBytesPerObjectAfterSync: perObject(r, 'afterSync', 'liveHeapBytes'),
   }));
-  const largest = runs.filter((r) => r.n > 0).at(-1);
-  const secondLargest = runs.filter((r) => r.n > 0).at(-2);
-  const marginal =
-    largest && secondLargest
-      ? round((largest.restarted.rssBytes - secondLargest.restarted.rssBytes) / (largest.n - secondLargest.n), 0)
-      : undefined;
+  const emptyRssMiB = round(empty.restarted.rssBytes / MiB, 1);
+  const emptyHeapMiB = round(empty.restarted.liveHeapBytes / MiB, 1);
   const result = {
     sizes,
+    samples: args.samples,
     quick,
     hostQps: HIGH_QPS,
     setup: {
-      syncer: '`vcsync start` in its own process, --no-leader-elect, 10 workers, host QPS/burst 100000, no patches; RSS = VmRSS of /proc/<pid>/status',
-      objects: 'N Endpoints (3 addresses, 1 port) + N selector-less Services in the virtual cluster; N Endpoints on the host',
-      readings: `afterSync: ${SETTLE_MS / 1000} s after the first copy of all N finished; restarted: a new syncer process against the synced clusters, ${SETTLE_MS / 1000} s after every key reconciled unchanged`,
-      perObject: '(RSS_N − RSS_0) / N, RSS_0 = the same syncer with an empty virtual cluster',
+      syncer: '`vcsync start` in its own process (node --expose-gc --import benchmarks/lib/heap-probe.mjs), --no-leader-elect, 10 workers, host QPS/burst 100000, no patches',
+      objects: 'N Endpoints (3 addresses, 1 port) + N selector-less Services in the virtual cluster; N Endpoints on the host; every object served with metadata.managedFields, as the real kube-apiserver serves them (checked; sizes in raw[].served)',
+      readings: `afterSync: ${SETTLE_MS / 1000} s after the first copy of all N finished; restarted: the median of ${args.samples} new syncer processes against the synced clusters, each ${SETTLE_MS / 1000} s after every key reconciled unchanged`,
+      memory: 'RSS = VmRSS of /proc/<pid>/status before the gc; live heap = process.memoryUsage().heapUsed after two full gc',
+      perObject: '(X_N − X_0) / N, X_0 = the same syncer with an empty virtual cluster, in the same run',
     },
     raw: runs,
-    rssEmptyMiB: round(empty.restarted.rssBytes / MiB, 1),
+    rssEmptyMiB: emptyRssMiB,
+    liveHeapEmptyMiB: emptyHeapMiB,
     perSize: rows,
-    marginalBytesPerObjectRestarted: marginal,
     table: [
-      { benchmark: 'syncer-memory', metric: 'syncer RSS, no objects, MiB', value: round(empty.restarted.rssBytes / MiB, 1) },
+      { benchmark: 'syncer-memory', metric: 'syncer RSS, no objects, MiB', value: emptyRssMiB },
       ...rows.flatMap((row) => [
-        { benchmark: 'syncer-memory', metric: `syncer RSS, ${row.n} Endpoints synced (restarted), MiB`, value: row.rssRestartedMiB, baseline: round(empty.restarted.rssBytes / MiB, 1), ratio: round(row.rssRestartedMiB / (empty.restarted.rssBytes / MiB)) },
-        { benchmark: 'syncer-memory', metric: `bytes per synced Endpoints, N=${row.n}, restarted: (RSS_N − RSS_0) / N`, value: row.bytesPerObjectRestarted },
-        { benchmark: 'syncer-memory', metric: `bytes per synced Endpoints, N=${row.n}, right after the first sync`, value: row.bytesPerObjectAfterSync },
+        { benchmark: 'syncer-memory', metric: `syncer RSS, ${row.n} Endpoints synced (restarted), MiB`, value: row.rssRestartedMiB, baseline: emptyRssMiB, ratio: round(row.rssRestartedMiB / emptyRssMiB) },
+        { benchmark: 'syncer-memory', metric: `RSS bytes per synced Endpoints, N=${row.n}, restarted: (RSS_N − RSS_0) / N`, value: row.rssBytesPerObjectRestarted },
+        { benchmark: 'syncer-memory', metric: `live heap bytes per synced Endpoints, N=${row.n}, restarted, after gc`, value: row.liveHeapBytesPerObjectRestarted },
+        { benchmark: 'syncer-memory', metric: `RSS bytes per synced Endpoints, N=${row.n}, right after the first sync`, value: row.rssBytesPerObjectAfterSync },
       ]),
     ],
   };
   const file = await writeResult('syncer-memory', result);
-  printSummary('syncer-memory (RSS of the syncer process)', [
-    ['empty', `${result.rssEmptyMiB} MiB`],
-    ...rows.map((row) => [`N=${row.n}`, `${row.rssRestartedMiB} MiB restarted (${row.bytesPerObjectRestarted} B/object), ${row.rssAfterSyncMiB} MiB after first sync (${row.bytesPerObjectAfterSync} B/object)`]),
-    ...(marginal !== undefined ? [['marginal (restarted)', `${marginal} B/object between the two largest sizes`]] : []),
+  printSummary('syncer-memory (the syncer process; objects with managedFields)', [
+    ['empty', `RSS ${emptyRssMiB} MiB, live heap ${emptyHeapMiB} MiB`],
+    ...rows.map((row) => [
+      `N=${row.n}`,
+      `restarted: RSS ${row.rssRestartedMiB} MiB (${row.rssBytesPerObjectRestarted} B/object), live heap ${row.liveHeapRestartedMiB} MiB (${row.liveHeapBytesPerObjectRestarted} B/object); after first sync ${row.rssBytesPerObjectAfterSync} B/object RSS`,
+    ]),
     ['results', file],
   ]);
 } finally {

@@ -180,9 +180,9 @@ async function bareNodeReady() {
 }
 
 async function startSyncer(dir, virtual, host, label) {
-  const nodeFlags = args.profile !== '' ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`, `--cpu-prof-name=syncer-startup-${label}-${Date.now()}.cpuprofile`] : [];
+  const nodeArgs = args.profile !== '' ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`, `--cpu-prof-name=syncer-startup-${label}-${Date.now()}.cpuprofile`] : [];
   if (args.profile !== '') await mkdir(args.profile, { recursive: true });
-  return startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS, nodeFlags });
+  return startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS, nodeArgs });
 }
 
 /** Clusters with `n` Endpoints (and Services) in the virtual cluster and an empty host namespace. */

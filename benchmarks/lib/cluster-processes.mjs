@@ -15,9 +15,9 @@ class ChildProcess {
   stderr = '';
   lineCount = 0;
 
-  constructor(label, args, nodeFlags = []) {
+  constructor(label, args, nodeArgs = []) {
     this.label = label;
-    this.#child = spawn(process.execPath, ['--no-node-snapshot', ...nodeFlags, mainJs, ...args], { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child = spawn(process.execPath, ['--no-node-snapshot', ...nodeArgs, mainJs, ...args], { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'] });
     this.pid = this.#child.pid;
     this.#exited = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));
     this.#child.stderr.setEncoding('utf8');
@@ -98,9 +98,9 @@ export const PLAIN_CONFIG = 'sync:\n  toHost:\n    endpoints:\n      enabled: tr
  * Starts `vcsync start` between two devcluster processes with leader election off and the host
  * rate limit given (`hostQps`/`hostBurst`). Resolves once its metrics endpoint listens; the
  * returned `synced` promise resolves (with its time, `performance.now()` of this process) when it
- * logs "caches synced, starting workers". `nodeFlags` go to its Node (e.g. `--cpu-prof`).
+ * logs "caches synced, starting workers". `nodeArgs` go to node before the script (e.g. `--expose-gc`).
  */
-export async function startSyncerProcess({ dir, virtual, host, name, hostNamespace, hostQps, hostBurst, workers = 10, logLevel = 'info', config = PLAIN_CONFIG, nodeFlags = [] }) {
+export async function startSyncerProcess({ dir, virtual, host, name, hostNamespace, hostQps, hostBurst, workers = 10, logLevel = 'info', config = PLAIN_CONFIG, nodeArgs = [] }) {
   const configPath = join(dir, 'vcluster.yaml');
   await writeFile(configPath, config);
   const args = [
@@ -118,7 +118,7 @@ export async function startSyncerProcess({ dir, virtual, host, name, hostNamespa
     '--log-level', logLevel,
   ];
   const spawnedAt = performance.now();
-  const child = new ChildProcess('syncer', args, nodeFlags);
+  const child = new ChildProcess('syncer', args, nodeArgs);
   const message = (text) => (line) => {
     if (!line.includes(text)) return undefined;
     try {

@@ -4,8 +4,15 @@ import { objectKey } from './object-key.js';
 /** Computes the values under which an object is indexed (none, one or several). Must be pure. */
 export type IndexFunc<T extends KubeObject> = (object: T) => readonly string[];
 
-/** The built-in index: objects by `metadata.namespace` (`''` for cluster-scoped). */
+/** The usual name of the {@link indexByNamespace} index. */
 export const NAMESPACE_INDEX = 'namespace';
+
+/**
+ * Objects by `metadata.namespace` (`''` for cluster-scoped), for a cache whose readers list one
+ * namespace. Not built in: an index costs a set entry per object, so a cache has only the indexes
+ * its readers query.
+ */
+export const indexByNamespace: IndexFunc<KubeObject> = (object) => [object.metadata?.namespace ?? ''];
 
 /** The changes a {@link CacheStore.replace} made, for the informer to deliver. */
 export interface ReplaceDelta<T extends KubeObject> {
@@ -18,8 +25,8 @@ export interface ReplaceDelta<T extends KubeObject> {
 }
 
 /**
- * The informer's cache: objects keyed `namespace/name`, with a namespace index and pluggable
- * index functions kept consistent on every change. The store holds the objects it is given
+ * The informer's cache: objects keyed `namespace/name`, with the index functions it was given
+ * (none by default) kept consistent on every change. The store holds the objects it is given
  * (callers must treat them as read-only). It is not a source of events by itself: mutations
  * return what changed and the informer decides what to deliver.
  */
@@ -31,9 +38,8 @@ export class CacheStore<T extends KubeObject> {
   #synced = false;
   #resourceVersion = '';
 
-  /** `indexers` adds named index functions next to the built-in {@link NAMESPACE_INDEX}. */
+  /** `indexers`: named index functions (e.g. `{ [NAMESPACE_INDEX]: indexByNamespace }`). Default none. */
   constructor(indexers: Record<string, IndexFunc<T>> = {}) {
-    this.addIndexer(NAMESPACE_INDEX, (object) => [object.metadata?.namespace ?? '']);
     for (const [name, fn] of Object.entries(indexers)) this.addIndexer(name, fn);
   }
 

@@ -17,6 +17,7 @@ export * from './kube-object.js';
 export * from './leader-elector.js';
 export * from './metrics.js';
 export * from './object-key.js';
+export * from './object-transforms.js';
 export * from './rate-limiters.js';
 export * from './rate-limiting-queue.js';
 export * from './reflector.js';

@@ -21,9 +21,11 @@ export interface InformerHandler<T extends KubeObject> {
   onDelete?(object: T): void | Promise<void>;
 }
 
+export type { NamedTransform, ObjectTransform } from './reflector.js';
+
 /** Options of {@link Informer}: the reflector's plus the cache's and resync's. */
-export interface InformerOptions<T extends KubeObject = KubeObject> extends ReflectorOptions {
-  /** Extra cache indexes by name (the `namespace` index is always present). Default none. */
+export interface InformerOptions<T extends KubeObject = KubeObject> extends ReflectorOptions<T> {
+  /** Cache indexes by name, for {@link Informer.byIndex} (e.g. `{ namespace: indexByNamespace }`). Default none. */
   indexers?: Record<string, IndexFunc<T>>;
   /** Every cached object is re-delivered to `onUpdate` this often, in ms; 0 disables. Default 36 000 000 (10 h). */
   resyncPeriodMs?: number;
@@ -108,7 +110,7 @@ export class Informer<T extends KubeObject> {
     return this.#store.list();
   }
 
-  /** Cached objects whose index `indexName` yields `value` (`byIndex('namespace', 'default')`). */
+  /** Cached objects whose index `indexName` (one of the `indexers`) yields `value`; throws RangeError for an index it was not given. */
   byIndex(indexName: string, value: string): T[] {
     return this.#store.byIndex(indexName, value);
   }

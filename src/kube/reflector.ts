@@ -25,8 +25,26 @@ export interface ReflectorSink<T extends KubeObject> {
   bookmark(resourceVersion: string): void;
 }
 
+/**
+ * What an informer keeps of each object it receives, after client-go's SetTransform: applied to
+ * every object from the list (page by page, so whole objects of one page at most are alive at a
+ * time) and from the watch, before it is delivered to the sink, cached and handed to handlers.
+ * Must be pure and return a new object (the input is the parsed response, not shared).
+ */
+export type ObjectTransform<T extends KubeObject = KubeObject> = (object: T) => T;
+
+/**
+ * An {@link ObjectTransform} of any object type, with a name: shared informers key on it, so two
+ * users that keep different parts of the same objects never share one cache.
+ */
+export interface NamedTransform {
+  /** A fixed word, e.g. `without-managed-fields`. */
+  readonly name: string;
+  apply<T extends KubeObject>(object: T): T;
+}
+
 /** Options of {@link Reflector}. */
-export interface ReflectorOptions {
+export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   /** Informer name for logs and the `informer` metrics label (a fixed word). Required. */
   name: string;
   /** The API client. Required. */
@@ -39,6 +57,8 @@ export interface ReflectorOptions {
   labelSelector?: string;
   /** Field selector, e.g. `metadata.name=web`. Default none. */
   fieldSelector?: string;
+  /** Applied to every listed and watched object before the sink sees it. Default none: objects are delivered whole. */
+  transform?: ObjectTransform<T>;
   /** Items per list page (`limit`). Default 500. */
   pageSize?: number;
   /** Lower bound of the random `timeoutSeconds` asked of each watch. Default 300. */
@@ -63,10 +83,10 @@ export interface ReflectorOptions {
   metrics?: KubeMetrics;
 }
 
-type Resolved = Readonly<Required<Omit<ReflectorOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>>> &
-  Readonly<Pick<ReflectorOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>>;
+type Resolved<T extends KubeObject> = Readonly<Required<Omit<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform'>>> &
+  Readonly<Pick<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform'>>;
 
-function withDefaults(options: ReflectorOptions): Resolved {
+function withDefaults<T extends KubeObject>(options: ReflectorOptions<T>): Resolved<T> {
   return Object.freeze({
     ...options,
     pageSize: options.pageSize ?? 500,
@@ -105,7 +125,7 @@ const EMPTY_WATCH_MS = 1000;
  * resourceVersions are opaque strings, passed back verbatim and never compared by size.
  */
 export class Reflector<T extends KubeObject> {
-  readonly #options: Resolved;
+  readonly #options: Resolved<T>;
   readonly #sink: ReflectorSink<T>;
   readonly #metrics: WatchMetrics;
   readonly #backoff: Backoff;
@@ -113,7 +133,7 @@ export class Reflector<T extends KubeObject> {
   #running = false;
   #connected = false;
 
-  constructor(options: ReflectorOptions, sink: ReflectorSink<T>) {
+  constructor(options: ReflectorOptions<T>, sink: ReflectorSink<T>) {
     this.#options = withDefaults(options);
     this.#sink = sink;
     this.#metrics = this.#options.metrics.watch(this.#options.name);
@@ -205,7 +225,8 @@ export class Reflector<T extends KubeObject> {
         limit: this.#options.pageSize,
         continue: token,
       });
-      items.push(...page.items);
+      const transform = this.#options.transform;
+      for (const item of page.items) items.push(transform === undefined ? item : transform(item));
       if (resourceVersion === '') resourceVersion = page.metadata?.resourceVersion ?? '';
       token = page.metadata?.continue;
     } while (token !== undefined && token !== '' && !signal.aborted);
@@ -268,7 +289,7 @@ export class Reflector<T extends KubeObject> {
           continue;
         }
         if (resourceVersion !== undefined && resourceVersion !== '') this.#lastResourceVersion = resourceVersion;
-        this.#sink.apply(event.type, event.object);
+        this.#sink.apply(event.type, this.#options.transform === undefined ? event.object : this.#options.transform(event.object));
       }
     } catch (err) {
       if (silent || signal.aborted) return silent ? 'silent' : 'closed';

@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import type { ResourceType } from '../kube/api-path.js';
-import { Informer, type InformerOptions } from '../kube/informer.js';
+import { Informer, type InformerOptions, type NamedTransform } from '../kube/informer.js';
 import type { KubeObject } from '../kube/kube-object.js';
 import type { ListerWatcher } from '../kube/reflector.js';
 
-/** Which watch an informer is: two requests for the same watch get the same informer. */
+/** Which watch an informer is, and what it caches of it: two requests for the same of both get the same informer. */
 export interface InformerRequest {
   /** Name of the informer (its metrics label, and what health checks list); the first request's name is kept. */
   name: string;
@@ -15,6 +15,8 @@ export interface InformerRequest {
   namespace?: string;
   /** Label selector of the watch; `''` or absent selects everything. */
   labelSelector?: string;
+  /** What the cache keeps of each object (see {@link NamedTransform}). Absent: objects are cached whole. */
+  transform?: NamedTransform;
 }
 
 /** Options of {@link SharedInformerFactory}. */
@@ -22,19 +24,19 @@ export interface SharedInformerFactoryOptions {
   /** The clients informers list and watch with, by cluster name. */
   clusters: Readonly<Record<string, ListerWatcher>>;
   /** What every informer is built with besides its watch (logger, metrics, resync, watch timing). */
-  informerDefaults?: Omit<InformerOptions, 'name' | 'client' | 'resource' | 'namespace' | 'labelSelector' | 'fieldSelector'>;
+  informerDefaults?: Omit<InformerOptions, 'name' | 'client' | 'resource' | 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform'>;
 }
 
-/** The key of a watch: (cluster, resource, namespace, label selector). */
+/** The key of an informer: (cluster, resource, namespace, label selector, transform name). */
 export function informerKey(request: InformerRequest): string {
   const { group = '', version, resource } = request.resource;
-  return [request.cluster, `${group}/${version}/${resource}`, request.namespace ?? '', request.labelSelector ?? ''].join('|');
+  return [request.cluster, `${group}/${version}/${resource}`, request.namespace ?? '', request.labelSelector ?? '', request.transform?.name ?? ''].join('|');
 }
 
 /**
  * Informers shared by everything the daemon runs, after client-go's SharedInformerFactory: one
- * informer (one list and watch, one cache) per (cluster, resource, namespace, label selector),
- * however many users ask for it. Informers requested before {@link SharedInformerFactory.run}
+ * informer (one list and watch, one cache) per (cluster, resource, namespace, label selector,
+ * transform), however many users ask for it. Informers requested before {@link SharedInformerFactory.run}
  * start with it; those requested while it runs start at once.
  */
 export class SharedInformerFactory {
@@ -56,6 +58,7 @@ export class SharedInformerFactory {
       if (client === undefined) {
         throw new Error(`informer ${request.name}: no cluster "${request.cluster}" (known: ${Object.keys(this.#options.clusters).join(', ')})`);
       }
+      const { transform } = request;
       informer = new Informer<KubeObject>({
         ...this.#options.informerDefaults,
         name: request.name,
@@ -63,6 +66,7 @@ export class SharedInformerFactory {
         resource: request.resource,
         ...(request.namespace !== undefined ? { namespace: request.namespace } : {}),
         ...(request.labelSelector !== undefined ? { labelSelector: request.labelSelector } : {}),
+        ...(transform !== undefined ? { transform: (object: KubeObject) => transform.apply(object) } : {}),
       });
       this.#informers.set(key, informer);
       if (this.#signal !== undefined) this.#start(informer, this.#signal);

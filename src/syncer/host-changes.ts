@@ -1,19 +1,57 @@
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../kube/kube-object.js';
 
 const ENVELOPE = new Set(['apiVersion', 'kind', 'metadata']);
 
 /**
+ * Where a cached host copy without its body (see host-copy-cache.ts) carries the
+ * {@link hostBodyDigest} of the fields it left out. A symbol: never serialised, never a field name.
+ */
+export const HOST_BODY_DIGEST = Symbol('vcsync.hostBodyDigest');
+
+/** A host object as the host cache may hold it: whole, or its envelope and {@link HOST_BODY_DIGEST}. */
+export type CachedHostObject = KubeObject & { [HOST_BODY_DIGEST]?: string };
+
+/** The digest a cached host copy carries instead of its body; undefined for a whole object. */
+export function cachedBodyDigest(host: KubeObject): string | undefined {
+  return (host as CachedHostObject)[HOST_BODY_DIGEST];
+}
+
+/**
+ * A digest of every field of `object` other than the envelope (apiVersion, kind, metadata), equal
+ * for two objects exactly when {@link hostMatchesDesired} would find those fields equal: `[]`, `{}`,
+ * `null` and absent are the same, key order is not significant, array order is. SHA-256 of the
+ * canonical JSON, 128 bits (an equality check, not a security boundary).
+ */
+export function hostBodyDigest(object: KubeObject): string {
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(object)) {
+    if (!ENVELOPE.has(field)) body[field] = value;
+  }
+  return createHash('sha256')
+    .update(canonicalJson(normalizeEmpty(body) ?? {}))
+    .digest('base64url')
+    .slice(0, 22);
+}
+
+/**
  * Whether the host object already is what the syncer would write: every field other than the
  * envelope equal (`[]`, `{}` and absent count as the same, as they do to the API server), and the
- * same labels and annotations. Server-owned metadata (uid, resourceVersion, …) is not compared.
+ * same labels and annotations. Server-owned metadata (uid, resourceVersion, …) is not compared. A
+ * cached host copy without its body is compared by its {@link HOST_BODY_DIGEST}.
  */
 export function hostMatchesDesired(host: KubeObject, desired: KubeObject): boolean {
-  const hostRecord = host as Record<string, unknown>;
-  const desiredRecord = desired as Record<string, unknown>;
-  const fields = new Set([...Object.keys(desiredRecord), ...Object.keys(hostRecord)].filter((f) => !ENVELOPE.has(f)));
-  for (const field of fields) {
-    if (!isDeepStrictEqual(normalizeEmpty(hostRecord[field]), normalizeEmpty(desiredRecord[field]))) return false;
+  const digest = cachedBodyDigest(host);
+  if (digest !== undefined) {
+    if (hostBodyDigest(desired) !== digest) return false;
+  } else {
+    const hostRecord = host as Record<string, unknown>;
+    const desiredRecord = desired as Record<string, unknown>;
+    const fields = new Set([...Object.keys(desiredRecord), ...Object.keys(hostRecord)].filter((f) => !ENVELOPE.has(f)));
+    for (const field of fields) {
+      if (!isDeepStrictEqual(normalizeEmpty(hostRecord[field]), normalizeEmpty(desiredRecord[field]))) return false;
+    }
   }
   return (
     isDeepStrictEqual(host.metadata?.labels ?? {}, desired.metadata?.labels ?? {}) &&
@@ -59,4 +97,15 @@ function normalizeEmpty(value: unknown): unknown {
     return entries.length === 0 ? undefined : Object.fromEntries(entries);
   }
   return value;
+}
+
+/** JSON with object keys sorted at every depth: one text per value, whatever the key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const fields = Object.keys(record).sort();
+    return `{${fields.map((field) => `${JSON.stringify(field)}:${canonicalJson(record[field])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

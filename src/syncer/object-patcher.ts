@@ -9,6 +9,12 @@ import type { ReferenceImport } from '../patches/index.js';
 export interface ObjectPatcher {
   /** Whether {@link ObjectPatcher.toVirtual} can change anything (reverse, labels or reference patches). */
   readonly reverses: boolean;
+  /**
+   * Whether {@link ObjectPatcher.toHost} or {@link ObjectPatcher.toVirtual} may read the existing
+   * host object's fields (`context.hostObject`, reverse patches): then the host cache keeps whole
+   * copies, and the controller GETs any copy cached without its body.
+   */
+  readonly readsHost: boolean;
   toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<PatchedObject>;
   /** `lastSyncedHost`: the host object as last converged; fields it still holds are not host-side changes. */
   toVirtual(input: { virtual: KubeObject; host: KubeObject; lastSyncedHost: KubeObject | undefined }): Promise<KubeObject>;

@@ -18,6 +18,7 @@ export class PlanPatcher implements ObjectPatcher {
   readonly #plan: PatchPlan;
   readonly #env: PatchEnvironment;
   readonly reverses: boolean;
+  readonly readsHost: boolean;
 
   constructor(plan: PatchPlan, env: PatchEnvironment) {
     this.#plan = plan;
@@ -26,6 +27,9 @@ export class PlanPatcher implements ObjectPatcher {
     // reference translation does not have; counting them would keep host objects in memory and
     // run the reverse pass for nothing.
     const referencesReverse = env.references.toVirtual !== undefined;
+    // Every kind of patch may read the host object (an expression's context.hostObject, a
+    // reverse patch's source): only a plan without patches certainly does not.
+    this.readsHost = plan.patches.length > 0;
     this.reverses = plan.patches.some(
       (p) => p.mode === 'labels' || (p.mode === 'reference' && referencesReverse) || (p.mode === 'expression' && p.reverseExpression !== undefined),
     );

@@ -1,7 +1,7 @@
 import type { ConfigValidator } from '../config/check-config.js';
 import type { VclusterConfig } from '../config/schema.js';
 import type { ResourceType } from '../kube/api-path.js';
-import type { Informer } from '../kube/informer.js';
+import type { Informer, NamedTransform } from '../kube/informer.js';
 import type { KubeObject } from '../kube/kube-object.js';
 import type { KubeMetrics } from '../kube/metrics.js';
 import type { ListerWatcher } from '../kube/reflector.js';
@@ -15,7 +15,7 @@ import type { ToHostResource } from './to-host-resource.js';
 /** Every cached object is reconciled again this often, in ms (drift repair without events): 1 h. */
 export const SYNC_RESYNC_PERIOD_MS = 3_600_000;
 
-/** Which watch a syncer needs; two syncers asking for the same watch share one informer. */
+/** Which watch a syncer needs and what it keeps of it; two syncers asking for the same share one informer. */
 export interface InformerRequest {
   /** Name of the informer (metrics label, health checks); the first request's name is kept. */
   name: string;
@@ -25,6 +25,8 @@ export interface InformerRequest {
   namespace?: string;
   /** Label selector; absent selects everything. */
   labelSelector?: string;
+  /** What the cache keeps of each object: only what the syncer reads. Absent: objects are cached whole. */
+  transform?: NamedTransform;
 }
 
 /** Where syncers get their informers; whoever provides it runs them (the manager's shared informers). */

@@ -14,7 +14,7 @@ import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { CompetingWriterDetector, otherManagers, type CompetingWriterDetectorOptions } from './competing-writers.js';
 import { desiredHostObject } from './desired-host.js';
-import { hostMatchesDesired, withHostChanges } from './host-changes.js';
+import { cachedBodyDigest, hostMatchesDesired, withHostChanges } from './host-changes.js';
 import type { PatchedObject } from './object-patcher.js';
 import type { SyncState } from './sync-state.js';
 import type { ReferenceImporter } from './reference-importer.js';
@@ -76,6 +76,9 @@ const CACHE_LAG: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 10
 
 /** The host cache has not seen this process's last write to the host object; its watch event re-queues the key. */
 const HOST_CACHE_BEHIND: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host cache has not seen our last write yet' });
+
+/** The host cache holds a copy that a GET no longer finds: look again once the cache has seen the delete. */
+const HOST_GONE: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host object was deleted while being read' });
 
 /** Initial syncs of at least this many keys report their progress. */
 const LARGE_INITIAL_SYNC = 1000;
@@ -192,14 +195,14 @@ export class ToHostController<V extends KubeObject> {
     const placement = state.translator.hostRef({ name, namespace });
     if (!placement.synced) return { kind: 'skipped', cause: 'not_placed', reason: placement.reason };
     const hostRef = placement.ref;
-    const host = this.#options.hostInformer.get(`${hostRef.namespace}/${hostRef.name}`);
-    const ours = host !== undefined && this.#isOurs(host, state.translator, key);
+    const cached = this.#options.hostInformer.get(`${hostRef.namespace}/${hostRef.name}`);
+    const ours = cached !== undefined && this.#isOurs(cached, state.translator, key);
 
     if (virtual === undefined || virtual.metadata?.deletionTimestamp !== undefined) {
       this.#forget(key);
-      if (host !== undefined && ours) {
+      if (cached !== undefined && ours) {
         const reason = virtual === undefined ? 'virtual object deleted' : 'virtual object is being deleted';
-        await this.#deleteHost(host, key, reason);
+        await this.#deleteHost(cached, key, reason);
         return { kind: 'deleted', reason };
       }
       return { kind: 'skipped', cause: 'no_virtual_object', reason: 'no virtual object' };
@@ -208,31 +211,35 @@ export class ToHostController<V extends KubeObject> {
     const decision = this.#resource.decide(virtual);
     if (!decision.sync) {
       this.#forget(key);
-      if (host !== undefined && ours) {
-        await this.#deleteHost(host, key, decision.reason);
+      if (cached !== undefined && ours) {
+        await this.#deleteHost(cached, key, decision.reason);
         return { kind: 'deleted', reason: decision.reason };
       }
       return { kind: 'skipped', cause: 'excluded', reason: decision.reason };
     }
 
-    if (host !== undefined && !ours) throw this.#notManaged(hostRef, state, key);
+    if (cached !== undefined && !ours) throw this.#notManaged(hostRef, state, key);
 
-    if (host !== undefined && host.metadata?.annotations?.[ANNOTATION_OBJECT_UID] !== virtual.metadata?.uid) {
+    if (cached !== undefined && cached.metadata?.annotations?.[ANNOTATION_OBJECT_UID] !== virtual.metadata?.uid) {
       // The virtual object was deleted and recreated while we were not looking: its host copy
       // belongs to the old incarnation.
-      await this.#deleteHost(host, key, 'the virtual object was recreated (uid changed)');
+      await this.#deleteHost(cached, key, 'the virtual object was recreated (uid changed)');
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
       this.#remember(key, virtual, created);
       return { kind: 'synced', action: 'recreated' };
     }
 
-    if (host === undefined) {
+    if (cached === undefined) {
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
       this.#remember(key, virtual, created);
       return { kind: 'synced', action: 'created' };
     }
+
+    // Patches read the host object's fields: a copy cached without its body is read whole.
+    const host = state.patcher.readsHost && cachedBodyDigest(cached) !== undefined ? await this.#readHost(hostRef.namespace, hostRef.name) : cached;
+    if (host === undefined) return HOST_GONE;
 
     let current = virtual;
     let virtualUpdated = false;
@@ -262,7 +269,9 @@ export class ToHostController<V extends KubeObject> {
     if (this.#changedByOthers(last, virtual, host)) {
       const verdict = this.#contention.observe(key, host.metadata?.resourceVersion ?? '');
       if (verdict.contended) {
-        contention = { host: `${hostRef.namespace}/${hostRef.name}`, competingWrites: verdict.competingWrites, report: verdict.report, otherManagers: otherManagers(host, this.#fieldManager) };
+        // The cache keeps no managedFields: who the other writers are is read when it is reported.
+        const managers = verdict.report ? await this.#otherManagers(hostRef.namespace, hostRef.name) : [];
+        contention = { host: `${hostRef.namespace}/${hostRef.name}`, competingWrites: verdict.competingWrites, report: verdict.report, otherManagers: managers };
       }
       if (verdict.action === 'defer' && contention !== undefined) return { kind: 'deferred', afterMs: verdict.afterMs, contention };
     }
@@ -361,6 +370,12 @@ export class ToHostController<V extends KubeObject> {
       }
       return undefined;
     }
+  }
+
+  /** The field managers other than ours of the host object `namespace/name`, as the server has it now. */
+  async #otherManagers(namespace: string, name: string): Promise<string[]> {
+    const host = await this.#readHost(namespace, name);
+    return host === undefined ? [] : otherManagers(host, this.#fieldManager);
   }
 
   async #readHost(namespace: string, name: string): Promise<V | undefined> {

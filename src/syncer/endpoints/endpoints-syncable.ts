@@ -18,7 +18,7 @@ export const endpointsSyncable: SyncableResource = {
   buildState: buildEndpointsSyncState,
   build(context) {
     const syncer = createEndpointsSyncer(context);
-    return { run: (signal) => syncer.run(signal), updateState: (state) => syncer.controller.updateState(state) };
+    return { run: (signal) => syncer.run(signal), updateState: (state) => syncer.updateState(state) };
   },
   // Preview assumes the Endpoints' Service exists without a selector.
   previewResource: () => endpointsResource({ get: () => ({ spec: {} }) }) as unknown as ToHostResource<KubeObject>,

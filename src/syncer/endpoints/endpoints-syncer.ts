@@ -3,9 +3,13 @@ import { CoreResources } from '../../kube/api-path.js';
 import { Informer } from '../../kube/informer.js';
 import type { KubeObject } from '../../kube/kube-object.js';
 import { RateLimitingWorkQueue } from '../../kube/rate-limiting-queue.js';
+import { WITHOUT_MANAGED_FIELDS } from '../../kube/object-transforms.js';
 import { LABEL_MANAGED_BY } from '../../translate/keys.js';
+import { hostCopyTransform } from '../host-copy-cache.js';
+import type { SyncState } from '../sync-state.js';
 import { SYNC_RESYNC_PERIOD_MS, type InformerRequest, type InformerSource, type SyncerContext } from '../syncable-resource.js';
 import { ToHostController } from '../to-host-controller.js';
+import { SERVICE_SELECTOR_ONLY } from './cached-service.js';
 import { endpointsResource, servicesWakeEndpoints } from './endpoints-resource.js';
 import type { Endpoints, Service } from './endpoints-types.js';
 
@@ -29,6 +33,10 @@ export interface EndpointsSyncerOptions extends Omit<SyncerContext, 'informers'>
 /** The informers and controller that sync Endpoints; run them with {@link EndpointsSyncer.run}. */
 export interface EndpointsSyncer {
   readonly controller: ToHostController<Endpoints>;
+  /** Swaps in a reloaded state, for the controller and for what the host cache keeps of new objects. */
+  updateState(state: SyncState): void;
+  /** Its three caches (read-only: for tests and memory accounting). */
+  readonly informers: { readonly virtualEndpoints: Informer<Endpoints>; readonly virtualServices: Informer<Service>; readonly hostEndpoints: Informer<Endpoints> };
   /** True once every informer has listed. */
   hasSynced(): boolean;
   /** The informers whose last list or watch request failed (they are backing off), by name. */
@@ -52,19 +60,30 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
   const owned: Informer<KubeObject>[] = [];
   const informer = <T extends KubeObject>(request: InformerRequest): Informer<T> => {
     if (options.informers !== undefined) return options.informers.informer<T>(request);
-    const { cluster, ...watch } = request;
-    const created = new Informer<T>({ ...common, ...watch, client: cluster === 'virtual' ? options.virtualClient : options.hostClient });
+    const { cluster, transform, ...watch } = request;
+    const created = new Informer<T>({
+      ...common,
+      ...watch,
+      ...(transform !== undefined ? { transform: (object: T) => transform.apply(object) } : {}),
+      client: cluster === 'virtual' ? options.virtualClient : options.hostClient,
+    });
     owned.push(created as unknown as Informer<KubeObject>);
     return created;
   };
-  const virtualEndpoints = informer<Endpoints>({ name: 'virtual-endpoints', cluster: 'virtual', resource: CoreResources.endpoints });
-  const virtualServices = informer<Service>({ name: 'virtual-services', cluster: 'virtual', resource: CoreResources.services });
+  // The state of the moment: the host cache keeps bodies while its patches read them.
+  let state = options.state;
+  // Each cache keeps what the syncer reads (issue 11 §3): virtual Endpoints whole but for their
+  // managedFields (translation, patches and reverse sync read them), of Services the selector, of
+  // host copies the metadata and a digest of the rest.
+  const virtualEndpoints = informer<Endpoints>({ name: 'virtual-endpoints', cluster: 'virtual', resource: CoreResources.endpoints, transform: WITHOUT_MANAGED_FIELDS });
+  const virtualServices = informer<Service>({ name: 'virtual-services', cluster: 'virtual', resource: CoreResources.services, transform: SERVICE_SELECTOR_ONLY });
   const hostEndpoints = informer<Endpoints>({
     name: 'host-endpoints',
     cluster: 'host',
     resource: CoreResources.endpoints,
     namespace: options.hostWatchNamespace,
     labelSelector: `${LABEL_MANAGED_BY}=${options.vclusterName}`,
+    transform: hostCopyTransform(() => state.patcher.readsHost),
   });
   const controller = new ToHostController<Endpoints>({
     resource: endpointsResource(virtualServices),
@@ -84,6 +103,11 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
   const informers = [virtualEndpoints, virtualServices, hostEndpoints];
   return {
     controller,
+    informers: { virtualEndpoints, virtualServices, hostEndpoints },
+    updateState(next: SyncState): void {
+      state = next;
+      controller.updateState(next);
+    },
     hasSynced: () => informers.every((i) => i.hasSynced()),
     disconnected: () => informers.filter((i) => !i.connected()).map((i) => i.name),
     async run(signal: AbortSignal): Promise<void> {

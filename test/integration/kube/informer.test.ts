@@ -77,7 +77,7 @@ describe('Informer against a devcluster', () => {
     await eventually(() => log.length, (n) => n >= 5, 'four more deliveries');
     expect(log).toEqual(['add before', 'add x', 'update x 2', 'update x 3', 'delete x']);
     expect(informer.get('default/x')).toBeUndefined();
-    expect(informer.byIndex('namespace', 'default').map((o) => o.metadata?.name)).toEqual(['before']);
+    expect(informer.list().map((o) => o.metadata?.name)).toEqual(['before']);
   });
 
   it('relists when its resourceVersion has fallen out of the watch window (410)', async () => {

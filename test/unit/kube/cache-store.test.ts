@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CacheStore } from '../../../src/kube/cache-store.js';
+import { CacheStore, indexByNamespace, NAMESPACE_INDEX } from '../../../src/kube/cache-store.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 
 function obj(namespace: string, name: string, rv: string, labels: Record<string, string> = {}): KubeObject {
@@ -7,8 +7,14 @@ function obj(namespace: string, name: string, rv: string, labels: Record<string,
 }
 
 describe('CacheStore', () => {
-  it('keys objects namespace/name and indexes them by namespace', () => {
+  it('has no index unless given one (not even by namespace)', () => {
     const store = new CacheStore<KubeObject>();
+    store.upsert(obj('a', 'x', '1'));
+    expect(() => store.byIndex(NAMESPACE_INDEX, 'a')).toThrow(RangeError);
+  });
+
+  it('keys objects namespace/name and indexes them by namespace when given indexByNamespace', () => {
+    const store = new CacheStore<KubeObject>({ [NAMESPACE_INDEX]: indexByNamespace });
     store.upsert(obj('a', 'x', '1'));
     store.upsert(obj('b', 'x', '2'));
     store.upsert({ metadata: { name: 'cluster-wide', resourceVersion: '3' } });

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, TransportError } from '../../../src/kube/api-error.js';
+import { indexByNamespace, NAMESPACE_INDEX } from '../../../src/kube/cache-store.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { Informer, type InformerOptions } from '../../../src/kube/informer.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
@@ -77,7 +78,7 @@ describe('Informer over a scripted list/watch', () => {
       { items: [obj('a', '5')], metadata: { resourceVersion: '7', continue: 'page2' } },
       { items: [obj('b', '6')], metadata: { resourceVersion: '7' } },
     ];
-    const { informer, log } = start(lw, { pageSize: 1 });
+    const { informer, log } = start(lw, { pageSize: 1, indexers: { [NAMESPACE_INDEX]: indexByNamespace } });
     const controller = new AbortController();
     expect(await informer.waitForCacheSync(controller.signal)).toBe(true);
     expect(lw.listCalls.map((c) => [c.limit, c.continue])).toEqual([[1, undefined], [1, 'page2']]);
@@ -105,6 +106,49 @@ describe('Informer over a scripted list/watch', () => {
     expect(await counter(registry, 'vcsync_watch_restarts_total')).toBe(1);
     expect(await counter(registry, 'vcsync_watch_relists_total')).toBe(1);
     expect(await counter(registry, 'vcsync_watch_events_total', { type: 'BOOKMARK' })).toBe(1);
+  });
+
+  it('caches and delivers every listed and watched object as its transform returns it (client-go SetTransform)', async () => {
+    const lw = new FakeListerWatcher();
+    const big = (name: string, rv: string): KubeObject => ({ ...obj(name, rv), data: { payload: 'x'.repeat(100) } } as KubeObject);
+    lw.listScript = [{ items: [big('a', '1')], metadata: { resourceVersion: '1' } }];
+    const seen: KubeObject[] = [];
+    const { informer } = start(lw, { transform: (o) => ({ metadata: { ...o.metadata, labels: { slim: 'yes' } } }) });
+    informer.addHandler({ onAdd: (o) => void seen.push(o), onUpdate: (_old, o) => void seen.push(o), onDelete: (o) => void seen.push(o) });
+    await waitFor('the first watch', () => lw.watches.length === 1);
+    lw.lastWatch.push({ type: 'ADDED', object: big('b', '2') });
+    lw.lastWatch.push({ type: 'MODIFIED', object: big('a', '3') });
+    lw.lastWatch.push({ type: 'DELETED', object: big('b', '4') });
+    await waitFor('the listed object and three watch deliveries', () => seen.length === 4);
+    for (const object of [...seen, ...informer.list()]) {
+      expect(object).not.toHaveProperty('data');
+      expect(object.metadata?.labels).toEqual({ slim: 'yes' });
+    }
+    expect(informer.get('ns/a')?.metadata?.resourceVersion).toBe('3');
+    expect(informer.get('ns/b')).toBeUndefined();
+  });
+
+  it('transforms a listed page before fetching the next: whole objects of one page at most are alive at a time', async () => {
+    const lw = new FakeListerWatcher();
+    lw.listScript = [
+      { items: [obj('a', '5')], metadata: { resourceVersion: '7', continue: 'page2' } },
+      { items: [obj('b', '6')], metadata: { resourceVersion: '7' } },
+    ];
+    const pagesFetchedAtTransform: Record<string, number> = {};
+    const { informer } = start(lw, {
+      pageSize: 1,
+      transform: (o) => {
+        pagesFetchedAtTransform[o.metadata?.name ?? ''] = lw.listCalls.length;
+        return o;
+      },
+    });
+    expect(await informer.waitForCacheSync(new AbortController().signal)).toBe(true);
+    expect(pagesFetchedAtTransform).toEqual({ a: 1, b: 2 });
+  });
+
+  it('keeps no index it was not given: nobody queries one, and each costs a set entry per object', () => {
+    const { informer } = start(new FakeListerWatcher());
+    expect(() => informer.byIndex(NAMESPACE_INDEX, 'ns')).toThrow(RangeError);
   });
 
   it('relists on an in-stream Expired error and delivers the difference', async () => {

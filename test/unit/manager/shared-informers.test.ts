@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CoreResources } from '../../../src/kube/api-path.js';
+import { WITHOUT_MANAGED_FIELDS } from '../../../src/kube/object-transforms.js';
 import { informerKey, SharedInformerFactory } from '../../../src/manager/shared-informers.js';
 import { waitFor } from '../../support/wait-for.js';
 import { FakeListerWatcher } from '../kube/fake-lister-watcher.js';
 
 const services = { name: 'virtual-services', cluster: 'virtual', resource: CoreResources.services };
 
-describe('SharedInformerFactory: one informer per (cluster, resource, namespace, label selector)', () => {
+describe('SharedInformerFactory: one informer per (cluster, resource, namespace, label selector, transform)', () => {
   it('gives two users of the same watch one informer, and one list and watch on the API', async () => {
     const virtual = new FakeListerWatcher();
     const factory = new SharedInformerFactory({ clusters: { virtual, host: new FakeListerWatcher() } });
@@ -28,6 +29,7 @@ describe('SharedInformerFactory: one informer per (cluster, resource, namespace,
     ['another resource', { resource: CoreResources.endpoints }],
     ['another namespace', { namespace: 'ns1' }],
     ['another label selector', { labelSelector: 'a=b' }],
+    ['another transform (what its cache keeps)', { transform: WITHOUT_MANAGED_FIELDS }],
   ])('keeps a watch of %s apart', (_label, change) => {
     const factory = new SharedInformerFactory({ clusters: { virtual: new FakeListerWatcher(), host: new FakeListerWatcher() } });
     expect(informerKey({ ...services, ...change })).not.toBe(informerKey(services));

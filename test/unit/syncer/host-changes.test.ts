@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
-import { hostMatchesDesired, withHostChanges } from '../../../src/syncer/host-changes.js';
+import { cachedBodyDigest, hostBodyDigest, hostMatchesDesired, withHostChanges } from '../../../src/syncer/host-changes.js';
+import { cachedHostCopy } from '../../../src/syncer/host-copy-cache.js';
 
 const object = (fields: Record<string, unknown>): KubeObject => fields as KubeObject;
 
@@ -31,6 +32,36 @@ describe('hostMatchesDesired', () => {
     const fromVirtual = object({ metadata: {}, subsets: [{ addresses: [{ ip: '10.0.0.1' }], notReadyAddresses: [], ports: [{ port: 80, protocol: 'TCP' }] }] });
     expect(hostMatchesDesired(stored, fromVirtual)).toBe(true);
     expect(hostMatchesDesired(stored, object({ ...fromVirtual, subsets: [{ addresses: [{ ip: '10.0.0.2' }] }] }))).toBe(false);
+  });
+});
+
+describe('hostMatchesDesired on a host copy cached without its body (compared by digest)', () => {
+  const desired = object({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'a', labels: { x: '1' } }, subsets: [{ addresses: [{ ip: '10.0.0.1', nodeName: 'n' }], ports: [{ port: 80, protocol: 'TCP' }] }] });
+  const digested = (host: Record<string, unknown>): KubeObject => cachedHostCopy(object(host), false);
+
+  it('carries a digest and no body', () => {
+    const copy = digested({ ...desired, metadata: { name: 'a', uid: 'u', labels: { x: '1' } } });
+    expect(copy).not.toHaveProperty('subsets');
+    expect(cachedBodyDigest(copy)).toBe(hostBodyDigest(desired));
+  });
+
+  it.each([
+    ['the same body', { subsets: [{ addresses: [{ ip: '10.0.0.1', nodeName: 'n' }], ports: [{ port: 80, protocol: 'TCP' }] }] }, true],
+    ['its keys in another order', { subsets: [{ ports: [{ protocol: 'TCP', port: 80 }], addresses: [{ nodeName: 'n', ip: '10.0.0.1' }] }] }, true],
+    ['an empty list the server dropped', { subsets: [{ addresses: [{ ip: '10.0.0.1', nodeName: 'n' }], notReadyAddresses: [], ports: [{ port: 80, protocol: 'TCP' }] }] }, true],
+    ['a changed IP', { subsets: [{ addresses: [{ ip: '10.0.0.9', nodeName: 'n' }], ports: [{ port: 80, protocol: 'TCP' }] }] }, false],
+    ['a port as a string', { subsets: [{ addresses: [{ ip: '10.0.0.1', nodeName: 'n' }], ports: [{ port: '80', protocol: 'TCP' }] }] }, false],
+    ['addresses in another order', { subsets: [{ addresses: [{ ip: '10.0.0.1', nodeName: 'n' }, { ip: '10.0.0.2' }], ports: [{ port: 80, protocol: 'TCP' }] }] }, false],
+    ['an extra field', { subsets: (desired as { subsets: unknown }).subsets, extra: 'x' }, false],
+  ])('with %s: %s, as the whole object compares', (_name, body, same) => {
+    const host = { metadata: { name: 'a', uid: 'u', resourceVersion: '9', labels: { x: '1' } }, ...body };
+    expect(hostMatchesDesired(digested(host), desired)).toBe(same);
+    expect(hostMatchesDesired(object(host), desired)).toBe(same);
+  });
+
+  it('still compares labels and annotations from the metadata it keeps', () => {
+    expect(hostMatchesDesired(digested({ ...desired, metadata: { name: 'a', labels: { x: '2' } } }), desired)).toBe(false);
+    expect(hostMatchesDesired(digested({ ...desired, metadata: { name: 'a', labels: { x: '1' }, annotations: { y: '1' } } }), desired)).toBe(false);
   });
 });
 

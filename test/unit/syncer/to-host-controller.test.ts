@@ -20,6 +20,7 @@ function cacheOf<T extends KubeObject>(objects: T[]): Informer<T> {
 
 const passThrough: ObjectPatcher = {
   reverses: false,
+  readsHost: false,
   toHost: ({ host }) => Promise.resolve({ object: host, imports: [] }),
   toVirtual: ({ virtual }) => Promise.resolve(virtual),
 };
