@@ -21,6 +21,7 @@ import type { ReferenceImporter } from './reference-importer.js';
 import type { ControllerMetrics } from './metrics.js';
 import { outcomeLabel, TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { SecondarySource, ToHostResource } from './to-host-resource.js';
+import { WriteSummary } from './write-summary.js';
 
 /** The calls the controller makes: writes, and a read to identify a conflicting host object; {@link RestClient} satisfies it. */
 export interface ObjectWriter {
@@ -85,6 +86,10 @@ const PROGRESS_INTERVAL_MS = 10_000;
 interface LastSync {
   virtualResourceVersion: string;
   hostResourceVersion: string;
+  /** The state it was converged with: a reloaded configuration may want a different host object. */
+  state: SyncState;
+  /** Whether that converge imported referenced objects (a later reconcile re-imports them). */
+  imported: boolean;
   /** The host resourceVersion converged before that: a host cache one write behind still shows ours. */
   previousHostResourceVersion: string;
   /** The host object as last converged, kept only while reverse patches need it (memory). */
@@ -118,6 +123,7 @@ export class ToHostController<V extends KubeObject> {
   readonly #lastSync = new Map<string, LastSync>();
   readonly #contention: CompetingWriterDetector;
   readonly #fieldManager: string;
+  readonly #summary: WriteSummary;
   #state: SyncState;
 
   constructor(options: ToHostControllerOptions<V>) {
@@ -130,6 +136,7 @@ export class ToHostController<V extends KubeObject> {
     this.#logger = (options.logger ?? silentLogger()).child({ controller: options.resource.name });
     this.#contention = new CompetingWriterDetector({ ...options.contention, clock: this.#clock });
     this.#fieldManager = options.fieldManager ?? 'vcsync';
+    this.#summary = new WriteSummary({ logger: this.#logger, clock: this.#clock });
     options.metrics.observeManaged(() => options.hostInformer.list().length);
   }
 
@@ -155,13 +162,14 @@ export class ToHostController<V extends KubeObject> {
       const initial = this.#queue.len();
       this.#logger.info({ queued: initial, virtual: this.#options.virtualInformer.list().length }, 'caches synced, starting workers');
       const workers = Array.from({ length: this.#workers }, () => this.#work());
-      workers.push(this.#reportInitialSync(initial, signal));
+      workers.push(this.#reportInitialSync(initial, signal), this.#summary.run(signal));
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
         else signal.addEventListener('abort', () => resolve(), { once: true });
       });
       await this.#queue.shutDownWithDrain();
       await Promise.all(workers);
+      this.#summary.flush();
     } finally {
       unregister();
       this.#queue.shutDown();
@@ -223,20 +231,24 @@ export class ToHostController<V extends KubeObject> {
       await this.#deleteHost(host, key, 'the virtual object was recreated (uid changed)');
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
-      this.#remember(key, virtual, created);
+      this.#remember(key, virtual, created.object, state, created.imports);
       return { kind: 'synced', action: 'recreated' };
     }
 
     if (host === undefined) {
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
-      this.#remember(key, virtual, created);
+      this.#remember(key, virtual, created.object, state, created.imports);
       return { kind: 'synced', action: 'created' };
     }
 
+    const last = this.#lastSync.get(key);
+    if (this.#stillConverged(last, virtual, host, state)) {
+      this.#contention.settled(key);
+      return { kind: 'unchanged' };
+    }
     let current = virtual;
     let virtualUpdated = false;
-    const last = this.#lastSync.get(key);
     if (this.#hostCacheBehind(last, virtual, host)) return HOST_CACHE_BEHIND;
     if (
       last !== undefined &&
@@ -254,7 +266,7 @@ export class ToHostController<V extends KubeObject> {
     const { object: desired, imports } = await this.#desiredHost(current, host, state);
     if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
-      this.#remember(key, current, host);
+      this.#remember(key, current, host, state, imports);
       this.#contention.settled(key);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
     }
@@ -272,9 +284,25 @@ export class ToHostController<V extends KubeObject> {
     };
     const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
     await this.#import(imports, updated, state);
-    this.#remember(key, current, updated);
-    this.#logger.info({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
+    this.#remember(key, current, updated, state, imports);
+    this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
     return contention !== undefined ? { kind: 'synced', action: 'updated', contention } : { kind: 'synced', action: 'updated' };
+  }
+
+  /**
+   * Neither object moved since this process last converged the key with this state, and that
+   * converge imported nothing: e.g. the watch echo of our own write. Nothing the desired host object
+   * is computed from changed (the secondary objects only decide whether to sync, checked before),
+   * so translating, patching and comparing again would only confirm it.
+   */
+  #stillConverged(last: LastSync | undefined, virtual: V, host: V, state: SyncState): boolean {
+    return (
+      last !== undefined &&
+      last.state === state &&
+      !last.imported &&
+      last.virtualResourceVersion === virtual.metadata?.resourceVersion &&
+      last.hostResourceVersion === host.metadata?.resourceVersion
+    );
   }
 
   /**
@@ -337,18 +365,18 @@ export class ToHostController<V extends KubeObject> {
   }
 
   /**
-   * Creates the host copy. Resolves `undefined` when a copy of ours already exists that the host
+   * Creates the host copy; resolves with it and the references it imported. Resolves `undefined` when a copy of ours already exists that the host
    * cache has not seen yet (the caller requeues: not a failure); throws a terminal error when the
    * name is taken by an object this vcluster did not write.
    */
-  async #createHost(virtual: V, state: SyncState): Promise<KubeObject | undefined> {
+  async #createHost(virtual: V, state: SyncState): Promise<{ object: KubeObject; imports: readonly ReferenceImport[] } | undefined> {
     const { object: desired, imports } = await this.#desiredHost(virtual, undefined, state);
     const ref = desired.metadata ?? {};
     try {
       const created = await this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired);
-      this.#logger.info({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
+      this.#logger.debug({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
       await this.#import(imports, created, state);
-      return created;
+      return { object: created, imports };
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       // Either our cache has not seen our own object yet (retry once it has), or the name is taken
@@ -393,19 +421,21 @@ export class ToHostController<V extends KubeObject> {
       await this.#options.hostClient.delete(this.#path(meta.namespace ?? '', meta.name ?? ''), {
         body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: meta.uid } },
       });
-      this.#logger.info({ key, host: `${meta.namespace}/${meta.name}`, reason }, 'deleted host object');
+      this.#logger.debug({ key, host: `${meta.namespace}/${meta.name}`, reason }, 'deleted host object');
     } catch (error) {
       if (isNotFound(error)) return;
       throw error;
     }
   }
 
-  #remember(key: string, virtual: KubeObject, host: KubeObject): void {
+  #remember(key: string, virtual: KubeObject, host: KubeObject, state: SyncState, imports: readonly ReferenceImport[]): void {
     const hostResourceVersion = host.metadata?.resourceVersion ?? '';
     const last = this.#lastSync.get(key);
     this.#lastSync.set(key, {
       virtualResourceVersion: virtual.metadata?.resourceVersion ?? '',
       hostResourceVersion,
+      state,
+      imported: imports.length > 0,
       previousHostResourceVersion: last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? ''),
       host: this.#state.patcher.reverses ? host : undefined,
     });
@@ -464,6 +494,7 @@ export class ToHostController<V extends KubeObject> {
   #finish(key: string, outcome: ReconcileOutcome, started: number): void {
     const seconds = (this.#clock.now() - started) / 1000;
     this.#options.metrics.reconciled(outcomeLabel(outcome), seconds, outcome.kind === 'skipped' ? outcome.cause : undefined);
+    this.#summary.count(outcome);
     if ((outcome.kind === 'synced' || outcome.kind === 'deferred') && outcome.contention !== undefined) this.#reportContention(key, outcome.contention);
     if (outcome.kind === 'requeue' || outcome.kind === 'deferred') {
       this.#queue.addAfter(key, outcome.afterMs);

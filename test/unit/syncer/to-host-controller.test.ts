@@ -130,5 +130,54 @@ describe('ToHostController.reconcile', () => {
     expect(hostWrites).toHaveLength(2);
     expect(outcome).toMatchObject({ kind: 'requeue' });
   });
-});
 
+  it('skips the echo of its own write: no translation, patching or host call while both resourceVersions match the last converge', async () => {
+    const virtualCache = new Map<string, Endpoints>([['default/web', virtual]]);
+    const hostCache = new Map<string, Endpoints>();
+    const cache = (byKey: Map<string, Endpoints>): Informer<Endpoints> => ({ get: (key: string) => byKey.get(key), list: () => [...byKey.values()] }) as unknown as Informer<Endpoints>;
+    const hostCalls: string[] = [];
+    const hostClient: ObjectWriter = {
+      get: () => { hostCalls.push('get'); return Promise.reject(new Error('unexpected get')); },
+      create: <T>(_path: string, body: T) => { hostCalls.push('create'); const b = body as Endpoints; return Promise.resolve({ ...b, metadata: { ...b.metadata, uid: 'h-uid', resourceVersion: '50' } } as T); },
+      update: () => { hostCalls.push('update'); return Promise.reject(new Error('unexpected update')); },
+      delete: () => { hostCalls.push('delete'); return Promise.reject(new Error('unexpected delete')); },
+    };
+    let toHostCalls = 0;
+    const counting: ObjectPatcher = { ...passThrough, toHost: (input) => { toHostCalls += 1; return passThrough.toHost(input); } };
+    const state = { enabled: true, translator, patcher: counting };
+    const sync = new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: cache(virtualCache),
+      hostInformer: cache(hostCache),
+      virtualClient: hostClient,
+      hostClient,
+      queue: new RateLimitingWorkQueue(),
+      state,
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
+    });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'created' });
+    expect(toHostCalls).toBe(1);
+    expect(hostCalls).toEqual(['create']);
+    const created = { ...virtual, metadata: { ...virtual.metadata, name: 'web-x-default-x-vc', namespace: 'host-ns', uid: 'h-uid', resourceVersion: '50' } };
+    const ours = translator.hostMetadata({ virtual: virtual.metadata ?? {}, kind: '/v1, Kind=Endpoints' });
+    if (!ours.synced) throw new Error('not synced');
+    hostCache.set('host-ns/web-x-default-x-vc', { ...created, metadata: { ...ours.metadata, uid: 'h-uid', resourceVersion: '50' } });
+
+    // The host watch delivers our create (and a resync re-delivers both objects): nothing moved.
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(toHostCalls).toBe(1);
+    expect(hostCalls).toEqual(['create']);
+
+    // A reloaded configuration may want another host object: the same versions are reconciled in full.
+    sync.updateState({ ...state });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(toHostCalls).toBe(2);
+    // The virtual object moved: reconciled in full again.
+    virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, resourceVersion: '2' } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(toHostCalls).toBe(3);
+    expect(hostCalls).toEqual(['create']);
+  });
+});
