@@ -7,7 +7,7 @@ import type { ClusterConfig } from './kube-config.js';
 import type { KubeList, KubeObject, Status } from './kube-object.js';
 import { KubeMetrics, type RestClientMetrics } from './metrics.js';
 import { TokenBucket } from './token-bucket.js';
-import { linkDeadline, type Deadline } from './request-deadline.js';
+import { RequestDeadline } from './request-deadline.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 
@@ -110,9 +110,9 @@ interface RequestSpec {
 }
 
 /** What a request that got no (complete) answer rejects with: the caller's abort reason, or a TransportError. */
-function transportFailure(spec: RequestSpec, err: unknown, deadline: Deadline | undefined, timeoutMs: number): unknown {
+function transportFailure(spec: RequestSpec, err: unknown, deadline: RequestDeadline | undefined): unknown {
   if (spec.signal?.aborted === true) return spec.signal.reason;
-  if (deadline?.timedOut() === true) return new TransportError(`${spec.verb} ${spec.path}: no answer within ${timeoutMs} ms`, err);
+  if (deadline?.timedOut() === true) return new TransportError(`${spec.verb} ${spec.path}: no answer within ${deadline.timeoutMs} ms`, err);
   const detail = err instanceof Error ? err.message : String(err);
   return new TransportError(`${spec.verb} ${spec.path}: ${detail}`, err);
 }
@@ -230,14 +230,9 @@ export class RestClient {
 
   async #json<T>(spec: RequestSpec): Promise<T> {
     await this.#throttle(spec);
-    const deadline = linkDeadline(spec.signal, this.#options.requestTimeoutMs);
-    let text: string;
-    try {
-      const response = await this.#send(spec, deadline);
-      text = await readBody(response, spec, deadline, this.#options.requestTimeoutMs);
-    } finally {
-      deadline.dispose();
-    }
+    const deadline = new RequestDeadline(this.#options.requestTimeoutMs);
+    const response = await this.#send(spec, deadline);
+    const text = await readBody(response, spec, deadline);
     if (text === '') return undefined as T;
     try {
       return JSON.parse(text) as T;
@@ -253,9 +248,10 @@ export class RestClient {
 
   /**
    * Sends the request; resolves with a 2xx response whose body is not read yet, or rejects.
-   * `deadline` (when given) aborts the request on the caller's signal or the request timeout.
+   * `deadline` (when given) limits the request's time (see {@link RequestDeadline}); the caller's
+   * signal aborts it.
    */
-  async #send(spec: RequestSpec, deadline: Deadline | undefined): Promise<IncomingMessage> {
+  async #send(spec: RequestSpec, deadline: RequestDeadline | undefined): Promise<IncomingMessage> {
     const url = new URL(this.#options.cluster.server + spec.path + queryString(spec.query));
     const credentials = await this.#credentials();
     const headers: http.OutgoingHttpHeaders = { ...credentials.headers, Accept: 'application/json', 'User-Agent': this.#options.userAgent };
@@ -265,8 +261,8 @@ export class RestClient {
       headers['Content-Type'] = spec.contentType ?? 'application/json';
       headers['Content-Length'] = Buffer.byteLength(payload);
     }
-    const signal = deadline?.signal ?? spec.signal;
-    spec.signal?.throwIfAborted();
+    const signal = spec.signal;
+    signal?.throwIfAborted();
     const transport = url.protocol === 'https:' ? https : http;
     const agent = this.#agentFor(url.protocol, credentials.tls);
 
@@ -274,6 +270,7 @@ export class RestClient {
     try {
       response = await new Promise<IncomingMessage>((resolve, reject) => {
         const request = transport.request(url, { method: spec.method, headers, agent, signal }, resolve);
+        deadline?.arm(request);
         request.on('error', reject);
         request.end(payload);
       });
@@ -282,12 +279,12 @@ export class RestClient {
       if (!(spec.signal?.aborted ?? false)) {
         this.#options.logger.debug({ err, verb: spec.verb, path: spec.path }, 'Kubernetes API request failed without an answer');
       }
-      throw transportFailure(spec, err, deadline, this.#options.requestTimeoutMs);
+      throw transportFailure(spec, err, deadline);
     }
     const code = response.statusCode ?? 0;
     this.#metrics.request(spec.verb, code);
     if (code >= 200 && code < 300) return response;
-    const text = await readBody(response, spec, deadline, this.#options.requestTimeoutMs).catch(() => '');
+    const text = await readBody(response, spec, deadline).catch(() => '');
     throw new ApiError({ httpStatus: code, status: parseStatus(text, code), verb: spec.verb, path: spec.path });
   }
 
@@ -334,12 +331,15 @@ function queryString(query: Query | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
-async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: Deadline | undefined, timeoutMs: number): Promise<string> {
+async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: RequestDeadline | undefined): Promise<string> {
   const chunks: Buffer[] = [];
   try {
-    for await (const chunk of response) chunks.push(chunk as Buffer);
+    for await (const chunk of response) {
+      chunks.push(chunk as Buffer);
+      deadline?.check();
+    }
   } catch (err) {
-    throw transportFailure(spec, err, deadline, timeoutMs);
+    throw transportFailure(spec, err, deadline);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
