@@ -104,6 +104,19 @@ describe('RestClient', () => {
     expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ metadata: { name: 'x' } });
   });
 
+  it('sends paths under the server URL\'s own path, as URL parsing would (encoded, dot segments resolved, no fragment)', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, {}));
+    const rest = client(`${url}/prefix`);
+    await rest.get('/api/v1/namespaces/team/endpoints/web');
+    await rest.list('/api/v1/endpoints', { labelSelector: 'a=b,c in (d)' });
+    await rest.get('/api/v1/a b/../c#fragment');
+    expect(seen.map((s) => s.url)).toEqual([
+      '/prefix/api/v1/namespaces/team/endpoints/web',
+      '/prefix/api/v1/endpoints?labelSelector=a%3Db%2Cc+in+%28d%29',
+      '/prefix/api/v1/c',
+    ]);
+  });
+
   it('uses the content type of each patch flavour', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, {}));
     const rest = client(url);
