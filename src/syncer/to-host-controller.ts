@@ -295,7 +295,7 @@ export class ToHostController<V extends KubeObject> {
    * is computed from changed (the secondary objects only decide whether to sync, checked before),
    * so translating, patching and comparing again would only confirm it.
    */
-  #stillConverged(last: LastSync | undefined, virtual: V, host: V, state: SyncState): boolean {
+  #stillConverged(last: LastSync | undefined, virtual: KubeObject, host: KubeObject, state: SyncState): boolean {
     return (
       last !== undefined &&
       last.state === state &&
@@ -447,13 +447,20 @@ export class ToHostController<V extends KubeObject> {
 
   #registerHandlers(): () => void {
     const enqueue = (object: KubeObject): void => this.#queue.add(objectKey(object));
-    const enqueueHost = (object: KubeObject): void => {
+    const enqueueHost = (object: KubeObject, deleted: boolean): void => {
       const ref = object.metadata !== undefined ? this.#state.translator.virtualRef(object.metadata) : undefined;
-      if (ref !== undefined) this.#queue.add(`${ref.namespace}/${ref.name}`);
+      if (ref === undefined) return;
+      const key = `${ref.namespace}/${ref.name}`;
+      if (!deleted && this.#isEcho(key, object)) return;
+      this.#queue.add(key);
     };
     const removers = [
       this.#options.virtualInformer.addHandler({ onAdd: enqueue, onUpdate: (_old, current) => enqueue(current), onDelete: enqueue }),
-      this.#options.hostInformer.addHandler({ onAdd: enqueueHost, onUpdate: (_old, current) => enqueueHost(current), onDelete: enqueueHost }),
+      this.#options.hostInformer.addHandler({
+        onAdd: (object) => enqueueHost(object, false),
+        onUpdate: (_old, current) => enqueueHost(current, false),
+        onDelete: (object) => enqueueHost(object, true),
+      }),
       ...(this.#options.secondary ?? []).map(({ informer, source }) => {
         const wake = (object: KubeObject): void => {
           for (const key of source.keysFor(object)) this.#queue.add(key);
@@ -464,6 +471,19 @@ export class ToHostController<V extends KubeObject> {
     return () => {
       for (const remove of removers) remove();
     };
+  }
+
+  /**
+   * A host event that only reports what this process last converged (the watch echo of its own
+   * write, or a resync): the key is not queued at all, which saves the queue's and the reconcile's
+   * work for every object of a bulk sync. An echo that arrives before our write's answer still
+   * queues the key; {@link #stillConverged} then ends its reconcile early.
+   */
+  #isEcho(key: string, host: KubeObject): boolean {
+    const last = this.#lastSync.get(key);
+    if (last === undefined) return false;
+    const virtual = this.#options.virtualInformer.get(key);
+    return virtual !== undefined && this.#stillConverged(last, virtual, host, this.#state);
   }
 
   #enqueueAll(): void {
