@@ -124,6 +124,10 @@ export class ToHostController<V extends KubeObject> {
   readonly #contention: CompetingWriterDetector;
   readonly #fieldManager: string;
   readonly #summary: WriteSummary;
+  /** Keys a worker is reconciling now. */
+  readonly #busy = new Set<string>();
+  /** Busy keys whose host object had an event meanwhile → that host object's key: decided once the reconcile ends. */
+  readonly #hostEventsWhileBusy = new Map<string, string>();
   #state: SyncState;
 
   constructor(options: ToHostControllerOptions<V>) {
@@ -451,6 +455,11 @@ export class ToHostController<V extends KubeObject> {
       const ref = object.metadata !== undefined ? this.#state.translator.virtualRef(object.metadata) : undefined;
       if (ref === undefined) return;
       const key = `${ref.namespace}/${ref.name}`;
+      if (!deleted && this.#busy.has(key)) {
+        // Most likely the echo of the write in flight, which has not answered yet: decide after it.
+        this.#hostEventsWhileBusy.set(key, objectKey(object));
+        return;
+      }
       if (!deleted && this.#isEcho(key, object)) return;
       this.#queue.add(key);
     };
@@ -476,14 +485,23 @@ export class ToHostController<V extends KubeObject> {
   /**
    * A host event that only reports what this process last converged (the watch echo of its own
    * write, or a resync): the key is not queued at all, which saves the queue's and the reconcile's
-   * work for every object of a bulk sync. An echo that arrives before our write's answer still
-   * queues the key; {@link #stillConverged} then ends its reconcile early.
+   * work for every object of a bulk sync. An echo that arrives before our write's answer (a
+   * devcluster sends it first) is decided once that reconcile ends (see #afterHostEventsWhileBusy).
    */
   #isEcho(key: string, host: KubeObject): boolean {
     const last = this.#lastSync.get(key);
     if (last === undefined) return false;
     const virtual = this.#options.virtualInformer.get(key);
     return virtual !== undefined && this.#stillConverged(last, virtual, host, this.#state);
+  }
+
+  /** Queues `key` again if its host object had an event while it was reconciled that is not the echo of that reconcile's write. */
+  #afterHostEventsWhileBusy(key: string): void {
+    const hostKey = this.#hostEventsWhileBusy.get(key);
+    if (hostKey === undefined) return;
+    this.#hostEventsWhileBusy.delete(key);
+    const host = this.#options.hostInformer.get(hostKey);
+    if (host === undefined || !this.#isEcho(key, host)) this.#queue.add(key);
   }
 
   #enqueueAll(): void {
@@ -499,12 +517,15 @@ export class ToHostController<V extends KubeObject> {
       const key = await this.#queue.get();
       if (key === undefined) return;
       const started = this.#clock.now();
+      this.#busy.add(key);
       try {
         const outcome = await this.reconcile(key);
         this.#finish(key, outcome, started);
       } catch (error) {
         this.#fail(key, error, started);
       } finally {
+        this.#busy.delete(key);
+        this.#afterHostEventsWhileBusy(key);
         this.#queue.done(key);
       }
     }

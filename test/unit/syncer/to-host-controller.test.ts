@@ -30,6 +30,22 @@ function alreadyExists(): ApiError {
   return new ApiError({ httpStatus: 409, status: { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' }, verb: 'POST', path: '/x' });
 }
 
+/** An informer whose cache and events the test drives by hand. */
+class HandDriven {
+  readonly byKey = new Map<string, Endpoints>();
+  readonly handlers: InformerHandler<Endpoints>[] = [];
+  get = (key: string): Endpoints | undefined => this.byKey.get(key);
+  list = (): Endpoints[] => [...this.byKey.values()];
+  addHandler = (handler: InformerHandler<Endpoints>): (() => void) => {
+    this.handlers.push(handler);
+    return () => undefined;
+  };
+  waitForCacheSync = (): Promise<boolean> => Promise.resolve(true);
+  asInformer(): Informer<Endpoints> {
+    return this as unknown as Informer<Endpoints>;
+  }
+}
+
 describe('ToHostController.reconcile', () => {
   const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
   const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
@@ -184,21 +200,6 @@ describe('ToHostController.reconcile', () => {
   });
 
   it('does not queue the host watch echo of its own write (nor a resync), but queues real host changes and deletes', async () => {
-    /** An informer whose cache and events the test drives by hand. */
-    class HandDriven {
-      readonly byKey = new Map<string, Endpoints>();
-      readonly handlers: InformerHandler<Endpoints>[] = [];
-      get = (key: string): Endpoints | undefined => this.byKey.get(key);
-      list = (): Endpoints[] => [...this.byKey.values()];
-      addHandler = (handler: InformerHandler<Endpoints>): (() => void) => {
-        this.handlers.push(handler);
-        return () => undefined;
-      };
-      waitForCacheSync = (): Promise<boolean> => Promise.resolve(true);
-      asInformer(): Informer<Endpoints> {
-        return this as unknown as Informer<Endpoints>;
-      }
-    }
     const virtualInformer = new HandDriven();
     const hostInformer = new HandDriven();
     virtualInformer.byKey.set('default/web', virtual);
@@ -251,6 +252,62 @@ describe('ToHostController.reconcile', () => {
       await hostInformer.handlers[0]?.onUpdate?.(echo, edited);
       await hostInformer.handlers[0]?.onDelete?.(echo);
       expect(queued).toEqual(['default/web', 'default/web', 'default/web']);
+    } finally {
+      controller.abort();
+      await running;
+    }
+  });
+
+  it('decides on a host event that arrives before its own write\'s answer once that answer is in: an echo is not queued', async () => {
+    const virtualInformer = new HandDriven();
+    const hostInformer = new HandDriven();
+    virtualInformer.byKey.set('default/web', virtual);
+    let answer: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const bodies: Endpoints[] = [];
+    const hostClient: ObjectWriter = {
+      get: () => Promise.reject(new Error('unexpected get')),
+      create: async <T>(_path: string, body: T): Promise<T> => {
+        bodies.push(body as Endpoints);
+        await answered;
+        const b = body as Endpoints;
+        return { ...b, metadata: { ...b.metadata, uid: 'h-uid', resourceVersion: '60' } } as T;
+      },
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    const queue = new RateLimitingWorkQueue();
+    const queued: string[] = [];
+    const add = queue.add.bind(queue);
+    queue.add = (key: string): void => {
+      queued.push(key);
+      add(key);
+    };
+    const registry = new Registry();
+    const sync = new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: virtualInformer.asInformer(),
+      hostInformer: hostInformer.asInformer(),
+      virtualClient: hostClient,
+      hostClient,
+      queue,
+      state: { enabled: true, translator, patcher: passThrough },
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(registry).controller('endpoints'),
+    });
+    const controller = new AbortController();
+    const running = sync.run(controller.signal);
+    try {
+      await waitFor('handlers registered', () => virtualInformer.handlers.length === 1 && hostInformer.handlers.length === 1);
+      await virtualInformer.handlers[0]?.onAdd?.(virtual, false);
+      const body = await waitFor('the create in flight', () => bodies[0]);
+      // The watch delivers our object before the POST answers.
+      const early = { ...body, metadata: { ...body.metadata, uid: 'h-uid', resourceVersion: '60' } };
+      hostInformer.byKey.set('host-ns/web-x-default-x-vc', early);
+      await hostInformer.handlers[0]?.onAdd?.(early, false);
+      answer?.();
+      await waitFor('the create counted', async () => (await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })) === 1);
+      expect(queued).toEqual(['default/web']);
     } finally {
       controller.abort();
       await running;
