@@ -1,8 +1,11 @@
 // Bulk sync: N Endpoints (3 addresses each, each with its selector-less Service) exist in a
 // virtual devcluster; how long until the syncer (`vcsync start` in its own process) has them all
-// on the host, next to a baseline client that POSTs the same already-translated host objects to a
-// fresh host devcluster with the same concurrency (10, the syncer's workers) in the same run.
-// Both end when a watch on the host namespace has seen all N objects. The ratio is the figure.
+// on the host, next to a baseline of the I/O a syncer cannot avoid, in the same run: a client in
+// its own process (lib/baseline-client.mjs) that keeps the same two watches open as the syncer
+// (virtual Endpoints, the host namespace's managed Endpoints) and POSTs the same already-translated
+// host objects to a fresh host devcluster with the same concurrency (10, the syncer's workers).
+// Both end when a watch on the host namespace has seen all N objects. The figures are the time
+// ratio and the CPU µs per object of the syncer process next to the baseline process'.
 //
 // The syncer runs with --host-qps/--host-burst 100000: at the default (40 QPS, burst 80) the
 // client-side rate limit alone would take about (N − 80) / 40 s and hide everything else. A small
@@ -13,19 +16,19 @@
 // so the ratio compares the syncer and the baseline on the same server.
 //
 //   npx tsc -p tsconfig.build.json
-//   node benchmarks/syncer-bulk.mjs [--quick] [--n 10000] [--rounds 2] [--host devcluster|real]
+//   node benchmarks/syncer-bulk.mjs [--quick] [--n 10000] [--rounds 3] [--host devcluster|real] [--profile DIR]
 //
 // Writes benchmarks/results/syncer-bulk.json (syncer-bulk-real-host.json with --host real) and prints a summary.
 import { benchArgs, median, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent, HOST_CHOICES, HOST_USAGE } from './lib/bench-run.mjs';
-import { processMemory, scrapeMetrics, startDevClusterProcess, startRealHost, startSyncerProcess, PLAIN_CONFIG } from './lib/cluster-processes.mjs';
+import { processCpuMicros, processMemory, scrapeMetrics, startBaselineProcess, startDevClusterProcess, startRealHost, startSyncerProcess, PLAIN_CONFIG } from './lib/cluster-processes.mjs';
 import { collectionPath, createNamespace, endpointsType, populateVirtual, translateForHost, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const args = benchArgs({
-  usage: `usage: node benchmarks/syncer-bulk.mjs [--quick] [--n 10000] [--rounds 2] [--default-qps-n 400] [--host devcluster|real]\n${HOST_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
-  numbers: { n: (quick) => (quick ? 1000 : 10_000), rounds: (quick) => (quick ? 1 : 2), 'default-qps-n': (quick) => (quick ? 0 : 400) },
-  strings: { host: 'devcluster' },
+  usage: `usage: node benchmarks/syncer-bulk.mjs [--quick] [--n 10000] [--rounds 3] [--default-qps-n 400] [--host devcluster|real] [--profile DIR]\n${HOST_USAGE}\n--profile DIR: write --cpu-prof profiles of the syncer and baseline processes to DIR\n(build first: npx tsc -p tsconfig.build.json)`,
+  numbers: { n: (quick) => (quick ? 1000 : 10_000), rounds: (quick) => (quick ? 1 : 3), 'default-qps-n': (quick) => (quick ? 0 : 400) },
+  strings: { host: 'devcluster', profile: '' },
   choices: { host: HOST_CHOICES },
 });
 const { quick, n, rounds } = args;
@@ -37,7 +40,11 @@ const WARMUP_OBJECTS = 1000;
 const VCLUSTER = 'bench';
 const HOST_NAMESPACE = 'vcluster-bench';
 const VIRTUAL_NAMESPACE = 'default';
+/** The syncer's host Endpoints informer watches this selector; the baseline's host watch does too. */
+const HOST_LABEL_SELECTOR = `vcluster.loft.sh/managed-by=${VCLUSTER}`;
 /** The name of this run's rows in the README table. */
+/** `--cpu-prof` flags for the syncer and baseline processes with --profile. */
+const profileFlags = args.profile !== '' ? ['--cpu-prof', '--cpu-prof-dir', args.profile] : [];
 const BENCHMARK = realHost ? 'syncer-bulk (real host)' : 'syncer-bulk';
 
 /** Resolves with `performance.now()` once a watch on `namespace` of the host has seen `count` distinct objects. */
@@ -98,20 +105,37 @@ async function freshHost(dir, label) {
   };
 }
 
-/** The baseline: POST the translated objects with CONCURRENCY in flight to a fresh host. */
-async function runBaseline(dir, virtualEndpoints, configPath, round) {
-  const { client, namespace, release } = await freshHost(dir, `host-baseline-${round}`);
+/**
+ * The baseline, what a syncer cannot avoid: a client in its own process that keeps the same two
+ * watches open as the syncer's Endpoints informers (virtual Endpoints, host Endpoints of the
+ * vcluster) and POSTs the same translated objects with CONCURRENCY in flight to a fresh host.
+ * Timed like the syncer, by this process' watch on the host namespace; CPU is the client process'
+ * own (process.cpuUsage), and with a devcluster host the host process' too.
+ */
+async function runBaseline(dir, virtual, virtualEndpoints, configPath, round) {
+  const { host, client, namespace, release } = await freshHost(dir, `host-baseline-${round}`);
+  let baseline;
   try {
     const translated = await translateForHost(virtualEndpoints, { configPath, vclusterName: VCLUSTER, hostNamespace: namespace });
+    baseline = await startBaselineProcess({ dir, label: `baseline-${round}`, virtual, host, hostNamespace: namespace, hostLabelSelector: HOST_LABEL_SELECTOR, concurrency: CONCURRENCY, objects: translated, nodeArgs: profileFlags });
     const watch = await watchUntilAll(client, namespace, translated.length);
-    const path = collectionPath(endpointsType, namespace);
+    const hostCpuStart = host.pid !== undefined ? await processCpuMicros(host.pid) : undefined;
     const started = performance.now();
-    await forEachConcurrent(translated, CONCURRENCY, (object) => client.create(path, object));
-    const posted = performance.now();
+    const measured = await baseline.run();
     const seen = await watch.all;
+    const hostCpuMicros = host.pid !== undefined ? (await processCpuMicros(host.pid)) - hostCpuStart : undefined;
     await watch.close();
-    return { seconds: (seen - started) / 1000, postsDoneSeconds: (posted - started) / 1000 };
+    return {
+      seconds: (seen - started) / 1000,
+      postsDoneSeconds: measured.postsDoneSeconds,
+      clientSeconds: measured.seconds,
+      cpuMicrosPerObject: measured.cpuMicros / translated.length,
+      hostCpuMicrosPerObject: hostCpuMicros !== undefined ? hostCpuMicros / translated.length : undefined,
+      virtualEvents: measured.virtualEvents,
+      hostEvents: measured.hostEvents,
+    };
   } finally {
+    await baseline?.stop();
     await release();
   }
 }
@@ -122,9 +146,12 @@ async function runSyncer(dir, virtual, count, round, { qps, burst }) {
   let syncer;
   try {
     const watch = await watchUntilAll(client, namespace, count);
-    syncer = await startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: namespace, hostQps: qps, hostBurst: burst });
+    syncer = await startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: namespace, hostQps: qps, hostBurst: burst, nodeArgs: profileFlags });
+    const syncedCpu = syncer.synced.then(() => Promise.all([processCpuMicros(syncer.pid), host.pid !== undefined ? processCpuMicros(host.pid) : undefined]));
     const synced = await syncer.synced;
     const seen = await watch.all;
+    const [endCpu, endHostCpu] = await Promise.all([processCpuMicros(syncer.pid), host.pid !== undefined ? processCpuMicros(host.pid) : undefined]);
+    const [startCpu, startHostCpu] = await syncedCpu;
     await watch.close();
     await sleep(1000); // let the follow-up reconciles (host ADDED events → unchanged) finish before reading memory
     const memory = await processMemory(syncer.pid);
@@ -134,6 +161,9 @@ async function runSyncer(dir, virtual, count, round, { qps, burst }) {
       seconds: (seen - syncer.spawnedAt) / 1000,
       copySeconds: (seen - synced.at) / 1000,
       startupSeconds: (synced.at - syncer.spawnedAt) / 1000,
+      cpuMicrosPerObject: (endCpu - startCpu) / count,
+      cpuMicrosPerObjectFromStart: endCpu / count,
+      hostCpuMicrosPerObject: endHostCpu !== undefined ? (endHostCpu - startHostCpu) / count : undefined,
       rssBytes: memory.rssBytes,
       peakRssBytes: memory.peakRssBytes,
       reconciles: { created: op('created'), unchanged: op('unchanged'), error: op('error'), skipped: op('skipped') },
@@ -170,12 +200,12 @@ try {
   const baseline = [];
   const syncer = [];
   for (let r = 0; r < rounds; r += 1) {
-    const b = await runBaseline(dir.path, created, configPath, r);
+    const b = await runBaseline(dir.path, virtual, created, configPath, r);
     baseline.push(b);
-    console.log(`  round ${r + 1}: baseline ${round(b.seconds)} s`);
+    console.log(`  round ${r + 1}: baseline ${round(b.seconds)} s, ${round(b.cpuMicrosPerObject, 0)} µs CPU/object`);
     const s = await runSyncer(dir.path, virtual, n, r, { qps: HIGH_QPS, burst: HIGH_QPS });
     syncer.push(s);
-    console.log(`  round ${r + 1}: syncer ${round(s.seconds)} s from spawn (${round(s.copySeconds)} s after caches synced), RSS ${round(s.rssBytes / 2 ** 20, 1)} MiB`);
+    console.log(`  round ${r + 1}: syncer ${round(s.seconds)} s from spawn (${round(s.copySeconds)} s after caches synced), ${round(s.cpuMicrosPerObject, 0)} µs CPU/object, RSS ${round(s.rssBytes / 2 ** 20, 1)} MiB`);
   }
   virtualClient.close();
 
@@ -197,6 +227,9 @@ try {
   const copySeconds = median(syncer.map((s) => s.copySeconds));
   const ratio = syncerSeconds / baselineSeconds;
   const copyRatio = copySeconds / baselineSeconds;
+  const syncerCpu = median(syncer.map((s) => s.cpuMicrosPerObject));
+  const baselineCpu = median(baseline.map((b) => b.cpuMicrosPerObject));
+  const hostCpu = realHost ? undefined : { syncer: median(syncer.map((s) => s.hostCpuMicrosPerObject)), baseline: median(baseline.map((b) => b.hostCpuMicrosPerObject)) };
   const result = {
     n,
     rounds,
@@ -210,7 +243,11 @@ try {
         ? 'virtual: a `vcsync devcluster` process, memory only; host: the real etcd (--unsafe-no-fsync) + kube-apiserver from the kube-assets, one for the run, a fresh namespace per measurement'
         : 'separate `vcsync devcluster` processes, memory only (no --data-dir); a fresh host devcluster per measurement',
       syncer: '`vcsync start` in its own process, --no-leader-elect, 10 workers, log level info, no patches',
-      baseline: 'RestClient (dist/kube, no rate limit) POSTing desiredHostObject() outputs with 10 in flight',
+      baseline:
+        'benchmarks/lib/baseline-client.mjs in its own process: lists and watches the virtual Endpoints (all namespaces) and the host namespace\'s Endpoints of the vcluster (the syncer\'s two Endpoints informers), ' +
+        'then POSTs desiredHostObject() outputs (computed beforehand) with RestClient (dist/kube, no rate limit), 10 in flight',
+      cpuMicrosPerObject: 'user + system CPU of the process (syncer: /proc/PID/stat from "caches synced" to the end; baseline: process.cpuUsage from its first POST to its host watch seeing all N), divided by N',
+      hostCpuMicrosPerObject: 'devcluster host only: the host process\' CPU over the same interval, divided by N',
       warmUp: realHost
         ? `the real host first gets ${WARMUP_OBJECTS} Endpoints in another namespace, once, before any measurement`
         : `each fresh host devcluster first gets ${WARMUP_OBJECTS} Endpoints in another namespace (JIT warm-up), before either contender starts`,
@@ -221,7 +258,15 @@ try {
     },
     populateSeconds: round(populateSeconds),
     raw: { baseline, syncer },
-    roundRatios: syncer.map((s, r) => ({ fromStart: round(s.seconds / baseline[r].seconds), afterCachesSynced: round(s.copySeconds / baseline[r].seconds) })),
+    roundRatios: syncer.map((s, r) => ({
+      fromStart: round(s.seconds / baseline[r].seconds),
+      afterCachesSynced: round(s.copySeconds / baseline[r].seconds),
+      cpuPerObject: round(s.cpuMicrosPerObject / baseline[r].cpuMicrosPerObject),
+    })),
+    syncerCpuMicrosPerObject: round(syncerCpu, 0),
+    baselineCpuMicrosPerObject: round(baselineCpu, 0),
+    cpuRatio: round(syncerCpu / baselineCpu),
+    hostCpuMicrosPerObject: hostCpu && { syncer: round(hostCpu.syncer, 0), baseline: round(hostCpu.baseline, 0) },
     syncerSeconds: round(syncerSeconds),
     syncerCopySeconds: round(copySeconds),
     baselineSeconds: round(baselineSeconds),
@@ -235,6 +280,7 @@ try {
       { benchmark: BENCHMARK, metric: `sync ${n} Endpoints, s (from process start; host QPS limit raised)`, value: round(syncerSeconds), baseline: round(baselineSeconds), ratio: round(ratio) },
       { benchmark: BENCHMARK, metric: `sync ${n} Endpoints, s (after caches synced)`, value: round(copySeconds), baseline: round(baselineSeconds), ratio: round(copyRatio) },
       { benchmark: BENCHMARK, metric: 'objects/s (after caches synced)', value: round(n / copySeconds, 0), baseline: round(n / baselineSeconds, 0), ratio: round(baselineSeconds / copySeconds) },
+      { benchmark: BENCHMARK, metric: 'CPU µs per object, syncer process vs baseline client process', value: round(syncerCpu, 0), baseline: round(baselineCpu, 0), ratio: round(syncerCpu / baselineCpu) },
       // The rate limit's prediction is arithmetic, not a measured baseline: it goes in the label.
       ...(defaultQps ? [{ benchmark: BENCHMARK, metric: `sync ${defaultQps.n} Endpoints at default host QPS 40 / burst 80, s (the limit alone predicts (N − 80) / 40 = ${defaultQps.expectedSeconds} s)`, value: defaultQps.copySeconds }] : []),
     ],
@@ -243,8 +289,10 @@ try {
   printSummary(`${BENCHMARK} (N=${n}, median of ${rounds} round(s), host QPS ${HIGH_QPS})`, [
     ['syncer, from process start', `${result.syncerSeconds} s (${result.syncerObjectsPerSecond} objects/s)`],
     ['syncer, after caches synced', `${result.syncerCopySeconds} s (${result.syncerCopyObjectsPerSecond} objects/s)`],
-    ['baseline (10 concurrent POSTs)', `${result.baselineSeconds} s (${result.baselineObjectsPerSecond} objects/s)`],
+    ['baseline (2 watches, 10 concurrent POSTs)', `${result.baselineSeconds} s (${result.baselineObjectsPerSecond} objects/s)`],
     ['ratio syncer / baseline', `${result.ratio} (after caches synced: ${result.copyRatio})`],
+    ['CPU µs per object', `syncer ${result.syncerCpuMicrosPerObject}, baseline ${result.baselineCpuMicrosPerObject} (ratio ${result.cpuRatio})`],
+    ...(hostCpu ? [['host devcluster CPU µs per object', `during the syncer ${result.hostCpuMicrosPerObject.syncer}, during the baseline ${result.hostCpuMicrosPerObject.baseline}`]] : []),
     ['at default host QPS 40', `expect ≈ ${round((n - 80) / 40, 0)} s for N=${n}${defaultQps ? ` (measured ${defaultQps.copySeconds} s for N=${defaultQps.n}, expected ${defaultQps.expectedSeconds} s)` : ''}`],
     ['results', file],
   ]);

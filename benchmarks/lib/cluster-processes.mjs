@@ -1,13 +1,17 @@
 // Child processes of the syncer benchmarks: devclusters and the syncer itself, each in its own
 // Node process (`node dist/cli/main.js ...`) so their CPU and memory are separate from the
 // benchmark's and the syncer's RSS is its own.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { mainJs, repoDir } from './bench-run.mjs';
+import { benchmarksDir, mainJs, repoDir } from './bench-run.mjs';
 
-/** A running child: its pid, the lines it printed, and `stop()` (SIGTERM, then SIGKILL after 5 s). */
+/**
+ * A running child: its pid, the lines it printed, and `stop()` (SIGTERM, then SIGKILL after 5 s).
+ * Runs `node NODE_ARGS dist/cli/main.js ARGS`, or `node NODE_ARGS SCRIPT ARGS` with `script` (then stdin is a
+ * pipe: `send(line)`).
+ */
 class ChildProcess {
   #child;
   #waiters = [];
@@ -15,9 +19,10 @@ class ChildProcess {
   stderr = '';
   lineCount = 0;
 
-  constructor(label, args, nodeArgs = []) {
+  constructor(label, args, { script, nodeArgs = [] } = {}) {
     this.label = label;
-    this.#child = spawn(process.execPath, ['--no-node-snapshot', ...nodeArgs, mainJs, ...args], { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const command = script === undefined ? ['--no-node-snapshot', ...nodeArgs, mainJs, ...args] : [...nodeArgs, script, ...args];
+    this.#child = spawn(process.execPath, command, { cwd: repoDir, stdio: [script === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     this.pid = this.#child.pid;
     this.#exited = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));
     this.#child.stderr.setEncoding('utf8');
@@ -56,6 +61,11 @@ class ChildProcess {
         },
       });
     });
+  }
+
+  /** Writes `line` to the child's stdin (children started with a script only). */
+  send(line) {
+    this.#child.stdin.write(`${line}\n`);
   }
 
   async stop() {
@@ -98,7 +108,7 @@ export const PLAIN_CONFIG = 'sync:\n  toHost:\n    endpoints:\n      enabled: tr
  * Starts `vcsync start` between two devcluster processes with leader election off and the host
  * rate limit given (`hostQps`/`hostBurst`). Resolves once its metrics endpoint listens; the
  * returned `synced` promise resolves (with its time, `performance.now()` of this process) when it
- * logs "caches synced, starting workers". `nodeArgs` go to node before the script (e.g. `--expose-gc`).
+ * logs "caches synced, starting workers". `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
  */
 export async function startSyncerProcess({ dir, virtual, host, name, hostNamespace, hostQps, hostBurst, workers = 10, logLevel = 'info', config = PLAIN_CONFIG, nodeArgs = [] }) {
   const configPath = join(dir, 'vcluster.yaml');
@@ -118,7 +128,7 @@ export async function startSyncerProcess({ dir, virtual, host, name, hostNamespa
     '--log-level', logLevel,
   ];
   const spawnedAt = performance.now();
-  const child = new ChildProcess('syncer', args, nodeArgs);
+  const child = new ChildProcess('syncer', args, { nodeArgs });
   const message = (text) => (line) => {
     if (!line.includes(text)) return undefined;
     try {
@@ -151,4 +161,45 @@ export async function scrapeMetrics(metricsUrl) {
     values[line.slice(0, space)] = Number(line.slice(space + 1));
   }
   return values;
+}
+
+/**
+ * Starts the syncer-bulk baseline client (benchmarks/lib/baseline-client.mjs) in its own process
+ * with `objects` to POST to `hostNamespace` of `host`, and resolves once its two watches (virtual
+ * Endpoints, host Endpoints matching `hostLabelSelector`) are open. `run()` tells it to start and
+ * resolves with what it measured: `{ seconds, postsDoneSeconds, cpuMicros, virtualEvents, hostEvents }`.
+ */
+export async function startBaselineProcess({ dir, label, virtual, host, hostNamespace, hostLabelSelector, concurrency, objects, nodeArgs = [] }) {
+  const inputPath = join(dir, `${label}.json`);
+  await writeFile(inputPath, JSON.stringify({ virtualKubeconfig: virtual.kubeconfig, hostKubeconfig: host.kubeconfig, hostNamespace, hostLabelSelector, concurrency, objects }));
+  const child = new ChildProcess(label, [inputPath], { script: join(benchmarksDir, 'lib', 'baseline-client.mjs'), nodeArgs });
+  const json = (key) => (line) => {
+    try {
+      const record = JSON.parse(line);
+      return key in record ? record : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  await child.waitForLine(json('ready'), 120_000);
+  return {
+    pid: child.pid,
+    run: async () => {
+      const done = child.waitForLine(json('cpuMicros'), 600_000);
+      child.send('go');
+      return done;
+    },
+    stop: () => child.stop(),
+  };
+}
+
+let clockTicks;
+
+/** User + system CPU time a Linux process has used so far, in µs (/proc/PID/stat, clock-tick resolution). */
+export async function processCpuMicros(pid) {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at state; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / clockTicks) * 1e6;
 }

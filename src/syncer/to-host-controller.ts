@@ -21,6 +21,7 @@ import type { ReferenceImporter } from './reference-importer.js';
 import type { ControllerMetrics } from './metrics.js';
 import { outcomeLabel, TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { SecondarySource, ToHostResource } from './to-host-resource.js';
+import { WriteSummary } from './write-summary.js';
 
 /** The calls the controller makes: writes, and a read to identify a conflicting host object; {@link RestClient} satisfies it. */
 export interface ObjectWriter {
@@ -88,6 +89,10 @@ const PROGRESS_INTERVAL_MS = 10_000;
 interface LastSync {
   virtualResourceVersion: string;
   hostResourceVersion: string;
+  /** The state it was converged with: a reloaded configuration may want a different host object. */
+  state: SyncState;
+  /** Whether that converge imported referenced objects (a later reconcile re-imports them). */
+  imported: boolean;
   /** The host resourceVersion converged before that: a host cache one write behind still shows ours. */
   previousHostResourceVersion: string;
   /** The host object as last converged, kept only while reverse patches need it (memory). */
@@ -121,6 +126,11 @@ export class ToHostController<V extends KubeObject> {
   readonly #lastSync = new Map<string, LastSync>();
   readonly #contention: CompetingWriterDetector;
   readonly #fieldManager: string;
+  readonly #summary: WriteSummary;
+  /** Keys a worker is reconciling now. */
+  readonly #busy = new Set<string>();
+  /** Busy keys whose host object had an event meanwhile → that host object's key: decided once the reconcile ends. */
+  readonly #hostEventsWhileBusy = new Map<string, string>();
   #state: SyncState;
 
   constructor(options: ToHostControllerOptions<V>) {
@@ -133,6 +143,7 @@ export class ToHostController<V extends KubeObject> {
     this.#logger = (options.logger ?? silentLogger()).child({ controller: options.resource.name });
     this.#contention = new CompetingWriterDetector({ ...options.contention, clock: this.#clock });
     this.#fieldManager = options.fieldManager ?? 'vcsync';
+    this.#summary = new WriteSummary({ logger: this.#logger, clock: this.#clock });
     options.metrics.observeManaged(() => options.hostInformer.list().length);
   }
 
@@ -158,13 +169,14 @@ export class ToHostController<V extends KubeObject> {
       const initial = this.#queue.len();
       this.#logger.info({ queued: initial, virtual: this.#options.virtualInformer.list().length }, 'caches synced, starting workers');
       const workers = Array.from({ length: this.#workers }, () => this.#work());
-      workers.push(this.#reportInitialSync(initial, signal));
+      workers.push(this.#reportInitialSync(initial, signal), this.#summary.run(signal));
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
         else signal.addEventListener('abort', () => resolve(), { once: true });
       });
       await this.#queue.shutDownWithDrain();
       await Promise.all(workers);
+      this.#summary.flush();
     } finally {
       unregister();
       this.#queue.shutDown();
@@ -226,24 +238,28 @@ export class ToHostController<V extends KubeObject> {
       await this.#deleteHost(cached, key, 'the virtual object was recreated (uid changed)');
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
-      this.#remember(key, virtual, created);
+      this.#remember(key, virtual, created.object, state, created.imports);
       return { kind: 'synced', action: 'recreated' };
     }
 
     if (cached === undefined) {
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
-      this.#remember(key, virtual, created);
+      this.#remember(key, virtual, created.object, state, created.imports);
       return { kind: 'synced', action: 'created' };
     }
 
+    const last = this.#lastSync.get(key);
+    if (this.#stillConverged(last, virtual, cached, state)) {
+      this.#contention.settled(key);
+      return { kind: 'unchanged' };
+    }
     // Patches read the host object's fields: a copy cached without its body is read whole.
     const host = state.patcher.readsHost && cachedBodyDigest(cached) !== undefined ? await this.#readHost(hostRef.namespace, hostRef.name) : cached;
     if (host === undefined) return HOST_GONE;
 
     let current = virtual;
     let virtualUpdated = false;
-    const last = this.#lastSync.get(key);
     if (this.#hostCacheBehind(last, virtual, host)) return HOST_CACHE_BEHIND;
     if (
       last !== undefined &&
@@ -261,7 +277,7 @@ export class ToHostController<V extends KubeObject> {
     const { object: desired, imports } = await this.#desiredHost(current, host, state);
     if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
-      this.#remember(key, current, host);
+      this.#remember(key, current, host, state, imports);
       this.#contention.settled(key);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
     }
@@ -281,9 +297,25 @@ export class ToHostController<V extends KubeObject> {
     };
     const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
     await this.#import(imports, updated, state);
-    this.#remember(key, current, updated);
-    this.#logger.info({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
+    this.#remember(key, current, updated, state, imports);
+    this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
     return contention !== undefined ? { kind: 'synced', action: 'updated', contention } : { kind: 'synced', action: 'updated' };
+  }
+
+  /**
+   * Neither object moved since this process last converged the key with this state, and that
+   * converge imported nothing: e.g. the watch echo of our own write. Nothing the desired host object
+   * is computed from changed (the secondary objects only decide whether to sync, checked before),
+   * so translating, patching and comparing again would only confirm it.
+   */
+  #stillConverged(last: LastSync | undefined, virtual: KubeObject, host: KubeObject, state: SyncState): boolean {
+    return (
+      last !== undefined &&
+      last.state === state &&
+      !last.imported &&
+      last.virtualResourceVersion === virtual.metadata?.resourceVersion &&
+      last.hostResourceVersion === host.metadata?.resourceVersion
+    );
   }
 
   /**
@@ -346,18 +378,18 @@ export class ToHostController<V extends KubeObject> {
   }
 
   /**
-   * Creates the host copy. Resolves `undefined` when a copy of ours already exists that the host
+   * Creates the host copy; resolves with it and the references it imported. Resolves `undefined` when a copy of ours already exists that the host
    * cache has not seen yet (the caller requeues: not a failure); throws a terminal error when the
    * name is taken by an object this vcluster did not write.
    */
-  async #createHost(virtual: V, state: SyncState): Promise<KubeObject | undefined> {
+  async #createHost(virtual: V, state: SyncState): Promise<{ object: KubeObject; imports: readonly ReferenceImport[] } | undefined> {
     const { object: desired, imports } = await this.#desiredHost(virtual, undefined, state);
     const ref = desired.metadata ?? {};
     try {
       const created = await this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired);
-      this.#logger.info({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
+      this.#logger.debug({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
       await this.#import(imports, created, state);
-      return created;
+      return { object: created, imports };
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       // Either our cache has not seen our own object yet (retry once it has), or the name is taken
@@ -408,19 +440,21 @@ export class ToHostController<V extends KubeObject> {
       await this.#options.hostClient.delete(this.#path(meta.namespace ?? '', meta.name ?? ''), {
         body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: meta.uid } },
       });
-      this.#logger.info({ key, host: `${meta.namespace}/${meta.name}`, reason }, 'deleted host object');
+      this.#logger.debug({ key, host: `${meta.namespace}/${meta.name}`, reason }, 'deleted host object');
     } catch (error) {
       if (isNotFound(error)) return;
       throw error;
     }
   }
 
-  #remember(key: string, virtual: KubeObject, host: KubeObject): void {
+  #remember(key: string, virtual: KubeObject, host: KubeObject, state: SyncState, imports: readonly ReferenceImport[]): void {
     const hostResourceVersion = host.metadata?.resourceVersion ?? '';
     const last = this.#lastSync.get(key);
     this.#lastSync.set(key, {
       virtualResourceVersion: virtual.metadata?.resourceVersion ?? '',
       hostResourceVersion,
+      state,
+      imported: imports.length > 0,
       previousHostResourceVersion: last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? ''),
       host: this.#state.patcher.reverses ? host : undefined,
     });
@@ -432,13 +466,25 @@ export class ToHostController<V extends KubeObject> {
 
   #registerHandlers(): () => void {
     const enqueue = (object: KubeObject): void => this.#queue.add(objectKey(object));
-    const enqueueHost = (object: KubeObject): void => {
+    const enqueueHost = (object: KubeObject, deleted: boolean): void => {
       const ref = object.metadata !== undefined ? this.#state.translator.virtualRef(object.metadata) : undefined;
-      if (ref !== undefined) this.#queue.add(`${ref.namespace}/${ref.name}`);
+      if (ref === undefined) return;
+      const key = `${ref.namespace}/${ref.name}`;
+      if (!deleted && this.#busy.has(key)) {
+        // Most likely the echo of the write in flight, which has not answered yet: decide after it.
+        this.#hostEventsWhileBusy.set(key, objectKey(object));
+        return;
+      }
+      if (!deleted && this.#isEcho(key, object)) return;
+      this.#queue.add(key);
     };
     const removers = [
       this.#options.virtualInformer.addHandler({ onAdd: enqueue, onUpdate: (_old, current) => enqueue(current), onDelete: enqueue }),
-      this.#options.hostInformer.addHandler({ onAdd: enqueueHost, onUpdate: (_old, current) => enqueueHost(current), onDelete: enqueueHost }),
+      this.#options.hostInformer.addHandler({
+        onAdd: (object) => enqueueHost(object, false),
+        onUpdate: (_old, current) => enqueueHost(current, false),
+        onDelete: (object) => enqueueHost(object, true),
+      }),
       ...(this.#options.secondary ?? []).map(({ informer, source }) => {
         const wake = (object: KubeObject): void => {
           for (const key of source.keysFor(object)) this.#queue.add(key);
@@ -449,6 +495,28 @@ export class ToHostController<V extends KubeObject> {
     return () => {
       for (const remove of removers) remove();
     };
+  }
+
+  /**
+   * A host event that only reports what this process last converged (the watch echo of its own
+   * write, or a resync): the key is not queued at all, which saves the queue's and the reconcile's
+   * work for every object of a bulk sync. An echo that arrives before our write's answer (a
+   * devcluster sends it first) is decided once that reconcile ends (see #afterHostEventsWhileBusy).
+   */
+  #isEcho(key: string, host: KubeObject): boolean {
+    const last = this.#lastSync.get(key);
+    if (last === undefined) return false;
+    const virtual = this.#options.virtualInformer.get(key);
+    return virtual !== undefined && this.#stillConverged(last, virtual, host, this.#state);
+  }
+
+  /** Queues `key` again if its host object had an event while it was reconciled that is not the echo of that reconcile's write. */
+  #afterHostEventsWhileBusy(key: string): void {
+    const hostKey = this.#hostEventsWhileBusy.get(key);
+    if (hostKey === undefined) return;
+    this.#hostEventsWhileBusy.delete(key);
+    const host = this.#options.hostInformer.get(hostKey);
+    if (host === undefined || !this.#isEcho(key, host)) this.#queue.add(key);
   }
 
   #enqueueAll(): void {
@@ -464,12 +532,15 @@ export class ToHostController<V extends KubeObject> {
       const key = await this.#queue.get();
       if (key === undefined) return;
       const started = this.#clock.now();
+      this.#busy.add(key);
       try {
         const outcome = await this.reconcile(key);
         this.#finish(key, outcome, started);
       } catch (error) {
         this.#fail(key, error, started);
       } finally {
+        this.#busy.delete(key);
+        this.#afterHostEventsWhileBusy(key);
         this.#queue.done(key);
       }
     }
@@ -479,6 +550,7 @@ export class ToHostController<V extends KubeObject> {
   #finish(key: string, outcome: ReconcileOutcome, started: number): void {
     const seconds = (this.#clock.now() - started) / 1000;
     this.#options.metrics.reconciled(outcomeLabel(outcome), seconds, outcome.kind === 'skipped' ? outcome.cause : undefined);
+    this.#summary.count(outcome);
     if ((outcome.kind === 'synced' || outcome.kind === 'deferred') && outcome.contention !== undefined) this.#reportContention(key, outcome.contention);
     if (outcome.kind === 'requeue' || outcome.kind === 'deferred') {
       this.#queue.addAfter(key, outcome.afterMs);

@@ -37,7 +37,7 @@ describe.each(runnableBackends('the Endpoints lifecycle on a real kube-apiserver
 
   it('deletes the host copy when the virtual Endpoints are deleted, and only that one, logging both keys', async () => {
     const { virtualClient } = clusters;
-    const log = captureLogger('info');
+    const log = captureLogger('debug'); // each write's own line is at debug; info has one summary line per interval
     const syncer = await start({ logger: log.logger });
     for (const name of ['a', 'b']) {
       await createService(virtualClient, name);
@@ -50,6 +50,26 @@ describe.each(runnableBackends('the Endpoints lifecycle on a real kube-apiserver
     // Every write is logged with the virtual key and the host key, deletes included.
     await waitFor('the delete counted', async () => (await metricValue(syncer.registry, 'vcsync_sync_operations_total', { result: 'deleted' })) >= 1);
     expect(log.matching('deleted host object')[0]).toMatchObject({ key: 'default/a', host: `${clusters.hostNamespace}/${hostName('a')}`, reason: 'virtual object deleted' });
+  });
+
+  it('logs host writes at info as one summary line with counts, never a line per object', async () => {
+    const { virtualClient } = clusters;
+    const log = captureLogger('info');
+    const syncer = await start({ logger: log.logger });
+    for (const name of ['a', 'b', 'c']) {
+      await createService(virtualClient, name);
+      await createEndpoints(virtualClient, name);
+    }
+    await waitFor('three creates counted', async () => (await metricValue(syncer.registry, 'vcsync_sync_operations_total', { result: 'created' })) >= 3);
+    await virtualClient.delete(endpointsPath('default', 'a'));
+    await waitFor('the delete counted', async () => (await metricValue(syncer.registry, 'vcsync_sync_operations_total', { result: 'deleted' })) >= 1);
+    await syncer.stop(); // a stopping controller logs what it counted since the last summary
+    expect(log.matching('created host object')).toEqual([]);
+    expect(log.matching('deleted host object')).toEqual([]);
+    const summaries = log.matching('synced host objects');
+    const total = (field: string): number => summaries.reduce((sum, line) => sum + Number(line[field]), 0);
+    expect({ created: total('created'), deleted: total('deleted'), updated: total('updated'), recreated: total('recreated') }).toEqual({ created: 3, deleted: 1, updated: 0, recreated: 0 });
+    expect(summaries[0]).toMatchObject({ controller: 'endpoints' });
   });
 
   it('recreates a host copy someone deleted (vcsync never deletes tenant data for a host-side action)', async () => {

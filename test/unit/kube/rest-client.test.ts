@@ -107,6 +107,19 @@ describe('RestClient', () => {
     expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ metadata: { name: 'x' } });
   });
 
+  it('sends paths under the server URL\'s own path, as URL parsing would (encoded, dot segments resolved, no fragment)', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, {}));
+    const rest = client(`${url}/prefix`);
+    await rest.get('/api/v1/namespaces/team/endpoints/web');
+    await rest.list('/api/v1/endpoints', { labelSelector: 'a=b,c in (d)' });
+    await rest.get('/api/v1/a b/../c#fragment');
+    expect(seen.map((s) => s.url)).toEqual([
+      '/prefix/api/v1/namespaces/team/endpoints/web',
+      '/prefix/api/v1/endpoints?labelSelector=a%3Db%2Cc+in+%28d%29',
+      '/prefix/api/v1/c',
+    ]);
+  });
+
   it('uses the content type of each patch flavour', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, {}));
     const rest = client(url);
@@ -178,6 +191,30 @@ describe('RestClient', () => {
     const err = await client(url, { requestTimeoutMs: 200 }).get('/slow').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).message).toContain('no answer within 200 ms');
+  });
+
+  it('gives up on a server that sends the headers and part of the body, then nothing', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"kind":');
+    });
+    const err = await client(url, { requestTimeoutMs: 200 }).get('/half').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).message).toContain('GET /half: no answer within 200 ms');
+  });
+
+  it('gives up on a server that keeps trickling bytes past the request timeout (a deadline, not an idle timeout)', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    cleanups.push(() => timers.forEach((timer) => clearInterval(timer)));
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('[');
+      // A byte every 20 ms, never ending: the socket is never idle for the 200 ms limit.
+      timers.push(setInterval(() => res.write(' '), 20));
+    });
+    const err = await client(url, { requestTimeoutMs: 200 }).get('/trickle').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).message).toContain('GET /trickle: no answer within 200 ms');
   });
 
   it('waits on the token bucket before sending', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { ApiError } from '../../../src/kube/api-error.js';
-import type { Informer } from '../../../src/kube/informer.js';
+import type { Informer, InformerHandler } from '../../../src/kube/informer.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { RateLimitingWorkQueue } from '../../../src/kube/rate-limiting-queue.js';
 import { defaultConfig } from '../../../src/config/index.js';
@@ -11,6 +11,8 @@ import { SyncerMetrics } from '../../../src/syncer/metrics.js';
 import type { ObjectPatcher } from '../../../src/syncer/object-patcher.js';
 import { ToHostController, type ObjectWriter } from '../../../src/syncer/to-host-controller.js';
 import { createTranslator } from '../../../src/translate/translator.js';
+import { metricValue } from '../../support/metrics.js';
+import { waitFor } from '../../support/wait-for.js';
 
 /** An informer cache the test fills by hand (the controller only reads it in reconcile). */
 function cacheOf<T extends KubeObject>(objects: T[]): Informer<T> {
@@ -27,6 +29,22 @@ const passThrough: ObjectPatcher = {
 
 function alreadyExists(): ApiError {
   return new ApiError({ httpStatus: 409, status: { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' }, verb: 'POST', path: '/x' });
+}
+
+/** An informer whose cache and events the test drives by hand. */
+class HandDriven {
+  readonly byKey = new Map<string, Endpoints>();
+  readonly handlers: InformerHandler<Endpoints>[] = [];
+  get = (key: string): Endpoints | undefined => this.byKey.get(key);
+  list = (): Endpoints[] => [...this.byKey.values()];
+  addHandler = (handler: InformerHandler<Endpoints>): (() => void) => {
+    this.handlers.push(handler);
+    return () => undefined;
+  };
+  waitForCacheSync = (): Promise<boolean> => Promise.resolve(true);
+  asInformer(): Informer<Endpoints> {
+    return this as unknown as Informer<Endpoints>;
+  }
 }
 
 describe('ToHostController.reconcile', () => {
@@ -131,5 +149,169 @@ describe('ToHostController.reconcile', () => {
     expect(hostWrites).toHaveLength(2);
     expect(outcome).toMatchObject({ kind: 'requeue' });
   });
-});
 
+  it('skips the echo of its own write: no translation, patching or host call while both resourceVersions match the last converge', async () => {
+    const virtualCache = new Map<string, Endpoints>([['default/web', virtual]]);
+    const hostCache = new Map<string, Endpoints>();
+    const cache = (byKey: Map<string, Endpoints>): Informer<Endpoints> => ({ get: (key: string) => byKey.get(key), list: () => [...byKey.values()] }) as unknown as Informer<Endpoints>;
+    const hostCalls: string[] = [];
+    const hostClient: ObjectWriter = {
+      get: () => { hostCalls.push('get'); return Promise.reject(new Error('unexpected get')); },
+      create: <T>(_path: string, body: T) => { hostCalls.push('create'); const b = body as Endpoints; return Promise.resolve({ ...b, metadata: { ...b.metadata, uid: 'h-uid', resourceVersion: '50' } } as T); },
+      update: () => { hostCalls.push('update'); return Promise.reject(new Error('unexpected update')); },
+      delete: () => { hostCalls.push('delete'); return Promise.reject(new Error('unexpected delete')); },
+    };
+    let toHostCalls = 0;
+    const counting: ObjectPatcher = { ...passThrough, toHost: (input) => { toHostCalls += 1; return passThrough.toHost(input); } };
+    const state = { enabled: true, translator, patcher: counting };
+    const sync = new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: cache(virtualCache),
+      hostInformer: cache(hostCache),
+      virtualClient: hostClient,
+      hostClient,
+      queue: new RateLimitingWorkQueue(),
+      state,
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
+    });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'created' });
+    expect(toHostCalls).toBe(1);
+    expect(hostCalls).toEqual(['create']);
+    const created = { ...virtual, metadata: { ...virtual.metadata, name: 'web-x-default-x-vc', namespace: 'host-ns', uid: 'h-uid', resourceVersion: '50' } };
+    const ours = translator.hostMetadata({ virtual: virtual.metadata ?? {}, kind: '/v1, Kind=Endpoints' });
+    if (!ours.synced) throw new Error('not synced');
+    hostCache.set('host-ns/web-x-default-x-vc', { ...created, metadata: { ...ours.metadata, uid: 'h-uid', resourceVersion: '50' } });
+
+    // The host watch delivers our create (and a resync re-delivers both objects): nothing moved.
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(toHostCalls).toBe(1);
+    expect(hostCalls).toEqual(['create']);
+
+    // A reloaded configuration may want another host object: the same versions are reconciled in full.
+    sync.updateState({ ...state });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(toHostCalls).toBe(2);
+    // The virtual object moved: reconciled in full again.
+    virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, resourceVersion: '2' } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(toHostCalls).toBe(3);
+    expect(hostCalls).toEqual(['create']);
+  });
+
+  it('does not queue the host watch echo of its own write (nor a resync), but queues real host changes and deletes', async () => {
+    const virtualInformer = new HandDriven();
+    const hostInformer = new HandDriven();
+    virtualInformer.byKey.set('default/web', virtual);
+    const hostWrites: Endpoints[] = [];
+    const hostClient: ObjectWriter = {
+      get: () => Promise.reject(new Error('unexpected get')),
+      create: <T>(_path: string, body: T) => {
+        const b = body as Endpoints;
+        const stored = { ...b, metadata: { ...b.metadata, uid: 'h-uid', resourceVersion: '50' } };
+        hostWrites.push(stored);
+        return Promise.resolve(stored as T);
+      },
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    const queue = new RateLimitingWorkQueue();
+    const queued: string[] = [];
+    const add = queue.add.bind(queue);
+    queue.add = (key: string): void => {
+      queued.push(key);
+      add(key);
+    };
+    const registry = new Registry();
+    const sync = new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: virtualInformer.asInformer(),
+      hostInformer: hostInformer.asInformer(),
+      virtualClient: hostClient,
+      hostClient,
+      queue,
+      state: { enabled: true, translator, patcher: passThrough },
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(registry).controller('endpoints'),
+    });
+    const controller = new AbortController();
+    const running = sync.run(controller.signal);
+    try {
+      await waitFor('handlers registered', () => virtualInformer.handlers.length === 1 && hostInformer.handlers.length === 1);
+      await virtualInformer.handlers[0]?.onAdd?.(virtual, false);
+      await waitFor('the create counted', async () => (await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })) === 1);
+      expect(queued).toEqual(['default/web']);
+
+      const echo = hostWrites[0] as Endpoints;
+      hostInformer.byKey.set('host-ns/web-x-default-x-vc', echo);
+      await hostInformer.handlers[0]?.onAdd?.(echo, false); // the watch echo of our create
+      await hostInformer.handlers[0]?.onUpdate?.(echo, echo); // a periodic resync
+      expect(queued).toEqual(['default/web']);
+
+      const edited = { ...echo, metadata: { ...echo.metadata, resourceVersion: '51', labels: { ...echo.metadata?.labels, edited: 'by-someone' } } };
+      await hostInformer.handlers[0]?.onUpdate?.(echo, edited);
+      await hostInformer.handlers[0]?.onDelete?.(echo);
+      expect(queued).toEqual(['default/web', 'default/web', 'default/web']);
+    } finally {
+      controller.abort();
+      await running;
+    }
+  });
+
+  it('decides on a host event that arrives before its own write\'s answer once that answer is in: an echo is not queued', async () => {
+    const virtualInformer = new HandDriven();
+    const hostInformer = new HandDriven();
+    virtualInformer.byKey.set('default/web', virtual);
+    let answer: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const bodies: Endpoints[] = [];
+    const hostClient: ObjectWriter = {
+      get: () => Promise.reject(new Error('unexpected get')),
+      create: async <T>(_path: string, body: T): Promise<T> => {
+        bodies.push(body as Endpoints);
+        await answered;
+        const b = body as Endpoints;
+        return { ...b, metadata: { ...b.metadata, uid: 'h-uid', resourceVersion: '60' } } as T;
+      },
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    const queue = new RateLimitingWorkQueue();
+    const queued: string[] = [];
+    const add = queue.add.bind(queue);
+    queue.add = (key: string): void => {
+      queued.push(key);
+      add(key);
+    };
+    const registry = new Registry();
+    const sync = new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: virtualInformer.asInformer(),
+      hostInformer: hostInformer.asInformer(),
+      virtualClient: hostClient,
+      hostClient,
+      queue,
+      state: { enabled: true, translator, patcher: passThrough },
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(registry).controller('endpoints'),
+    });
+    const controller = new AbortController();
+    const running = sync.run(controller.signal);
+    try {
+      await waitFor('handlers registered', () => virtualInformer.handlers.length === 1 && hostInformer.handlers.length === 1);
+      await virtualInformer.handlers[0]?.onAdd?.(virtual, false);
+      const body = await waitFor('the create in flight', () => bodies[0]);
+      // The watch delivers our object before the POST answers.
+      const early = { ...body, metadata: { ...body.metadata, uid: 'h-uid', resourceVersion: '60' } };
+      hostInformer.byKey.set('host-ns/web-x-default-x-vc', early);
+      await hostInformer.handlers[0]?.onAdd?.(early, false);
+      answer?.();
+      await waitFor('the create counted', async () => (await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })) === 1);
+      expect(queued).toEqual(['default/web']);
+    } finally {
+      controller.abort();
+      await running;
+    }
+  });
+});
