@@ -6,9 +6,16 @@ import { assertBuilt, REPO_ROOT } from '../../support/vcsync-cli.js';
 
 const scripts = readdirSync(join(REPO_ROOT, 'benchmarks')).filter((file) => file.endsWith('.mjs')).sort();
 
+/**
+ * How long one script may take to print its usage or refuse its options: each loads the built
+ * modules first (about a second when quiet), which took over 20 s at a load average of 22 on two
+ * cores; kept under the test timeout (60 s) so a hang still fails here, with its output.
+ */
+const SCRIPT_DEADLINE_MS = 50_000;
+
 function run(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--no-node-snapshot', join(REPO_ROOT, 'benchmarks', script), ...args], { cwd: REPO_ROOT, timeout: 20_000, env }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--no-node-snapshot', join(REPO_ROOT, 'benchmarks', script), ...args], { cwd: REPO_ROOT, timeout: SCRIPT_DEADLINE_MS, env }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== 'number') reject(new Error(`${script} ${args.join(' ')} did not finish (a benchmark started?): ${error.message}`));
       else resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
     });
