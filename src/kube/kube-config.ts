@@ -115,13 +115,15 @@ export function loadClusterConfig(source: KubeConfigSource, options: LoadCluster
     password: stringField(user, 'password'),
     impersonate: stringField(user, 'as'),
   };
-  if (credentials.token === undefined && credentials.tokenFile !== undefined) {
-    // As client-node: a token file is read once, at load (trimmed, as client-go does).
-    credentials.token = readTokenFile(credentials.tokenFile, options.name).trim();
-  }
+  const tokenFile = credentials.token === undefined ? credentials.tokenFile : undefined;
+  // Read at load, so a missing file fails the start; then again on every call (callers cache for a
+  // minute), as client-go re-reads it: a projected token rotates under a long-running daemon.
+  if (tokenFile !== undefined) credentials.token = readTokenFile(tokenFile, options.name).trim();
   const ca = credentials.caFile !== undefined ? { file: credentials.caFile } : credentials.caData !== undefined ? { pem: Buffer.from(credentials.caData, 'base64').toString('utf8') } : {};
   const needsPlugin = PLUGIN_USER_FIELDS.some((field) => user[field] !== undefined && user[field] !== null);
-  const applyToHTTPSOptions = needsPlugin ? pluginCredentials(source, options, server) : async (target: https.RequestOptions) => applyStatic(credentials, target);
+  const applyToHTTPSOptions = needsPlugin
+    ? pluginCredentials(source, options, server)
+    : async (target: https.RequestOptions) => applyStatic(tokenFile === undefined ? credentials : { ...credentials, token: readTokenFile(tokenFile, options.name).trim() }, target);
   return Object.freeze({ name: options.name, server, namespace, ca, applyToHTTPSOptions });
 }
 

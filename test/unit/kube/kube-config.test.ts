@@ -62,6 +62,27 @@ describe('loadClusterConfig without client-node', () => {
     expect(loaded.server).toBe(String(cluster['server']).replace(/\/+$/, ''));
   });
 
+  it('reads a token file at load and again on every call, so a rotated token is used', async () => {
+    const tokenPath = join(dir, 'token');
+    await writeFile(tokenPath, 'first-token\n');
+    const path = join(dir, 'config-token-file');
+    await writeFile(path, stringify(document({ server: 'https://k' }, { 'token-file': tokenPath })));
+    const loaded = loadClusterConfig({ kind: 'file', path }, { name: 'host' });
+    const bearer = async (): Promise<unknown> => {
+      const options: https.RequestOptions = { headers: {} };
+      await loaded.applyToHTTPSOptions(options);
+      return (options.headers as Record<string, unknown>)['Authorization'];
+    };
+    expect(await bearer()).toBe('Bearer first-token');
+    await writeFile(tokenPath, 'rotated-token\n');
+    expect(await bearer()).toBe('Bearer rotated-token');
+    await rm(tokenPath);
+    await expect(bearer()).rejects.toThrow(`cannot read the token file ${tokenPath} of cluster host`);
+    await rm(path);
+    await writeFile(join(dir, 'missing-token-config'), stringify(document({ server: 'https://k' }, { 'token-file': tokenPath })));
+    expect(() => loadClusterConfig({ kind: 'file', path: join(dir, 'missing-token-config') }, { name: 'host' })).toThrow('cannot read the token file');
+  });
+
   it('reads the CA for the management API from the file or the inline data', async () => {
     const path = join(dir, 'ca-config');
     await writeFile(path, stringify(document({ server: 'https://k', 'certificate-authority': 'ca.crt' }, {})));
