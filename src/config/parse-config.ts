@@ -81,19 +81,8 @@ export function readConfigDocument(text: string, fileName: string): ConfigDocume
 
   const cycle = selfReferencingAlias(document, lineCounter);
   if (cycle !== undefined) {
-    return {
-      ok: false,
-      errors: [
-        {
-          code: ConfigErrorCode.YAML_SYNTAX,
-          path: '',
-          file: fileName,
-          line: cycle.line,
-          column: cycle.column,
-          message: `invalid YAML: the alias *${cycle.name} is inside the value its anchor &${cycle.name} names, so that value would never end; copy the content instead`,
-        },
-      ],
-    };
+    const message = `the alias *${cycle.name} is inside the value its anchor &${cycle.name} names, so that value would never end; copy the content instead`;
+    return { ok: false, errors: [syntaxError(fileName, cycle, message)] };
   }
 
   try {
@@ -105,19 +94,7 @@ export function readConfigDocument(text: string, fileName: string): ConfigDocume
     if (error instanceof RangeError) return { ok: false, errors: [tooDeep(fileName)] }; // the call stack, through aliases
     // toJS throws for unresolved aliases and alias bombs; they are syntax problems of the file.
     const start = source.locate([]) ?? { line: 1, column: 1 };
-    return {
-      ok: false,
-      errors: [
-        {
-          code: ConfigErrorCode.YAML_SYNTAX,
-          path: '',
-          file: fileName,
-          line: start.line,
-          column: start.column,
-          message: `invalid YAML: ${error instanceof Error ? error.message : String(error)}`,
-        },
-      ],
-    };
+    return { ok: false, errors: [syntaxError(fileName, start, error instanceof Error ? error.message : String(error))] };
   }
 }
 
@@ -201,15 +178,14 @@ function validator(): ValidateFunction {
 
 const MULTIPLE_DOCUMENTS = 'invalid YAML: the file holds more than one YAML document (a line with ---); vcluster.yaml is one document: remove the --- and what follows, or merge the documents';
 /** The one error of a document nested deeper than {@link MAX_NESTING_DEPTH} levels. */
+/** A YAML_SYNTAX error of the whole document at `at`: "invalid YAML: " + `message`. */
+function syntaxError(fileName: string, at: { line: number; column: number }, message: string): ConfigError {
+  return { code: ConfigErrorCode.YAML_SYNTAX, path: '', file: fileName, line: at.line, column: at.column, message: `invalid YAML: ${message}` };
+}
+
 function tooDeep(fileName: string): ConfigError {
-  return {
-    code: ConfigErrorCode.YAML_SYNTAX,
-    path: '',
-    file: fileName,
-    line: 1,
-    column: 1,
-    message: `invalid YAML: the document is nested more than ${MAX_NESTING_DEPTH} levels deep (lists, mappings, or aliases inside them); vcluster.yaml needs about ten: look for runs of [ or {, or aliases that include each other`,
-  };
+  const message = `the document is nested more than ${MAX_NESTING_DEPTH} levels deep (lists, mappings, or aliases inside them); vcluster.yaml needs about ten: look for runs of [ or {, or aliases that include each other`;
+  return syntaxError(fileName, { line: 1, column: 1 }, message);
 }
 
 function toPlainData(document: Document): unknown {
