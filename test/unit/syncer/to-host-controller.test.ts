@@ -52,6 +52,45 @@ describe('ToHostController.reconcile', () => {
   const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
   const resource = endpointsResource({ get: () => ({ spec: {} }) });
 
+  /**
+   * A running controller over hand-driven informers whose handlers are registered, recording
+   * every key it queues; `stop()` ends it.
+   */
+  async function runningController(virtualInformer: HandDriven, hostInformer: HandDriven, hostClient: ObjectWriter) {
+    const queue = new RateLimitingWorkQueue();
+    const queued: string[] = [];
+    const add = queue.add.bind(queue);
+    queue.add = (key: string): void => {
+      queued.push(key);
+      add(key);
+    };
+    const registry = new Registry();
+    const sync = new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: virtualInformer.asInformer(),
+      hostInformer: hostInformer.asInformer(),
+      virtualClient: hostClient,
+      hostClient,
+      queue,
+      state: { enabled: true, translator, patcher: passThrough },
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(registry).controller('endpoints'),
+    });
+    const controller = new AbortController();
+    const running = sync.run(controller.signal);
+    const stop = async (): Promise<void> => {
+      controller.abort();
+      await running;
+    };
+    try {
+      await waitFor('handlers registered', () => virtualInformer.handlers.length === 1 && hostInformer.handlers.length === 1);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    return { queued, registry, stop };
+  }
+
   function controller(hostClient: ObjectWriter, enabled = true) {
     return new ToHostController<Endpoints>({
       resource,
@@ -216,29 +255,8 @@ describe('ToHostController.reconcile', () => {
       update: () => Promise.reject(new Error('unexpected update')),
       delete: () => Promise.reject(new Error('unexpected delete')),
     };
-    const queue = new RateLimitingWorkQueue();
-    const queued: string[] = [];
-    const add = queue.add.bind(queue);
-    queue.add = (key: string): void => {
-      queued.push(key);
-      add(key);
-    };
-    const registry = new Registry();
-    const sync = new ToHostController<Endpoints>({
-      resource,
-      virtualInformer: virtualInformer.asInformer(),
-      hostInformer: hostInformer.asInformer(),
-      virtualClient: hostClient,
-      hostClient,
-      queue,
-      state: { enabled: true, translator, patcher: passThrough },
-      events: { warning: () => { throw new Error('no event expected'); } },
-      metrics: new SyncerMetrics(registry).controller('endpoints'),
-    });
-    const controller = new AbortController();
-    const running = sync.run(controller.signal);
+    const { queued, registry, stop } = await runningController(virtualInformer, hostInformer, hostClient);
     try {
-      await waitFor('handlers registered', () => virtualInformer.handlers.length === 1 && hostInformer.handlers.length === 1);
       await virtualInformer.handlers[0]?.onAdd?.(virtual, false);
       await waitFor('the create counted', async () => (await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })) === 1);
       expect(queued).toEqual(['default/web']);
@@ -254,8 +272,7 @@ describe('ToHostController.reconcile', () => {
       await hostInformer.handlers[0]?.onDelete?.(echo);
       expect(queued).toEqual(['default/web', 'default/web', 'default/web']);
     } finally {
-      controller.abort();
-      await running;
+      await stop();
     }
   });
 
@@ -277,29 +294,8 @@ describe('ToHostController.reconcile', () => {
       update: () => Promise.reject(new Error('unexpected update')),
       delete: () => Promise.reject(new Error('unexpected delete')),
     };
-    const queue = new RateLimitingWorkQueue();
-    const queued: string[] = [];
-    const add = queue.add.bind(queue);
-    queue.add = (key: string): void => {
-      queued.push(key);
-      add(key);
-    };
-    const registry = new Registry();
-    const sync = new ToHostController<Endpoints>({
-      resource,
-      virtualInformer: virtualInformer.asInformer(),
-      hostInformer: hostInformer.asInformer(),
-      virtualClient: hostClient,
-      hostClient,
-      queue,
-      state: { enabled: true, translator, patcher: passThrough },
-      events: { warning: () => { throw new Error('no event expected'); } },
-      metrics: new SyncerMetrics(registry).controller('endpoints'),
-    });
-    const controller = new AbortController();
-    const running = sync.run(controller.signal);
+    const { queued, registry, stop } = await runningController(virtualInformer, hostInformer, hostClient);
     try {
-      await waitFor('handlers registered', () => virtualInformer.handlers.length === 1 && hostInformer.handlers.length === 1);
       await virtualInformer.handlers[0]?.onAdd?.(virtual, false);
       const body = await waitFor('the create in flight', () => bodies[0]);
       // The watch delivers our object before the POST answers.
@@ -310,8 +306,7 @@ describe('ToHostController.reconcile', () => {
       await waitFor('the create counted', async () => (await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })) === 1);
       expect(queued).toEqual(['default/web']);
     } finally {
-      controller.abort();
-      await running;
+      await stop();
     }
   });
 });
