@@ -27,12 +27,14 @@ export class PlanPatcher implements ObjectPatcher {
     // reference translation does not have; counting them would keep host objects in memory and
     // run the reverse pass for nothing.
     const referencesReverse = env.references.toVirtual !== undefined;
-    // Every kind of patch may read the host object (an expression's context.hostObject, a
-    // reverse patch's source): only a plan without patches certainly does not.
-    this.readsHost = plan.patches.length > 0;
     this.reverses = plan.patches.some(
       (p) => p.mode === 'labels' || (p.mode === 'reference' && referencesReverse) || (p.mode === 'expression' && p.reverseExpression !== undefined),
     );
+    // The host object's fields are read by reverse patches (their source) and by forward
+    // expressions that read context.hostObject (found at compile time; an expression the analysis
+    // cannot follow counts as reading it). Forward reference and label patches rewrite the
+    // object being built and never read the host's.
+    this.readsHost = this.reverses || plan.forwardReads.hostObject;
   }
 
   async toHost(input: { host: KubeObject; virtual: KubeObject; existingHost: KubeObject | undefined }): Promise<PatchedObject> {
