@@ -3,7 +3,6 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runPreview } from '../../../src/cli/run-preview.js';
-import { runSyncer } from '../../../src/cli/run-syncer.js';
 import { runValidate } from '../../../src/cli/run-validate.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { SYNCABLE_RESOURCES } from '../../../src/syncer/resources.js';
@@ -11,6 +10,7 @@ import { configMapsSyncable, SYNC_LABEL } from '../../support/configmaps-resourc
 import { createEndpoints, createService, getHostEndpoints, hostName, simpleSubset, tempDir } from '../../support/endpoints-fixtures.js';
 import { startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
+import { startSyncerDaemon, type SyncerDaemon } from '../../support/syncer-daemon.js';
 
 /** The registry with a made-up second resource (one folder under test/support) added. */
 const WITH_CONFIGMAPS = [...SYNCABLE_RESOURCES, configMapsSyncable];
@@ -66,42 +66,21 @@ describe('a second syncable resource is one folder: validate, preview and start 
 
   describe('start', () => {
     let clusters: TwoClusters;
-    let abort: AbortController;
-    let running: Promise<void>;
+    let daemon: SyncerDaemon | undefined;
     beforeEach(async () => {
       clusters = await startTwoClusters();
-      abort = new AbortController();
     });
     afterEach(async () => {
-      abort.abort();
-      await running;
+      await daemon?.stop();
+      daemon = undefined;
       await clusters.close();
     });
 
     it('syncs the new resource beside Endpoints, its informers in the one sync check and its metrics beside theirs', async () => {
       const config = path.join(dir.dir, 'vcluster.yaml');
       await writeFile(config, CONFIGMAPS_ON);
-      let metricsUrl = '';
-      running = runSyncer(
-        {
-          configPath: config,
-          name: 'vc1',
-          hostNamespace: clusters.hostNamespace,
-          virtual: { kind: 'object', config: clusters.virtual.kubeConfig },
-          host: { kind: 'object', config: clusters.host.kubeConfig },
-          listenMetrics: { host: '127.0.0.1', port: 0 },
-          hostQps: 40,
-          hostBurst: 80,
-          workers: 2,
-          leaderElect: false,
-          sandboxMemoryMiB: 32,
-          sandboxTimeoutMs: 1000,
-          logger: silentLogger(),
-          resources: WITH_CONFIGMAPS,
-          onListening: ({ metrics }) => (metricsUrl = metrics),
-        },
-        abort.signal,
-      );
+      daemon = await startSyncerDaemon(clusters, config, { logger: silentLogger(), resources: WITH_CONFIGMAPS });
+      const metricsUrl = daemon.metricsUrl;
       await clusters.virtualClient.create('/api/v1/namespaces/default/configmaps', {
         apiVersion: 'v1',
         kind: 'ConfigMap',

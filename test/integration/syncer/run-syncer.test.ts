@@ -9,6 +9,7 @@ import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
 import { metricSample } from '../../support/metrics.js';
 import { startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
+import { startSyncerDaemon, type SyncerDaemon } from '../../support/syncer-daemon.js';
 
 const ENABLED = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
 const DISABLED = 'sync:\n  toHost:\n    endpoints:\n      enabled: false\n';
@@ -25,8 +26,7 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
   let log: CapturedLog;
   let dir: { dir: string; remove: () => Promise<void> };
   let configPath: string;
-  let abort: AbortController | undefined;
-  let running: Promise<void> | undefined;
+  let daemon: SyncerDaemon | undefined;
   let metricsUrl: string;
 
   // The daemon's informers and workers share one signal: no test may see a MaxListenersExceededWarning.
@@ -43,12 +43,10 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
   });
 
   afterEach(async () => {
-    abort?.abort();
-    await running;
+    await daemon?.stop();
+    daemon = undefined;
     process.off('warning', onWarning);
     expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
-    abort = undefined;
-    running = undefined;
     await clusters.close();
     await dir.remove();
   });
@@ -62,31 +60,9 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
 
   const start = async (config: string, overrides: Partial<RunSyncerOptions> = {}): Promise<void> => {
     await writeConfig(config);
-    abort = new AbortController();
-    let listening: (url: string) => void = () => undefined;
-    const url = new Promise<string>((resolve) => (listening = resolve));
-    running = runSyncer(
-      {
-        configPath,
-        name: 'vc1',
-        hostNamespace: clusters.hostNamespace,
-        virtual: { kind: 'object', config: clusters.virtual.kubeConfig },
-        host: { kind: 'object', config: clusters.host.kubeConfig },
-        listenMetrics: { host: '127.0.0.1', port: 0 },
-        hostQps: 40,
-        hostBurst: 80,
-        workers: 4,
-        leaderElect: false,
-        sandboxMemoryMiB: 32,
-        sandboxTimeoutMs: 1000,
-        logger: log.logger,
-        onListening: ({ metrics }) => listening(metrics),
-        ...overrides,
-      },
-      abort.signal,
-    );
-    // A startup failure must fail the test, not hang it on the URL.
-    metricsUrl = await Promise.race([url, running.then(() => Promise.reject(new Error('runSyncer returned before listening')))]);
+    // A startup failure fails the test (startSyncerDaemon rejects), not hangs it on the URL.
+    daemon = await startSyncerDaemon(clusters, configPath, { workers: 4, logger: log.logger, ...overrides });
+    metricsUrl = daemon.metricsUrl;
   };
 
   const get = async (path: string): Promise<{ status: number; text: string }> => {
