@@ -456,7 +456,7 @@ export class ToHostController<V extends KubeObject> {
       state,
       imported: imports.length > 0,
       previousHostResourceVersion: last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? ''),
-      host: this.#state.patcher.reverses ? host : undefined,
+      host: state.patcher.reverses ? host : undefined,
     });
   }
 
