@@ -1,12 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildKubeConfig, kubeConfigYaml } from '../../../src/devcluster/kube-config.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KubectlEnv, type KubectlResult } from '../../support/kubectl.js';
 import { ManagementFixture } from '../../support/management-fixture.js';
-import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
+import type { RealControlPlane } from '../../support/real-control-plane.js';
+import { startTokenWebhookPlane, type TokenWebhookPlane } from '../../support/token-webhook-plane.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const missing = realClusterMissing('the token review webhook against the real kube-apiserver');
@@ -24,23 +22,19 @@ const SLACK_MS = 10_000;
 
 describe.skipIf(missing)('a real kube-apiserver authenticates access keys through vcsync’s TokenReview webhook (issue 10 §1)', () => {
   let management: ManagementFixture;
+  let webhookPlane: TokenWebhookPlane;
   let plane: RealControlPlane;
-  let dir: string;
   const envs: KubectlEnv[] = [];
 
   beforeAll(async () => {
     management = await ManagementFixture.start();
-    dir = await mkdtemp(join(tmpdir(), 'token-webhook-'));
-    // The webhook config is a kubeconfig: the cluster is the webhook (URL + CA); no user credential (see ADR 0020).
-    const configPath = join(dir, 'token-webhook.kubeconfig');
-    await writeFile(configPath, kubeConfigYaml(buildKubeConfig({ name: 'vcsync-token-review', server: management.server.tokenReviewUrl, caCertPem: management.tls.caCertPem })));
-    plane = await startRealControlPlane({ tokenWebhook: { configPath, cacheTtlSeconds: WEBHOOK_CACHE_TTL_SECONDS } });
+    webhookPlane = await startTokenWebhookPlane(management, { cacheTtlSeconds: WEBHOOK_CACHE_TTL_SECONDS });
+    plane = webhookPlane.plane;
   }, 240_000);
   afterAll(async () => {
     for (const env of envs) await env.remove();
-    await plane?.close();
+    await webhookPlane?.close();
     await management?.stop();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
   /** kubectl against the real server with `--token key` (the kubeconfig holds only the server and its CA). */

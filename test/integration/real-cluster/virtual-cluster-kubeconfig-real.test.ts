@@ -1,15 +1,12 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { buildKubeConfig, kubeConfigYaml } from '../../../src/devcluster/kube-config.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { deferredCsrClient } from '../../../src/management/index.js';
 import { KubectlEnv } from '../../support/kubectl.js';
 import { ManagementFixture, type Answer } from '../../support/management-fixture.js';
-import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
+import type { RealControlPlane } from '../../support/real-control-plane.js';
+import { startTokenWebhookPlane, type TokenWebhookPlane } from '../../support/token-webhook-plane.js';
 
 const missing = realClusterMissing('VirtualClusterInstanceKubeConfig against the real kube-apiserver');
 const KUBECONFIG_PATH = '/apis/management.loft.sh/v1/namespaces/vcluster-vc1/virtualclusterinstances/vc1/kubeconfig';
@@ -21,8 +18,8 @@ const KUBECONFIG_PATH = '/apis/management.loft.sh/v1/namespaces/vcluster-vc1/vir
  */
 describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against the real kube-apiserver (issue 10 §3)', () => {
   let management: ManagementFixture;
+  let webhookPlane: TokenWebhookPlane;
   let plane: RealControlPlane;
-  let dir: string;
   const late: { plane?: RealControlPlane } = {};
   const envs: KubectlEnv[] = [];
 
@@ -39,10 +36,8 @@ describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against the real kube
         signingTimeoutMs: 60_000,
       },
     });
-    dir = await mkdtemp(join(tmpdir(), 'kubeconfig-real-'));
-    const configPath = join(dir, 'token-webhook.kubeconfig');
-    await writeFile(configPath, kubeConfigYaml(buildKubeConfig({ name: 'vcsync-token-review', server: management.server.tokenReviewUrl, caCertPem: management.tls.caCertPem })));
-    plane = await startRealControlPlane({ controllers: true, tokenWebhook: { configPath, cacheTtlSeconds: 2 } });
+    webhookPlane = await startTokenWebhookPlane(management, { controllers: true, cacheTtlSeconds: 2 });
+    plane = webhookPlane.plane;
     late.plane = plane;
     const admin = await KubectlEnv.forKubeconfig(plane.kubeconfigYaml, { prefix: 'kubeconfig-real-admin-', binary: plane.assets.kubectl });
     envs.push(admin);
@@ -53,9 +48,8 @@ describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against the real kube
   }, 240_000);
   afterAll(async () => {
     for (const env of envs) await env.remove();
-    await plane?.close();
+    await webhookPlane?.close();
     await management?.stop();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
   const request = (key: string, spec: Record<string, unknown>): Promise<Answer> =>
