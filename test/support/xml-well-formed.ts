@@ -20,20 +20,18 @@ export function parseXml(text: string): XmlElement {
   const fail = (what: string): never => {
     throw new SyntaxError(`not well-formed XML at offset ${at}: ${what} (near ${JSON.stringify(text.slice(at, at + 30))})`);
   };
+  /** Skips a construct that starts at `at` with `open` up to its `close`; false when none starts there. */
+  const skipPast = (open: string, close: string, what: string): boolean => {
+    if (!text.startsWith(open, at)) return false;
+    const end = text.indexOf(close, at + open.length);
+    if (end < 0) fail(`unclosed ${what}`);
+    at = end + close.length;
+    return true;
+  };
   const skipMisc = (): void => {
     for (;;) {
-      const before = at;
       while (/\s/.test(text[at] ?? '')) at += 1;
-      if (text.startsWith('<!--', at)) {
-        const end = text.indexOf('-->', at + 4);
-        if (end < 0) fail('unclosed comment');
-        at = end + 3;
-      } else if (text.startsWith('<?', at)) {
-        const end = text.indexOf('?>', at + 2);
-        if (end < 0) fail('unclosed processing instruction');
-        at = end + 2;
-      }
-      if (at === before) return;
+      if (!skipPast('<!--', '-->', 'comment') && !skipPast('<?', '?>', 'processing instruction')) return;
     }
   };
   const name = (): string => {
@@ -104,17 +102,7 @@ export function parseXml(text: string): XmlElement {
         at += 1;
         return { name: tag, attributes, children };
       }
-      if (text.startsWith('<!--', at)) {
-        const end = text.indexOf('-->', at + 4);
-        if (end < 0) fail('unclosed comment');
-        at = end + 3;
-      } else if (text.startsWith('<![CDATA[', at)) {
-        const end = text.indexOf(']]>', at + 9);
-        if (end < 0) fail('unclosed CDATA section');
-        at = end + 3;
-      } else {
-        children.push(element());
-      }
+      if (!skipPast('<!--', '-->', 'comment') && !skipPast('<![CDATA[', ']]>', 'CDATA section')) children.push(element());
     }
   };
   skipMisc();
