@@ -1,6 +1,11 @@
 # syntax=docker/dockerfile:1
+# One Node for both stages, pinned to a release: isolated-vm's native addon is compiled against
+# the build stage's Node and must run on the same one. Bump it on purpose (and, in your registry,
+# pin it by digest too: FROM node:<version>-bookworm-slim@sha256:<digest>).
+ARG NODE_VERSION=22.20.0
+
 # Build stage: compiles isolated-vm (native addon, node-gyp) and the TypeScript.
-FROM node:22-bookworm-slim AS build
+FROM node:${NODE_VERSION}-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -13,7 +18,7 @@ RUN npm ci --no-audit --no-fund \
  && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: no compiler, no dev dependencies, not root.
-FROM node:22-bookworm-slim
+FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./
@@ -25,8 +30,10 @@ RUN ln -s /app/dist/cli/main.js /usr/local/bin/vcsync && chmod +x /app/dist/cli/
 # verify user is non-root"). 1000:1000 is the node image's `node` user; config/deploy/sidecar.yaml
 # sets the same runAsUser/runAsGroup.
 USER 1000:1000
-# Metrics and health (config/deploy/sidecar.yaml sets --listen-metrics 0.0.0.0:9180).
-EXPOSE 9180
+# Metrics and health (config/deploy/sidecar.yaml sets --listen-metrics 0.0.0.0:9180), and the
+# management API (--listen-management 0.0.0.0:9443). No HEALTHCHECK: Kubernetes ignores it; the
+# manifest's readiness and liveness probes (/readyz, /livez on 9180) do that job.
+EXPOSE 9180 9443
 # isolated-vm requires --no-node-snapshot on Node 20+; said here rather than through the bin's
 # shebang, so the flag does not depend on env -S.
 ENTRYPOINT ["node", "--no-node-snapshot", "/app/dist/cli/main.js"]

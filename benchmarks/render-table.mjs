@@ -1,19 +1,23 @@
 // Prints the README's benchmark table (Markdown) from every benchmarks/results/*.json that has a
 // `table` field: an array of `{ benchmark, metric, value, baseline?, ratio? }` rows. Each result's
-// command, node version and date follow the table so every figure can be reproduced. With
-// `--readme` it replaces the table between the README's bench-table markers instead of printing
-// it (`npm run bench` does that after the benchmarks ran).
+// command, node version and date follow the table so every figure can be reproduced, then one
+// chart per result file that compares figures with baselines (benchmarks/charts/<result>.svg,
+// lib/ratio-chart.mjs). With `--readme` it replaces the table between the README's bench-table
+// markers instead of printing it, and writes the charts (`npm run bench` does that after the
+// benchmarks ran); `--charts DIR` writes the charts into DIR instead (the README test compares them).
 //
 //   node benchmarks/render-table.mjs > /tmp/table.md
 //   node benchmarks/render-table.mjs --readme
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, repoDir } from './lib/bench-run.mjs';
+import { ratioChart } from './lib/ratio-chart.mjs';
 
-const { readme } = benchArgs({
-  usage: 'usage: node benchmarks/render-table.mjs [--readme] > table.md\nPrints the README benchmark table from benchmarks/results/*.json; --readme writes it into README.md between the bench-table markers.',
+const { readme, charts: chartsOption } = benchArgs({
+  usage: 'usage: node benchmarks/render-table.mjs [--readme] [--charts DIR] > table.md\nPrints the README benchmark table from benchmarks/results/*.json; --readme writes it into README.md between the bench-table markers and the charts into benchmarks/charts/; --charts DIR writes the charts into DIR.',
   flags: ['readme'],
+  strings: { charts: undefined },
 });
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
@@ -47,7 +51,26 @@ for (const { file, document } of documents) {
   const load = Array.isArray(document.machine?.loadAverage) ? `, load average ${document.machine.loadAverage.join(' / ')} on ${document.machine.cpus} CPUs` : '';
   lines.push(`- \`${file}\`: \`${document.command ?? 'unknown command'}\` (Node ${document.node ?? '?'}, ${when}${quick}${load})`);
 }
+const charts = documents
+  .map(({ file, document }) => {
+    const name = file.replace(/\.json$/, '');
+    return { name, svg: ratioChart({ title: name, rows: document.table }) };
+  })
+  .filter((chart) => chart.svg !== undefined);
+if (charts.length > 0) {
+  lines.push('', 'Each result\'s figures against their baselines (ratio, log scale; hover a bar for the figures):', '');
+  for (const { name } of charts) lines.push(`![${name}: figures against baselines](benchmarks/charts/${name}.svg)`);
+}
 const table = lines.join('\n');
+
+/** Writes the charts into `dir` as <result>.svg, removing any other .svg there (a result that went away). */
+function writeCharts(dir) {
+  mkdirSync(dir, { recursive: true });
+  const names = new Set(charts.map(({ name }) => `${name}.svg`));
+  for (const file of readdirSync(dir)) if (file.endsWith('.svg') && !names.has(file)) rmSync(join(dir, file));
+  for (const { name, svg } of charts) writeFileSync(join(dir, `${name}.svg`), svg);
+}
+if (chartsOption !== undefined) writeCharts(chartsOption);
 if (readme) {
   const file = join(repoDir, 'README.md');
   const text = readFileSync(file, 'utf8');
@@ -60,7 +83,8 @@ if (readme) {
     process.exit(1);
   }
   writeFileSync(file, `${text.slice(0, from + start.length)}${table}${text.slice(to)}`);
-  console.log(`README.md: benchmark table rendered from ${documents.length} result files`);
+  writeCharts(join(repoDir, 'benchmarks', 'charts'));
+  console.log(`README.md: benchmark table rendered from ${documents.length} result files, ${charts.length} charts in benchmarks/charts/`);
 } else {
   console.log(table);
 }

@@ -30,6 +30,11 @@ export const ConfigErrorCode = {
   INCOMPATIBLE_SETTINGS: 'CONFIG_INCOMPATIBLE_SETTINGS',
   /** A valid change the running daemon cannot apply without a restart (reported on reload only). */
   NEEDS_RESTART: 'CONFIG_NEEDS_RESTART',
+  /**
+   * The file holds nothing but white space on reload (reported on reload only; at start an empty
+   * file means all defaults): what a non-atomic save looks like half-way, so it is never applied.
+   */
+  EMPTY_ON_RELOAD: 'CONFIG_EMPTY_ON_RELOAD',
 } as const;
 
 /** One of the codes in {@link ConfigErrorCode}. */

@@ -2,7 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { silentLogger, type Logger } from '../observe/logger.js';
-import type { ConfigError } from './config-error.js';
+import { ConfigErrorCode, type ConfigError } from './config-error.js';
 import { hashConfigText } from './config-source.js';
 import { readFailure } from './load-config-file.js';
 import { parseConfig, type ConfigResult } from './parse-config.js';
@@ -62,6 +62,15 @@ function withDefaults(options: ConfigFileWatcherOptions): ResolvedOptions {
  * after either. Every event in the directory schedules a debounced re-read; the content's SHA-256
  * decides whether anything changed.
  *
+ * A save that rewrites the file in place (truncate, then write) can be read between the two when
+ * the writer stalls longer than the debounce. A file that became empty is reported as a refused
+ * change ({@link ConfigErrorCode.EMPTY_ON_RELOAD}), never parsed: an empty vcluster.yaml is valid
+ * (all defaults) and would silently drop every patch until the write completes. A stalled write
+ * cut elsewhere cannot be told from a finished one (re-reading until two reads agree only repeats
+ * what the debounce already waits for); it is refused when it does not validate, and the write
+ * that completes it is the next change. Writers that rename a complete file into place (editors
+ * that save atomically, Kubernetes Secret and ConfigMap volumes) never show either.
+ *
  * Construction does nothing; {@link ConfigFileWatcher.run} does the work.
  */
 export class ConfigFileWatcher {
@@ -101,7 +110,11 @@ export class ConfigFileWatcher {
       // valid file, e.g. a setting that needs a restart), and the handler logs it.
       log.info('Config file changed');
       const result: ConfigResult =
-        state.text !== undefined ? await parse(state.text, path) : { ok: false, errors: [state.failure] };
+        state.text === undefined
+          ? { ok: false, errors: [state.failure] }
+          : state.text.trim() === ''
+            ? { ok: false, errors: [emptyOnReload(path)] }
+            : await parse(state.text, path);
       if (signal.aborted) return;
       try {
         this.#options.onChange(result);
@@ -179,6 +192,19 @@ export class ConfigFileWatcher {
 /** Convenience for `new ConfigFileWatcher(options).run(signal)`. */
 export function watchConfigFile(options: ConfigFileWatcherOptions, signal: AbortSignal): Promise<void> {
   return new ConfigFileWatcher(options).run(signal);
+}
+
+/** The refusal of a file that holds nothing but white space on reload. */
+function emptyOnReload(path: string): ConfigError {
+  return {
+    code: ConfigErrorCode.EMPTY_ON_RELOAD,
+    path: '',
+    file: path,
+    line: 1,
+    column: 1,
+    message:
+      'the file is empty; a reload never applies an empty file, which is what a save that truncates the file looks like before it writes (the last valid configuration stays in force): write the whole file, best to a temporary file renamed over this one, and write `{}` to mean all defaults',
+  };
 }
 
 type FileState =

@@ -84,6 +84,23 @@ describe('deployment manifests (config/deploy, Dockerfile)', () => {
     expect(entrypoint[2]).toBe('/app/dist/cli/main.js');
   });
 
+  it('build both stages on one pinned Node release, send only what the build copies, and leave health to the probes', () => {
+    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split('\n');
+    const version = dockerfile.find((line) => /^ARG NODE_VERSION=/.test(line))?.replace(/^ARG NODE_VERSION=/, '');
+    expect(version, 'ARG NODE_VERSION=<major.minor.patch>').toMatch(/^\d+\.\d+\.\d+$/);
+    const bases = dockerfile.filter((line) => /^FROM\s/.test(line)).map((line) => line.split(/\s+/)[1]);
+    expect(bases).toEqual(['node:${NODE_VERSION}-bookworm-slim', 'node:${NODE_VERSION}-bookworm-slim']);
+    expect(dockerfile.filter((line) => /^HEALTHCHECK\s/.test(line)), 'Kubernetes ignores HEALTHCHECK; the probes do it').toEqual([]);
+    const exposed = dockerfile.filter((line) => /^EXPOSE\s/.test(line)).flatMap((line) => line.replace(/^EXPOSE\s+/, '').split(/\s+/)).map(Number);
+    expect(exposed.sort()).toEqual((container()['ports'] as Doc[]).map((p) => p['containerPort']).sort());
+
+    const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', '.git']));
+    const copied = dockerfile.filter((line) => /^COPY\s/.test(line) && !line.includes('--from=')).flatMap((line) => line.replace(/^COPY\s+/, '').split(/\s+/).slice(0, -1));
+    expect(copied.length).toBeGreaterThan(0);
+    for (const source of copied) expect(ignored, `${source} is copied, so .dockerignore must not exclude it`).not.toContain(source);
+  });
+
   it("mount the key config.yaml of vcsync's config Secret at the path vcsync reads, without subPath", () => {
     const configPath = env('VCSYNC_CONFIG')?.['value'] ?? startDefault('--config');
     expect(configPath).toBe(startDefault('--config'));

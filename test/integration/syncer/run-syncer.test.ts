@@ -151,7 +151,7 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     expect(reloads(false)).toBe(0);
   });
 
-  it('never logs a change it rejects as valid: a bad patch, a setting that needs a restart, private nodes', async () => {
+  it('never logs a change it rejects as valid: a bad patch, a setting that needs a restart, private nodes, an emptied file', async () => {
     await start(ENABLED);
     const rejected = (): Promise<number> => scrape('vcsync_config_reloads_total', { result: 'rejected' });
     expect(await rejected()).toBe(0);
@@ -160,6 +160,8 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
       `${ENABLED}      patches:\n        - path: metadata.annotations["x"]\n          expression: 'value +'\n`,
       'sync:\n  toHost:\n    namespaces:\n      enabled: true\n      mappings:\n        byName:\n          shop: "${name}-shop"\n',
       `privateNodes:\n  enabled: true\n${ENABLED}`,
+      // What an in-place save shows between truncating and writing; as a config, all defaults.
+      '',
     ];
     for (const [i, text] of changes.entries()) {
       await writeConfig(text);
@@ -172,6 +174,9 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
       [`${configPath}:4:16 sync.toHost.namespaces.enabled: changing it needs a restart (it changes which host namespaces are watched)`],
       [
         `${configPath}:6:16 sync.toHost.endpoints.enabled: Endpoints sync is only available with host nodes as the worker node type, and privateNodes.enabled is true; set sync.toHost.endpoints.enabled: false, or remove privateNodes`,
+      ],
+      [
+        `${configPath}:1:1 the file is empty; a reload never applies an empty file, which is what a save that truncates the file looks like before it writes (the last valid configuration stays in force): write the whole file, best to a temporary file renamed over this one, and write \`{}\` to mean all defaults`,
       ],
     ]);
     expect(reloads(true)).toBe(0);

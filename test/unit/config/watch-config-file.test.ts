@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, mkdir, open, rename, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,6 +14,30 @@ const V1 = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
 const V2 = 'sync:\n  toHost:\n    endpoints:\n      enabled: false\n';
 const BAD = 'sync:\n  toHost:\n    endpoints:\n      enabled: maybe\n';
 
+/**
+ * Replaces the file's content in one step (a complete temporary file renamed over it), so the
+ * watcher can only ever read the old or the new content. A plain writeFile truncates first, and a
+ * watcher that reads between the truncation and the write (a loaded machine) sees an empty file.
+ */
+async function replaceFile(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
+/**
+ * Rewrites the file in place (same inode) in one write(2) and no truncation: only for `text` as
+ * long as the content it replaces, so no moment shows an empty, shortened or mixed file.
+ */
+async function overwriteInPlace(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.write(text, 0);
+    await handle.truncate(Buffer.byteLength(text));
+  } finally {
+    await handle.close();
+  }
+}
 
 /** A running watcher with everything it reported and logged. */
 interface Harness {
@@ -87,10 +111,13 @@ function enabledOf(result: ConfigResult | undefined): boolean | undefined {
 describe('ConfigFileWatcher', () => {
   it('reports an in-place write', async () => {
     const path = join(dir, 'vcluster.yaml');
-    await writeFile(path, V1);
-    const watcher = await start(path, V1);
+    // V1 with a trailing space (still `true`): as long as V2, so the file's size never changes.
+    const v1 = V1.replace('true\n', 'true \n');
+    expect(v1.length).toBe(V2.length);
+    await writeFile(path, v1);
+    const watcher = await start(path, v1);
     expect(watcher.results).toHaveLength(0);
-    await writeFile(path, V2);
+    await overwriteInPlace(path, V2);
     await waitFor('the change', () => watcher.results.length === 1);
     expect(enabledOf(watcher.results[0])).toBe(false);
   });
@@ -100,7 +127,7 @@ describe('ConfigFileWatcher', () => {
     await writeFile(path, V1);
     const watcher = await start(path, V1);
     const before = watcher.unchanged();
-    await writeFile(path, V1);
+    await overwriteInPlace(path, V1);
     await waitFor('the re-read after the identical write', () => watcher.unchanged() > before);
     expect(watcher.results).toHaveLength(0);
   });
@@ -142,16 +169,42 @@ describe('ConfigFileWatcher', () => {
     const path = join(dir, 'vcluster.yaml');
     await writeFile(path, V1);
     const watcher = await start(path, V1);
-    await writeFile(path, BAD);
+    await replaceFile(path, BAD);
     await waitFor('the invalid change', () => watcher.results.length === 1);
     const invalid = watcher.results[0];
     expect(invalid?.ok).toBe(false);
     if (invalid?.ok === false) {
       expect(invalid.errors[0]).toMatchObject({ code: ConfigErrorCode.INVALID_TYPE, file: path, line: 4 });
     }
-    await writeFile(path, V2);
+    await replaceFile(path, V2);
     await waitFor('the fix', () => watcher.results.length === 2);
     expect(enabledOf(watcher.results[1])).toBe(false);
+  });
+
+  it('refuses a file a non-atomic save has emptied (truncated, not yet written), then applies the completed write', async () => {
+    const path = join(dir, 'vcluster.yaml');
+    await writeFile(path, V1);
+    const watcher = await start(path, V1);
+    // The save's two steps, with the watcher's verdict awaited between them: the moment a loaded
+    // machine can expose by chance, made certain.
+    await truncate(path, 0);
+    await waitFor('the verdict on the empty file', () => watcher.results.length === 1);
+    const empty = watcher.results[0];
+    expect(empty?.ok, 'an empty file on reload is refused, not read as all defaults').toBe(false);
+    if (empty?.ok === false) {
+      expect(empty.errors).toEqual([expect.objectContaining({ code: ConfigErrorCode.EMPTY_ON_RELOAD, file: path, line: 1, column: 1 })]);
+      expect(empty.errors[0]?.message).toMatch(/last valid configuration stays in force.*temporary file renamed over.*`\{\}`/);
+    }
+    await appendFile(path, V2);
+    await waitFor('the completed write', () => watcher.results.length === 2);
+    expect(enabledOf(watcher.results[1])).toBe(false);
+    // White space only is empty too; `{}` is the way to ask for all defaults.
+    await replaceFile(path, '\n  \n');
+    await waitFor('the verdict on white space', () => watcher.results.length === 3);
+    expect(watcher.results[2]?.ok === false && watcher.results[2].errors[0]?.code).toBe(ConfigErrorCode.EMPTY_ON_RELOAD);
+    await replaceFile(path, '{}\n');
+    await waitFor('the defaults', () => watcher.results.length === 4);
+    expect(enabledOf(watcher.results[3])).toBe(true);
   });
 
   it('reports a deleted file as a read error and its return as a change', async () => {
@@ -162,7 +215,7 @@ describe('ConfigFileWatcher', () => {
     await waitFor('the deletion', () => watcher.results.length === 1);
     const missing = watcher.results[0];
     expect(missing?.ok === false && missing.errors[0]?.code).toBe(ConfigErrorCode.READ_FAILED);
-    await writeFile(path, V1);
+    await replaceFile(path, V1);
     await waitFor('the file coming back', () => watcher.results.length === 2);
     expect(enabledOf(watcher.results[1])).toBe(true);
   });
@@ -187,7 +240,7 @@ describe('ConfigFileWatcher', () => {
       seen.push(text);
       return rejection;
     });
-    await writeFile(path, V2);
+    await replaceFile(path, V2);
     await waitFor('the change', () => watcher.results.length === 1);
     expect(seen).toEqual([V2]);
     expect(watcher.results[0]).toBe(rejection);
@@ -206,9 +259,9 @@ describe('ConfigFileWatcher', () => {
       calls++;
       if (calls === 1) throw new Error('handler bug');
     });
-    await writeFile(path, V2);
+    await replaceFile(path, V2);
     await waitFor('the first change', () => calls === 1);
-    await writeFile(path, V1);
+    await replaceFile(path, V1);
     await waitFor('the second change', () => calls === 2);
     expect(watcher.logs.some((line) => line.includes('Config change handler failed'))).toBe(true);
   });
@@ -224,7 +277,7 @@ describe('ConfigFileWatcher', () => {
       // content) until one lands after the watcher's initial read and is reported.
       for (let attempt = 0; results.length === 0; attempt++) {
         if (attempt > 100) throw new Error('no change was ever reported');
-        await writeFile(path, attempt % 2 === 0 ? V2 : V1);
+        await replaceFile(path, attempt % 2 === 0 ? V2 : V1);
         // A timeout here only means "not yet": the loop writes again.
         await waitFor('a change after start', () => results.length > 0, { timeoutMs: 300 }).catch(() => undefined);
       }
