@@ -264,7 +264,7 @@ async function writeCredentials(dir: string, apiserverUrl: string): Promise<Cred
 }
 
 /** `count` distinct loopback ports that were free a moment ago (listen on :0, then close). */
-async function freePorts(count: number): Promise<number[]> {
+export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from({ length: count }, () =>
       new Promise<ReturnType<typeof createServer>>((resolve, reject) => {

@@ -9,6 +9,22 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 /** The built CLI the chaos run spawns (run `npm run build` first). */
 export const VCSYNC_MAIN = join(REPO_ROOT, 'dist/cli/main.js');
 
+/**
+ * Every spawned process still running, killed when this process exits, so a test that times out
+ * or a benchmark that crashes leaves no devcluster or vcsync behind. Module-level on purpose: the
+ * exit hook is per process, and so is this list (as control-plane-process.ts does).
+ */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function killAllOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+}
+
 /** A spawned `vcsync …` process: what it printed, and how it ends. */
 export class VcsyncProcess {
   readonly child: ChildProcess;
@@ -31,7 +47,14 @@ export class VcsyncProcess {
       env: { ...process.env, VCSYNC_LOG_LEVEL: logFile !== undefined ? (options.logLevel ?? 'debug') : 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    this.#exited = new Promise((resolvePromise) => this.child.once('exit', (code, signal) => resolvePromise({ code, signal })));
+    killAllOnExit();
+    running.add(this.child);
+    this.#exited = new Promise((resolvePromise) =>
+      this.child.once('exit', (code, signal) => {
+        running.delete(this.child);
+        resolvePromise({ code, signal });
+      }),
+    );
     this.child.stdout?.on('data', (chunk: Buffer) => {
       this.#output = (this.#output + chunk.toString()).slice(-8_000);
       if (logFile !== undefined) appendFileSync(logFile, chunk);

@@ -1,5 +1,4 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTlsAssets } from '../../apiserver/security/tls-assets.js';
@@ -8,6 +7,7 @@ import { loadClusterConfig } from '../../kube/kube-config.js';
 import type { KubeObject } from '../../kube/kube-object.js';
 import { RestClient } from '../../kube/rest-client.js';
 import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../fault-proxy.js';
+import { freePorts, startRealControlPlane } from '../real-control-plane.js';
 import { SeededRandom } from '../seeded-random.js';
 import { DurableDevcluster, VcsyncProcess } from './chaos-processes.js';
 import { ChaosWorkload, type OperationKind } from './chaos-workload.js';
@@ -101,8 +101,6 @@ async function devclusterServer(name: string, dir: string, logFile: string | und
 }
 
 async function realServer(): Promise<ChaosApiServer> {
-  // Loaded only for this backend: it needs the kube-assets.
-  const { startRealControlPlane } = await import('../real-control-plane.js');
   const plane = await startRealControlPlane();
   return {
     name: 'host (kube-apiserver)',
@@ -112,17 +110,6 @@ async function realServer(): Promise<ChaosApiServer> {
     restart: () => plane.restartApiserver(),
     stop: () => plane.close(),
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The operation indexes (in 1..operations-1) at which `count` events happen, evenly spread, shifted by `offset` of a gap. */
@@ -177,7 +164,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await writeFile(files.virtual, kubeConfigYaml(buildKubeConfig({ name: 'virtual', server: virtualProxy.url })));
     await writeFile(files.host, kubeConfigYaml(buildKubeConfig({ name: 'host', server: hostProxy.url })));
     const tls = await ensureTlsAssets(join(dir, 'tls'), { serverName: 'vcsync-management' });
-    const managementPort = await freePort();
+    const [managementPort] = await freePorts(1);
     const target = { baseUrl: `https://127.0.0.1:${managementPort}${MANAGEMENT_BASE}`, caPem: tls.caCertPem };
     let adminKey = '';
 

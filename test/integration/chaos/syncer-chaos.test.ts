@@ -19,15 +19,16 @@ async function expectConverged(options: ChaosOptions): Promise<void> {
   expect(report.restarts, summary).toEqual({ apiServer: 1, vcsyncTerm: 1, vcsyncKill: 0 });
   expect(report.faults.total, summary).toBeGreaterThan(0);
   expect(report.expectedHostObjects, summary).toBeGreaterThan(0);
-  expect(Object.values(report.operations.byKind).reduce((a, b) => a + b, 0), summary).toBe(300);
+  expect(Object.values(report.operations.byKind).reduce((a, b) => a + b, 0), summary).toBe(options.operations);
 }
 
 describe('chaos (issue 12 §2): seeded workload, 5% faults on both sides, an API-server and a vcsync restart; host and keys end as the operations require', () => {
-  it(`devcluster → devcluster, seed ${SEED} (VCSYNC_CHAOS_SEED=${SEED} replays)`, () => expectConverged({ ...SHORT, host: 'devcluster' }), 120_000);
+  it(`devcluster → devcluster, 300 operations, seed ${SEED} (VCSYNC_CHAOS_SEED=${SEED} replays)`, () => expectConverged({ ...SHORT, host: 'devcluster' }), 120_000);
 
   it.skipIf(realClusterMissing('the chaos run on the real kube-apiserver'))(
-    `devcluster → real kube-apiserver (restarted on its etcd), seed ${SEED} (VCSYNC_CHAOS_SEED=${SEED} replays)`,
-    () => expectConverged({ ...SHORT, host: 'real' }),
+    `devcluster → real kube-apiserver (restarted on its etcd), 200 operations, seed ${SEED} (VCSYNC_CHAOS_SEED=${SEED} replays)`,
+    // Fewer operations: the control plane's start and kube-apiserver's restart take most of the budget.
+    () => expectConverged({ ...SHORT, operations: 200, host: 'real' }),
     240_000,
   );
 });
