@@ -69,6 +69,12 @@ export interface RealControlPlane {
   /** The temp dir with data, certificates, kubeconfigs and one log file per process. */
   readonly dir: string;
   readonly startup: StartupTimes;
+  /**
+   * Restarts kube-apiserver on the same port, certificates and etcd (SIGTERM, SIGKILL after the
+   * grace; then awaited on `/readyz` as at start): an API-server restart that loses nothing etcd
+   * stored. Rejects if it does not become ready within the start timeout.
+   */
+  restartApiserver(): Promise<void>;
   /** Stops every process (SIGTERM, then SIGKILL after the grace), removes the temp dir. Idempotent. */
   close(): Promise<void>;
 }
@@ -126,7 +132,7 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
     await waitUntilHealthy(processes, `etcd at ${etcdUrl}/health`, deadline, () => probe(`${etcdUrl}/health`, {}));
     const etcdReady = Date.now();
 
-    const apiserver = ControlPlaneProcess.start('kube-apiserver', assets.kubeApiserver, [
+    const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       `--cert-dir=${join(dir, 'apiserver')}`,
       `--tls-cert-file=${files.tls.serverCertPath}`,
@@ -151,10 +157,16 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
           ]
         : []),
       ...(options.apiserverArgs ?? []),
-    ], join(dir, 'kube-apiserver.log'));
-    processes.push(apiserver);
+    ];
+    processes.push(ControlPlaneProcess.start('kube-apiserver', assets.kubeApiserver, apiserverArgs, join(dir, 'kube-apiserver.log')));
     const adminTls = { ca: files.tls.caCertPem, cert: files.tls.adminCertPem, key: files.tls.adminKeyPem };
     await waitUntilHealthy(processes, `kube-apiserver at ${url}/readyz`, deadline, () => probe(`${url}/readyz`, adminTls));
+    const restartApiserver = async (): Promise<void> => {
+      const index = processes.findIndex((child) => child.name === 'kube-apiserver');
+      await processes[index]?.stop(stopGraceMs);
+      processes[index] = ControlPlaneProcess.start('kube-apiserver', assets.kubeApiserver, apiserverArgs, join(dir, 'kube-apiserver.log'));
+      await waitUntilHealthy(processes, `kube-apiserver at ${url}/readyz after its restart`, Date.now() + startTimeoutMs, () => probe(`${url}/readyz`, adminTls));
+    };
     const apiserverReady = Date.now();
 
     let controllerManagerReady: number | undefined;
@@ -200,7 +212,7 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
       ...(controllerManagerReady !== undefined ? { controllerManagerMs: controllerManagerReady - apiserverReady } : {}),
       totalMs: Date.now() - started,
     };
-    return { url, kubeconfig, kubeconfigYaml: yaml, kubeconfigPath, adminClient, tls: files.tls, assets, dir, startup, close };
+    return { url, kubeconfig, kubeconfigYaml: yaml, kubeconfigPath, adminClient, tls: files.tls, assets, dir, startup, restartApiserver, close };
   } catch (err) {
     const logs = processes.map((child) => `--- ${child.name} (${child.exitDescription ?? 'running'}), ${child.logFile}:\n${child.logTail()}`).join('\n');
     await close();
@@ -252,7 +264,7 @@ async function writeCredentials(dir: string, apiserverUrl: string): Promise<Cred
 }
 
 /** `count` distinct loopback ports that were free a moment ago (listen on :0, then close). */
-async function freePorts(count: number): Promise<number[]> {
+export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from({ length: count }, () =>
       new Promise<ReturnType<typeof createServer>>((resolve, reject) => {

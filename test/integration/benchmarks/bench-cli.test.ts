@@ -44,7 +44,7 @@ describe('benchmark scripts: the command line is parsed before anything runs', (
 });
 
 /** The syncer benchmarks that can measure against the real kube-apiserver as the host. */
-const REAL_HOST_SCRIPTS = ['syncer-bulk.mjs', 'syncer-latency.mjs'];
+const REAL_HOST_SCRIPTS = ['chaos.mjs', 'syncer-bulk.mjs', 'syncer-latency.mjs'];
 
 describe('syncer benchmarks with --host real', () => {
   beforeAll(() => assertBuilt(['src/testbed', 'src/kube', 'src/syncer']));
