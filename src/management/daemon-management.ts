@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { CoreResources, collectionPath, objectPath } from '../kube/api-path.js';
 import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
 import type { KubeMetrics } from '../kube/metrics.js';
+import { retryWhileRetryable } from '../kube/retry.js';
 import type { Logger } from '../observe/logger.js';
 import type { ManagementMetrics } from './management-metrics.js';
 import { KEY_HASH_SECRET_BYTES, KEY_HASH_SECRET_NAME } from './management-constants.js';
 import type { VirtualClusterAccess } from './kube-configs.js';
-import { startManagementServer, type DirectTokenOptions } from './management-server.js';
+import { startManagementServer, type DirectTokenOptions, type ManagementServer } from './management-server.js';
 import { SecretStorage, type SecretClient } from './secret-storage.js';
 
 /** The Secret holding the key-hash secret, as read and written. */
@@ -87,15 +88,39 @@ export interface DaemonManagementOptions {
 /**
  * Serves the management API of `vcsync start` until `signal` fires (on every replica): objects
  * in labelled Secrets of the host namespace, the hash secret shared through a Secret, the
- * bootstrap admin key created on first start. Rejects when it cannot start.
+ * bootstrap admin key created on first start. Failures the host may get over (no answer, 429,
+ * 5xx) are retried with backoff until `signal` fires; rejects on any other failure to start.
  */
 export async function runDaemonManagement(options: DaemonManagementOptions, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return;
+  const { logger } = options;
+  // A host that throttles, restarts or drops a connection while the API starts is retried, not
+  // fatal: one lost GET must not take the syncer down with it.
+  const started = await retryWhileRetryable(() => startDaemonManagement(options), {
+    signal,
+    onRetry: (error, delayMs) =>
+      logger.warn({ err: error, retryInMs: Math.round(delayMs) }, 'The management API could not start: the host cluster did not answer or asked to retry; retrying'),
+  });
+  if (started === undefined) return;
+  try {
+    options.onListening?.(started.server.url);
+    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  } finally {
+    await started.stop();
+  }
+}
+
+/** Reads (or creates) the hash secret, starts the storage and the server; on failure stops what it started. */
+async function startDaemonManagement(options: DaemonManagementOptions): Promise<{ server: ManagementServer; stop: () => Promise<void> }> {
   const { client, namespace, logger } = options;
   const keyHashSecret = await ensureSharedKeyHashSecret({ client, namespace });
   const storage = new SecretStorage({ client, namespace, logger, ...(options.metrics !== undefined ? { metrics: options.metrics } : {}) });
   const stopStorage = new AbortController();
   const storing = storage.run(stopStorage.signal);
+  const stopStoring = async (): Promise<void> => {
+    stopStorage.abort();
+    await storing;
+  };
   try {
     const server = await startManagementServer({
       storage,
@@ -110,14 +135,18 @@ export async function runDaemonManagement(options: DaemonManagementOptions, sign
       ...(options.managementMetrics !== undefined ? { metrics: options.managementMetrics } : {}),
       logger,
     });
-    try {
-      options.onListening?.(server.url);
-      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    } finally {
-      await server.close();
-    }
-  } finally {
-    stopStorage.abort();
-    await storing;
+    return {
+      server,
+      stop: async () => {
+        try {
+          await server.close();
+        } finally {
+          await stopStoring();
+        }
+      },
+    };
+  } catch (error: unknown) {
+    await stopStoring();
+    throw error;
   }
 }
