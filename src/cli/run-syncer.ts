@@ -54,7 +54,7 @@ export interface RunSyncerOptions {
   onListening?: (urls: { metrics: string }) => void;
   /** The resources to sync. Default {@link SYNCABLE_RESOURCES}. */
   resources?: readonly SyncableResource[];
-  /** Overrides of the leader election's timing (tests). Default the elector's defaults. */
+  /** The leader election's timing (the `--leader-elect-*-ms` flags). Default the elector's (client-go's) defaults. */
   leaderElection?: Pick<LeaderElectorOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'maxRetryBackoffMs'>;
 }
 
