@@ -1,0 +1,237 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import os from 'node:os';
+import { parseConfig } from '../../src/config/index.js';
+import type { KubeObject, WatchEvent } from '../../src/kube/kube-object.js';
+import type { RestClient } from '../../src/kube/rest-client.js';
+import { PatchSandbox } from '../../src/patches/index.js';
+import { createHostPreview } from '../../src/syncer/host-preview.js';
+import { SYNCABLE_RESOURCES } from '../../src/syncer/resources.js';
+import type { Endpoints } from '../../src/syncer/endpoints/endpoints-types.js';
+import { ANNOTATION_OBJECT_NAME, ANNOTATION_OBJECT_NAMESPACE, LABEL_MANAGED_BY } from '../../src/translate/keys.js';
+import { stopProcess } from './devcluster-process.js';
+import { DEFAULT_SYNC_CONFIG } from './sync-harness.js';
+import { VCSYNC_NODE_ARGS } from './vcsync-cli.js';
+
+/** Leader-election timing of a replica, in ms (the `--leader-elect-*-ms` flags). */
+export interface LeaseTimings {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/** Short timings, so that a takeover happens within a test: lease 3 s, renew deadline 2 s, retry 0.5 s. */
+export const SHORT_LEASE: LeaseTimings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
+
+/** One `vcsync start` replica in its own process (so that SIGKILL is a real crash). */
+export interface Replica {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Its Lease holder identity (`<hostname>-<pid>`, as run-syncer names it). */
+  readonly identity: string;
+  /** Base URL of its metrics and health endpoint. */
+  readonly metricsUrl: string;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
+}
+
+/** Options of {@link startReplica}. */
+export interface StartReplicaOptions {
+  configPath: string;
+  virtualKubeconfigPath: string;
+  hostKubeconfigPath: string;
+  hostNamespace: string;
+  timings: LeaseTimings;
+  /** Further `vcsync start` flags. */
+  args?: readonly string[];
+}
+
+/**
+ * Spawns `vcsync start --name vc1` from dist/ with leader election on `timings`, test-sized rate
+ * limits (host QPS 2000) and info logs, and resolves once its metrics endpoint listens (the URL
+ * its `vcsync started` line names); rejects if it exits first or takes longer than 30 s.
+ */
+export function startReplica(options: StartReplicaOptions): Promise<Replica> {
+  const { timings } = options;
+  const args = [
+    'start',
+    '--name', 'vc1',
+    '--config', options.configPath,
+    '--virtual-kubeconfig', options.virtualKubeconfigPath,
+    '--host-kubeconfig', options.hostKubeconfigPath,
+    '--host-namespace', options.hostNamespace,
+    '--listen-metrics', '127.0.0.1:0',
+    '--host-qps', '2000',
+    '--host-burst', '2000',
+    '--workers', '16',
+    '--leader-elect-lease-duration-ms', String(timings.leaseDurationMs),
+    '--leader-elect-renew-deadline-ms', String(timings.renewDeadlineMs),
+    '--leader-elect-retry-period-ms', String(timings.retryPeriodMs),
+    '--log-level', 'info',
+    ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, [...VCSYNC_NODE_ARGS, ...args], { env: { ...process.env } });
+  let errors = '';
+  let pending = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`vcsync start did not listen within 30 s: ${errors}`));
+    }, 30_000);
+    const onData = (chunk: Buffer): void => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const url = startedUrl(line);
+        if (url === undefined) continue;
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        child.stdout.resume(); // its logs are not read further
+        resolve({ child, identity: `${os.hostname()}-${child.pid ?? 0}`, metricsUrl: url, stderr: () => errors });
+        return;
+      }
+    };
+    child.stdout.on('data', onData);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`vcsync start exited (${code ?? signal}) before listening: ${errors}`));
+    });
+  });
+}
+
+/** The metrics URL of a `vcsync started` JSON log line, else undefined. */
+function startedUrl(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const record = JSON.parse(line) as { msg?: unknown; metrics?: unknown };
+    return record.msg === 'vcsync started' && typeof record.metrics === 'string' ? record.metrics : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Kills every replica still running (SIGKILL) and waits until each has exited. */
+export async function stopReplicas(replicas: readonly Replica[]): Promise<void> {
+  await Promise.all(replicas.map((replica) => stopProcess(replica.child)));
+}
+
+/** A watch whose events are recorded with the test's clock (`Date.now()` on arrival). */
+export interface RecordingWatch<T extends KubeObject> {
+  readonly events: ReadonlyArray<{ atMs: number; event: WatchEvent<T> }>;
+  stop(): void;
+}
+
+/**
+ * Watches `path` (from its current state: synthetic ADDED events first) and records every event
+ * with the time it arrived. A watch the server ends is opened again from the last resourceVersion.
+ */
+export function recordWatch<T extends KubeObject>(client: RestClient, path: string, labelSelector?: string): RecordingWatch<T> {
+  const events: Array<{ atMs: number; event: WatchEvent<T> }> = [];
+  const abort = new AbortController();
+  let resourceVersion: string | undefined;
+  void (async () => {
+    while (!abort.signal.aborted) {
+      try {
+        const stream = await client.watch<T>(path, {
+          signal: abort.signal,
+          ...(labelSelector !== undefined ? { labelSelector } : {}),
+          ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+        });
+        for await (const event of stream) {
+          events.push({ atMs: Date.now(), event });
+          if (event.type !== 'ERROR') resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
+        }
+      } catch {
+        if (abort.signal.aborted) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  })();
+  return { events, stop: () => abort.abort() };
+}
+
+/** How the host namespace differs from what the virtual side requires. */
+export interface HostDifferences {
+  /** Virtual Endpoints whose host copy is missing or not the expected translation. */
+  lost: string[];
+  /** Host copies of this vcluster whose virtual source does not exist (or must not be synced). */
+  orphaned: string[];
+  /** Virtual Endpoints with more than one host copy. */
+  duplicated: string[];
+  /** Host copies compared. */
+  hostCopies: number;
+  /** Virtual Endpoints that should be on the host. */
+  expected: number;
+}
+
+/**
+ * Compares the host namespace with the translation of every virtual Endpoints in `namespaces`
+ * (each has a selector-less Service, so each must be synced), as `vcsync preview` computes it
+ * with the default config: name, labels, annotations (including the virtual uid) and subsets.
+ */
+export async function compareHost(virtualClient: RestClient, hostClient: RestClient, hostNamespace: string, namespaces: readonly string[]): Promise<HostDifferences> {
+  const parsed = parseConfig(DEFAULT_SYNC_CONFIG, 'vcluster.yaml');
+  if (!parsed.ok) throw new Error('the default sync config is invalid');
+  const sandbox = new PatchSandbox();
+  try {
+    const built = createHostPreview(SYNCABLE_RESOURCES, { vclusterName: 'vc1', hostNamespace, config: parsed.config, sandbox });
+    if (!built.ok) throw new Error('the default sync config has patch errors');
+    const expected = new Map<string, KubeObject>();
+    for (const namespace of namespaces) {
+      const items = (await virtualClient.list<Endpoints>(`/api/v1/namespaces/${namespace}/endpoints`)).items;
+      for (const item of items) {
+        const outcome = await built.preview.preview({ ...item, apiVersion: 'v1', kind: 'Endpoints' });
+        if (outcome.kind !== 'host') throw new Error(`cannot translate ${namespace}/${item.metadata?.name ?? ''}: ${outcome.kind === 'failed' ? outcome.message : 'skipped'}`);
+        expected.set(`${namespace}/${item.metadata?.name ?? ''}`, outcome.object);
+      }
+    }
+    const host = (await hostClient.list<Endpoints>(`/api/v1/namespaces/${hostNamespace}/endpoints`, { labelSelector: `${LABEL_MANAGED_BY}=vc1` })).items;
+    const copies = new Map<string, Endpoints[]>();
+    const orphaned: string[] = [];
+    for (const copy of host) {
+      const annotations = copy.metadata?.annotations ?? {};
+      const source = `${annotations[ANNOTATION_OBJECT_NAMESPACE] ?? ''}/${annotations[ANNOTATION_OBJECT_NAME] ?? ''}`;
+      if (!expected.has(source)) {
+        orphaned.push(copy.metadata?.name ?? '');
+        continue;
+      }
+      copies.set(source, [...(copies.get(source) ?? []), copy]);
+    }
+    const lost: string[] = [];
+    const duplicated: string[] = [];
+    for (const [key, want] of expected) {
+      const found = copies.get(key) ?? [];
+      if (found.length > 1) duplicated.push(key);
+      const copy = found[0];
+      const same =
+        copy !== undefined &&
+        copy.metadata?.name === want.metadata?.name &&
+        JSON.stringify(sorted(copy.metadata?.labels)) === JSON.stringify(sorted(want.metadata?.labels)) &&
+        JSON.stringify(sorted(copy.metadata?.annotations)) === JSON.stringify(sorted(want.metadata?.annotations)) &&
+        JSON.stringify(copy.subsets ?? []) === JSON.stringify((want as Endpoints).subsets ?? []);
+      if (!same) lost.push(key);
+    }
+    return { lost, orphaned, duplicated, hostCopies: host.length, expected: expected.size };
+  } finally {
+    sandbox.dispose();
+  }
+}
+
+function sorted(map: Record<string, string> | undefined): Array<[string, string]> {
+  return Object.entries(map ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Runs `tasks` with at most `limit` at once; rejects with the first failure. */
+export async function runLimited(tasks: ReadonlyArray<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const task = tasks[next] as () => Promise<void>;
+      next += 1;
+      await task();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
+}
