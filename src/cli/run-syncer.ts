@@ -126,11 +126,11 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
       vclusterName: options.name,
       hostWatchNamespace: multiNamespace ? '' : options.hostNamespace,
       events: { warning: (object, reason, message) => recorder.record(object, 'Warning', reason, message) },
-      importer: new ReferenceImporter({ virtualClient, hostClient, logger: logger.child({ component: 'reference-importer' }) }),
       workers: options.workers,
       kubeMetrics,
       logger,
     },
+    newImporter: (clients) => new ReferenceImporter({ ...clients, logger: logger.child({ component: 'reference-importer' }) }),
     metrics: new SyncerMetrics(registry),
   });
 
