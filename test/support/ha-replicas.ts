@@ -1,6 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import os from 'node:os';
+import { join } from 'node:path';
 import { parseConfig } from '../../src/config/index.js';
+import { isAlreadyExists } from '../../src/kube/api-error.js';
 import type { KubeObject, WatchEvent } from '../../src/kube/kube-object.js';
 import type { RestClient } from '../../src/kube/rest-client.js';
 import { PatchSandbox } from '../../src/patches/index.js';
@@ -9,6 +14,7 @@ import { SYNCABLE_RESOURCES } from '../../src/syncer/resources.js';
 import type { Endpoints } from '../../src/syncer/endpoints/endpoints-types.js';
 import { ANNOTATION_OBJECT_NAME, ANNOTATION_OBJECT_NAMESPACE, LABEL_MANAGED_BY } from '../../src/translate/keys.js';
 import { stopProcess } from './devcluster-process.js';
+import type { SeededRandom } from './seeded-random.js';
 import { DEFAULT_SYNC_CONFIG } from './sync-harness.js';
 import { VCSYNC_NODE_ARGS } from './vcsync-cli.js';
 
@@ -234,4 +240,158 @@ export async function runLimited(tasks: ReadonlyArray<() => Promise<void>>, limi
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
+}
+
+/** One request a {@link RecordingProxy} relayed, timed with the test's clock. */
+export interface RelayedRequest {
+  method: string;
+  /** Path without the query. */
+  path: string;
+  /** When the request arrived at the proxy (`Date.now()`). */
+  atMs: number;
+  /** The upstream's HTTP status, once its answer arrived. */
+  status?: number;
+}
+
+/** A pass-through HTTP proxy that logs every request it relays; see {@link startRecordingProxy}. */
+export interface RecordingProxy {
+  readonly url: string;
+  readonly requests: readonly RelayedRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a plain-HTTP proxy on an ephemeral loopback port that relays everything to `upstream`
+ * (an `http://` URL) and logs each request with its arrival time: what one replica sent to the
+ * host, as the host's side of the wire sees it.
+ */
+export async function startRecordingProxy(upstream: string): Promise<RecordingProxy> {
+  const target = new URL(upstream);
+  const agent = new http.Agent({ keepAlive: true });
+  const requests: RelayedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = http.createServer((request, response) => {
+    const entry: RelayedRequest = { method: request.method ?? 'GET', path: new URL(request.url ?? '/', 'http://proxy').pathname, atMs: Date.now() };
+    requests.push(entry);
+    const outgoing = http.request({ agent, hostname: target.hostname, port: target.port, method: request.method, path: request.url, headers: { ...request.headers, host: target.host } });
+    outgoing.on('response', (answer) => {
+      entry.status = answer.statusCode;
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    outgoing.on('error', () => request.socket.destroy());
+    request.pipe(outgoing);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the recording proxy has no TCP port');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      agent.destroy();
+      await closed;
+    },
+  };
+}
+
+/** The namespace and name of workload object `index`: `ep-<index>`, spread over `namespaces`. */
+export function workloadObject(index: number, namespaces: readonly string[]): { namespace: string; name: string } {
+  return { namespace: namespaces[index % namespaces.length] as string, name: `ep-${index}` };
+}
+
+/** Creates the namespaces and, for objects `0 … objects-1`, a selector-less Service each: every Endpoints of the workload must be synced. */
+export async function prepareWorkload(client: RestClient, namespaces: readonly string[], objects: number): Promise<void> {
+  for (const namespace of namespaces) {
+    try {
+      await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+  }
+  await runLimited(
+    Array.from({ length: objects }, (_, index) => async () => {
+      const { namespace, name } = workloadObject(index, namespaces);
+      await client.create(`/api/v1/namespaces/${namespace}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { ports: [{ port: 80 }] } });
+    }),
+    32,
+  );
+}
+
+/** One change of a workload: each object's changes run in order (create, updates, maybe delete). */
+type WorkloadChange = { kind: 'create' | 'update'; generation: number } | { kind: 'delete' };
+
+/** Options of {@link runEndpointsWorkload}. */
+export interface EndpointsWorkloadOptions {
+  client: RestClient;
+  namespaces: readonly string[];
+  /** Endpoints created (`ep-0 …`); their Services must exist ({@link prepareWorkload}). */
+  objects: number;
+  /** Updates, spread over the objects at random. */
+  updates: number;
+  /** Distinct objects deleted after their updates. */
+  deletes: number;
+  random: SeededRandom;
+  /** Objects changed at once. Default 32. */
+  concurrency?: number;
+}
+
+/** A running workload: `done` settles when every change was applied; `applied()` counts them so far. */
+export interface RunningWorkload {
+  readonly total: number;
+  applied(): number;
+  readonly done: Promise<void>;
+}
+
+/**
+ * Applies `objects + updates + deletes` seeded changes to virtual Endpoints, many objects at once,
+ * each object's changes in order; every update changes the subsets (a new IP and port).
+ */
+export function runEndpointsWorkload(options: EndpointsWorkloadOptions): RunningWorkload {
+  const { client, namespaces, objects, random } = options;
+  const changes: WorkloadChange[][] = Array.from({ length: objects }, () => [{ kind: 'create', generation: 0 }]);
+  const deleted = new Set<number>();
+  while (deleted.size < options.deletes) deleted.add(random.int(objects));
+  for (let update = 0; update < options.updates; update += 1) {
+    const list = changes[random.int(objects)] as WorkloadChange[];
+    list.push({ kind: 'update', generation: list.length });
+  }
+  for (const index of deleted) (changes[index] as WorkloadChange[]).push({ kind: 'delete' });
+  const subsets = (index: number, generation: number) => [
+    { addresses: [{ ip: `10.${generation % 250}.${Math.floor(index / 250) % 250}.${index % 250}` }], ports: [{ port: 8000 + generation, protocol: 'TCP' }] },
+  ];
+  let applied = 0;
+  const done = runLimited(
+    changes.map((list, index) => async () => {
+      const { namespace, name } = workloadObject(index, namespaces);
+      const path = `/api/v1/namespaces/${namespace}/endpoints`;
+      let current: Endpoints | undefined;
+      for (const change of list) {
+        if (change.kind === 'create') {
+          current = await client.create<Endpoints>(path, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace }, subsets: subsets(index, 0) });
+        } else if (change.kind === 'update') {
+          current = await client.update<Endpoints>(`${path}/${name}`, { ...(current as Endpoints), subsets: subsets(index, change.generation) });
+        } else {
+          await client.delete(`${path}/${name}`);
+        }
+        applied += 1;
+      }
+    }),
+    options.concurrency ?? 32,
+  );
+  done.catch(() => undefined); // the caller awaits it; a failure must not go unhandled meanwhile
+  return { total: changes.flat().length, applied: () => applied, done };
+}
+
+/** Writes the config (Endpoints sync, no patches) and the two kubeconfigs replicas read into `dir`; answers their paths. */
+export async function writeReplicaFiles(dir: string, kubeconfigs: { virtual: string; host: string }): Promise<{ configPath: string; virtualKubeconfigPath: string; hostKubeconfigPath: string }> {
+  const paths = { configPath: join(dir, 'vcluster.yaml'), virtualKubeconfigPath: join(dir, 'virtual.kubeconfig'), hostKubeconfigPath: join(dir, 'host.kubeconfig') };
+  await Promise.all([writeFile(paths.configPath, DEFAULT_SYNC_CONFIG), writeFile(paths.virtualKubeconfigPath, kubeconfigs.virtual), writeFile(paths.hostKubeconfigPath, kubeconfigs.host)]);
+  return paths;
 }
