@@ -35,6 +35,8 @@ export interface Replica {
   readonly identity: string;
   /** Base URL of its metrics and health endpoint. */
   readonly metricsUrl: string;
+  /** Base URL of its management API (plain HTTP), when it serves one. */
+  readonly managementUrl: string | undefined;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
 }
@@ -46,14 +48,17 @@ export interface StartReplicaOptions {
   hostKubeconfigPath: string;
   hostNamespace: string;
   timings: LeaseTimings;
+  /** Serve the management API on an ephemeral port (plain HTTP), the bootstrap admin key in this file. Default off. */
+  managementAdminKeyPath?: string;
   /** Further `vcsync start` flags. */
   args?: readonly string[];
 }
 
 /**
  * Spawns `vcsync start --name vc1` from dist/ with leader election on `timings`, test-sized rate
- * limits (host QPS 2000) and info logs, and resolves once its metrics endpoint listens (the URL
- * its `vcsync started` line names); rejects if it exits first or takes longer than 30 s.
+ * limits (host QPS 2000) and info logs, and resolves once its metrics endpoint (and, when asked
+ * for, its management API) listens, at the URLs its log lines name; rejects if it exits first or
+ * takes longer than 30 s.
  */
 export function startReplica(options: StartReplicaOptions): Promise<Replica> {
   const { timings } = options;
@@ -72,6 +77,7 @@ export function startReplica(options: StartReplicaOptions): Promise<Replica> {
     '--leader-elect-renew-deadline-ms', String(timings.renewDeadlineMs),
     '--leader-elect-retry-period-ms', String(timings.retryPeriodMs),
     '--log-level', 'info',
+    ...(options.managementAdminKeyPath !== undefined ? ['--listen-management', '127.0.0.1:0', '--management-insecure-http', '--management-admin-key-file', options.managementAdminKeyPath] : []),
     ...(options.args ?? []),
   ];
   const child = spawn(process.execPath, [...VCSYNC_NODE_ARGS, ...args], { env: { ...process.env } });
@@ -85,19 +91,21 @@ export function startReplica(options: StartReplicaOptions): Promise<Replica> {
       child.kill('SIGKILL');
       reject(new Error(`vcsync start did not listen within 30 s: ${errors}`));
     }, 30_000);
+    let metricsUrl: string | undefined;
+    let managementUrl: string | undefined;
     const onData = (chunk: Buffer): void => {
       pending += chunk.toString();
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) {
-        const url = startedUrl(line);
-        if (url === undefined) continue;
-        clearTimeout(timer);
-        child.stdout.off('data', onData);
-        child.stdout.resume(); // its logs are not read further
-        resolve({ child, identity: `${os.hostname()}-${child.pid ?? 0}`, metricsUrl: url, stderr: () => errors });
-        return;
+        metricsUrl ??= urlOf(line, 'vcsync started', 'metrics');
+        managementUrl ??= urlOf(line, 'Management API listening', 'url');
       }
+      if (metricsUrl === undefined || (options.managementAdminKeyPath !== undefined && managementUrl === undefined)) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.stdout.resume(); // its logs are not read further
+      resolve({ child, identity: `${os.hostname()}-${child.pid ?? 0}`, metricsUrl, managementUrl, stderr: () => errors });
     };
     child.stdout.on('data', onData);
     child.on('exit', (code, signal) => {
@@ -107,12 +115,13 @@ export function startReplica(options: StartReplicaOptions): Promise<Replica> {
   });
 }
 
-/** The metrics URL of a `vcsync started` JSON log line, else undefined. */
-function startedUrl(line: string): string | undefined {
+/** The URL under `field` of a JSON log line whose message is `message`, else undefined. */
+function urlOf(line: string, message: string, field: string): string | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
-    const record = JSON.parse(line) as { msg?: unknown; metrics?: unknown };
-    return record.msg === 'vcsync started' && typeof record.metrics === 'string' ? record.metrics : undefined;
+    const record = JSON.parse(line) as Record<string, unknown>;
+    const url = record[field];
+    return record.msg === message && typeof url === 'string' ? url : undefined;
   } catch {
     return undefined;
   }

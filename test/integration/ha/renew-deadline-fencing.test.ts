@@ -28,7 +28,7 @@ import { waitFor } from '../../support/wait-for.js';
 /** Replays a run: `VCSYNC_HA_SEED=<n> npx vitest run test/integration/ha`. */
 const SEED = Number(process.env.VCSYNC_HA_SEED ?? 1212);
 const NAMESPACES = ['fence-a', 'fence-b'];
-const OBJECTS = 1500;
+const OBJECTS = 800;
 /** The Lease requests of the partitioned replica: stalled, while its other requests go through. */
 const LEASE_PATHS = /^\/apis\/coordination\.k8s\.io\//;
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -77,8 +77,8 @@ describe('a leader whose Lease requests stall (a partition between it and the Le
     replicas.push(follower);
     await waitFor('replica B to be ready', async () => (await fetch(`${follower.metricsUrl}/readyz`)).status === 200);
 
-    const workload = runEndpointsWorkload({ client: bed.virtualClient, namespaces: NAMESPACES, objects: OBJECTS, updates: 1500, deletes: 300, random: new SeededRandom(SEED), concurrency: 8 });
-    await waitFor('replica A to write some host copies', () => hostCopies.events.length >= 200, { timeoutMs: 60_000, intervalMs: 5 });
+    const workload = runEndpointsWorkload({ client: bed.virtualClient, namespaces: NAMESPACES, objects: OBJECTS, updates: 800, deletes: 200, random: new SeededRandom(SEED), concurrency: 8 });
+    await waitFor('replica A to write some host copies', () => hostCopies.events.length >= 150, { timeoutMs: 60_000, intervalMs: 5 });
     faults.partition({ path: LEASE_PATHS });
     const partitionedAt = Date.now();
     const takeover = await waitFor('replica B to take the Lease', () => leases.events.find((e) => (e.event.object as Lease).spec?.holderIdentity === follower.identity), { timeoutMs: 30_000 });
