@@ -11,7 +11,6 @@ import {
   prepareWorkload,
   recordWatch,
   runEndpointsWorkload,
-  SHORT_LEASE,
   startRecordingProxy,
   startReplica,
   stopReplicas,
@@ -32,6 +31,8 @@ const OBJECTS = 800;
 /** The Lease requests of the partitioned replica: stalled, while its other requests go through. */
 const LEASE_PATHS = /^\/apis\/coordination\.k8s\.io\//;
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Short, with a little more room than the failover test's: replica A must still lead when the partition starts on a loaded machine. */
+const TIMINGS = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
 
 describe('a leader whose Lease requests stall (a partition between it and the Lease) stops writing before the Lease can be taken', () => {
   let clusters: TwoClusters | undefined;
@@ -70,15 +71,16 @@ describe('a leader whose Lease requests stall (a partition between it and the Le
     const hostCopies = recordWatch<Endpoints>(bed.hostClient, `/api/v1/namespaces/${bed.hostNamespace}/endpoints`, `${LABEL_MANAGED_BY}=vc1`);
     watches = [leases, hostCopies];
     const holder = (): string => (leases.events.at(-1)?.event.object as Lease | undefined)?.spec?.holderIdentity ?? '';
-    const leader = await startReplica({ ...viaProxy, hostNamespace: bed.hostNamespace, timings: SHORT_LEASE });
+    const leader = await startReplica({ ...viaProxy, hostNamespace: bed.hostNamespace, timings: TIMINGS });
     replicas.push(leader);
     await waitFor('replica A to take the Lease', () => holder() === leader.identity);
-    const follower = await startReplica({ ...direct, hostNamespace: bed.hostNamespace, timings: SHORT_LEASE });
+    const follower = await startReplica({ ...direct, hostNamespace: bed.hostNamespace, timings: TIMINGS });
     replicas.push(follower);
     await waitFor('replica B to be ready', async () => (await fetch(`${follower.metricsUrl}/readyz`)).status === 200);
 
     const workload = runEndpointsWorkload({ client: bed.virtualClient, namespaces: NAMESPACES, objects: OBJECTS, updates: 800, deletes: 200, random: new SeededRandom(SEED), concurrency: 8 });
     await waitFor('replica A to write some host copies', () => hostCopies.events.length >= 150, { timeoutMs: 60_000, intervalMs: 5 });
+    expect(holder()).toBe(leader.identity);
     faults.partition({ path: LEASE_PATHS });
     const partitionedAt = Date.now();
     const takeover = await waitFor('replica B to take the Lease', () => leases.events.find((e) => (e.event.object as Lease).spec?.holderIdentity === follower.identity), { timeoutMs: 30_000 });
@@ -96,13 +98,13 @@ describe('a leader whose Lease requests stall (a partition between it and the Le
     const renewals = fromA.filter((r) => r.method === 'PUT' && LEASE_PATHS.test(r.path) && r.status === 200);
     const lastRenewal = renewals.at(-1);
     expect(lastRenewal).toBeDefined();
-    const fenceAt = (lastRenewal?.atMs ?? 0) + SHORT_LEASE.renewDeadlineMs;
+    const fenceAt = (lastRenewal?.atMs ?? 0) + TIMINGS.renewDeadlineMs;
     const writesOfA = fromA.filter((r) => WRITES.has(r.method) && !LEASE_PATHS.test(r.path));
     const lateWrites = writesOfA.filter((r) => r.atMs > fenceAt);
     const firstWriteOfB = hostCopies.events.find((e) => e.atMs >= takeover.atMs && e.event.type !== 'BOOKMARK');
     console.info(
       `[fencing seed ${SEED}] partitioned ${partitionedAt - (lastRenewal?.atMs ?? 0)} ms after A's last renewal; A's writes: ${writesOfA.length}, ` +
-        `${writesOfA.filter((r) => r.atMs > partitionedAt).length} after the partition, last ${Math.max(...writesOfA.map((r) => r.atMs)) - fenceAt} ms from its fence (renewal + ${SHORT_LEASE.renewDeadlineMs} ms), ${lateWrites.length} after it; ` +
+        `${writesOfA.filter((r) => r.atMs > partitionedAt).length} after the partition, last ${Math.max(...writesOfA.map((r) => r.atMs)) - fenceAt} ms from its fence (renewal + ${TIMINGS.renewDeadlineMs} ms), ${lateWrites.length} after it; ` +
         `B took the Lease ${takeover.atMs - fenceAt} ms after A's fence and first wrote ${(firstWriteOfB?.atMs ?? Number.NaN) - fenceAt} ms after it`,
     );
     expect(faults.counts().partition).toBeGreaterThan(0);
