@@ -5,8 +5,10 @@ import type { Socket } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/index.js';
+import { afterEach } from 'vitest';
 import { isAlreadyExists } from '../../src/kube/api-error.js';
 import type { KubeObject, WatchEvent } from '../../src/kube/kube-object.js';
+import type { Lease } from '../../src/kube/leader-elector.js';
 import type { RestClient } from '../../src/kube/rest-client.js';
 import { PatchSandbox } from '../../src/patches/index.js';
 import { createHostPreview } from '../../src/syncer/host-preview.js';
@@ -17,6 +19,7 @@ import { stopProcess } from './devcluster-process.js';
 import type { SeededRandom } from './seeded-random.js';
 import { DEFAULT_SYNC_CONFIG } from './sync-harness.js';
 import { VCSYNC_NODE_ARGS } from './vcsync-cli.js';
+import { waitFor } from './wait-for.js';
 
 /** Leader-election timing of a replica, in ms (the `--leader-elect-*-ms` flags). */
 export interface LeaseTimings {
@@ -132,6 +135,20 @@ export async function stopReplicas(replicas: readonly Replica[]): Promise<void> 
   await Promise.all(replicas.map((replica) => stopProcess(replica.child)));
 }
 
+/**
+ * Registers, in the calling `describe`, an `afterEach` that runs what the test handed to the
+ * answered `defer` (stopping replicas, proxies, watches, clusters), the last deferred first.
+ */
+export function useTeardown(): (stop: () => unknown) => void {
+  const stops: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  });
+  return (stop) => {
+    stops.push(stop);
+  };
+}
+
 /** A watch whose events are recorded with the test's clock (`Date.now()` on arrival). */
 export interface RecordingWatch<T extends KubeObject> {
   readonly events: ReadonlyArray<{ atMs: number; event: WatchEvent<T> }>;
@@ -165,6 +182,30 @@ export function recordWatch<T extends KubeObject>(client: RestClient, path: stri
     }
   })();
   return { events, stop: () => abort.abort() };
+}
+
+/** The host side of an HA test as the test sees it: the Lease and the host copies, recorded. */
+export interface HostRecording {
+  leases: RecordingWatch<Lease>;
+  hostCopies: RecordingWatch<Endpoints>;
+  /** The Lease holder of the last Lease event (`''` before any). */
+  holder(): string;
+  stop(): void;
+}
+
+/** Records the Leases and the host copies of `vc1` in `hostNamespace` (see {@link recordWatch}). */
+export function recordHost(hostClient: RestClient, hostNamespace: string): HostRecording {
+  const leases = recordWatch<Lease>(hostClient, `/apis/coordination.k8s.io/v1/namespaces/${hostNamespace}/leases`);
+  const hostCopies = recordWatch<Endpoints>(hostClient, `/api/v1/namespaces/${hostNamespace}/endpoints`, `${LABEL_MANAGED_BY}=vc1`);
+  return {
+    leases,
+    hostCopies,
+    holder: () => (leases.events.at(-1)?.event.object as Lease | undefined)?.spec?.holderIdentity ?? '',
+    stop: () => {
+      leases.stop();
+      hostCopies.stop();
+    },
+  };
 }
 
 /** How the host namespace differs from what the virtual side requires. */
@@ -232,6 +273,18 @@ export async function compareHost(virtualClient: RestClient, hostClient: RestCli
   } finally {
     sandbox.dispose();
   }
+}
+
+/** Waits (up to 90 s) until {@link compareHost} finds no difference; answers that comparison. */
+export function waitForConvergence(virtualClient: RestClient, hostClient: RestClient, hostNamespace: string, namespaces: readonly string[]): Promise<HostDifferences> {
+  return waitFor(
+    'the host to converge',
+    async () => {
+      const differences = await compareHost(virtualClient, hostClient, hostNamespace, namespaces);
+      return differences.lost.length + differences.orphaned.length + differences.duplicated.length === 0 ? differences : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 500 },
+  );
 }
 
 function sorted(map: Record<string, string> | undefined): Array<[string, string]> {

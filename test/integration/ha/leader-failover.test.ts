@@ -1,14 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../../src/kube/leader-elector.js';
-import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import { LABEL_MANAGED_BY } from '../../../src/translate/keys.js';
 import { tempDir } from '../../support/endpoints-fixtures.js';
 import {
   compareHost,
   prepareWorkload,
-  recordWatch,
+  recordHost,
   runEndpointsWorkload,
   SHORT_LEASE,
   startReplica,
@@ -16,11 +14,13 @@ import {
   writeReplicaFiles,
   type RecordingWatch,
   type Replica,
+  useTeardown,
+  waitForConvergence,
 } from '../../support/ha-replicas.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KEYS_PATH } from '../../support/management-fixture.js';
 import { SeededRandom } from '../../support/seeded-random.js';
-import { backendsName, useSyncBackends, type SyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { backendsName, useSyncBackends, type SyncBackends } from '../../support/sync-harness.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
@@ -55,33 +55,22 @@ function holderChanges(leases: RecordingWatch<Lease>, untilMs: number): number {
 
 describe.each(BACKENDS.map((backends) => [backendsName(backends), backends] as const))('two replicas serving the management API, the leader killed with 5,000 virtual changes in flight (%s)', (name, backends) => {
   const startClusters = useSyncBackends(backends);
-  let clusters: SyncClusters | undefined;
-  let replicas: Replica[] = [];
-  let watches: Array<RecordingWatch<Lease> | RecordingWatch<Endpoints>> = [];
-  let dir: { dir: string; remove: () => Promise<void> } | undefined;
+  const defer = useTeardown();
   beforeAll(() => assertBuilt());
-  afterEach(async () => {
-    for (const watch of watches) watch.stop();
-    watches = [];
-    await stopReplicas(replicas);
-    replicas = [];
-    await clusters?.close();
-    clusters = undefined;
-    await dir?.remove();
-    dir = undefined;
-  });
 
   it(`the follower takes over and the host ends exactly as the virtual side requires (seed ${SEED})`, async () => {
     const bed = await startClusters();
-    clusters = bed;
-    dir = await tempDir('vcsync-ha-');
+    defer(() => bed.close());
+    const dir = await tempDir('vcsync-ha-');
+    defer(() => dir.remove());
     const files = await writeReplicaFiles(dir.dir, { virtual: bed.kubeconfigYaml('virtual'), host: bed.kubeconfigYaml('host') });
     await prepareWorkload(bed.virtualClient, NAMESPACES, OBJECTS);
 
-    const leases = recordWatch<Lease>(bed.hostClient, `/apis/coordination.k8s.io/v1/namespaces/${bed.hostNamespace}/leases`);
-    const hostCopies = recordWatch<Endpoints>(bed.hostClient, `/api/v1/namespaces/${bed.hostNamespace}/endpoints`, `${LABEL_MANAGED_BY}=vc1`);
-    watches = [leases, hostCopies];
-    const holder = (): string => (leases.events.at(-1)?.event.object as Lease | undefined)?.spec?.holderIdentity ?? '';
+    const recording = recordHost(bed.hostClient, bed.hostNamespace);
+    defer(() => recording.stop());
+    const { leases, hostCopies, holder } = recording;
+    const replicas: Replica[] = [];
+    defer(() => stopReplicas(replicas));
     const adminKeyPath = join(dir.dir, 'admin.key');
     const replicaOptions = { ...files, hostNamespace: bed.hostNamespace, timings: SHORT_LEASE, managementAdminKeyPath: adminKeyPath };
     const leader = await startReplica(replicaOptions);
@@ -116,14 +105,7 @@ describe.each(BACKENDS.map((backends) => [backendsName(backends), backends] as c
     const lastRenewal = (ofVictim.at(-1)?.event.object as Lease | undefined)?.spec?.renewTime;
     await workload.done;
     const firstWrite = await waitFor('a host write by the new leader', () => hostCopies.events.find((e) => e.atMs >= takeover.atMs && e.event.type !== 'BOOKMARK'), { timeoutMs: 30_000 });
-    await waitFor(
-      'the host to converge',
-      async () => {
-        const differences = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);
-        return differences.lost.length + differences.orphaned.length + differences.duplicated.length === 0;
-      },
-      { timeoutMs: 90_000, intervalMs: 500 },
-    );
+    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);
     const convergedAt = Date.now();
     // Compared once more: what the summary says is what the host holds.
     const final = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);

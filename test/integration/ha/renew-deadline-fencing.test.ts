@@ -1,26 +1,23 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../../src/kube/leader-elector.js';
-import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import { LABEL_MANAGED_BY } from '../../../src/translate/keys.js';
 import { tempDir } from '../../support/endpoints-fixtures.js';
-import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy.js';
+import { startFaultProxy } from '../../support/fault-proxy.js';
 import {
-  compareHost,
   prepareWorkload,
-  recordWatch,
+  recordHost,
   runEndpointsWorkload,
   startRecordingProxy,
   startReplica,
   stopReplicas,
   writeReplicaFiles,
-  type RecordingProxy,
-  type RecordingWatch,
   type Replica,
+  useTeardown,
+  waitForConvergence,
 } from '../../support/ha-replicas.js';
 import { SeededRandom } from '../../support/seeded-random.js';
-import { startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
+import { startTwoClusters } from '../../support/sync-harness.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
@@ -35,42 +32,28 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const TIMINGS = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
 
 describe('a leader whose Lease requests stall (a partition between it and the Lease) stops writing before the Lease can be taken', () => {
-  let clusters: TwoClusters | undefined;
-  let replicas: Replica[] = [];
-  let proxies: Array<RecordingProxy | FaultProxy> = [];
-  let watches: Array<RecordingWatch<Lease> | RecordingWatch<Endpoints>> = [];
-  let dir: { dir: string; remove: () => Promise<void> } | undefined;
+  const defer = useTeardown();
   beforeAll(() => assertBuilt());
-  afterEach(async () => {
-    for (const watch of watches) watch.stop();
-    watches = [];
-    await stopReplicas(replicas);
-    replicas = [];
-    await Promise.all(proxies.map((proxy) => proxy.close()));
-    proxies = [];
-    await clusters?.close();
-    clusters = undefined;
-    await dir?.remove();
-    dir = undefined;
-  });
 
   it(`no host write of the old leader later than the renew deadline after its last renewal; the new leader writes only after that (seed ${SEED})`, async () => {
     const bed = await startTwoClusters();
-    clusters = bed;
-    dir = await tempDir('vcsync-fencing-');
+    defer(() => bed.close());
+    const dir = await tempDir('vcsync-fencing-');
+    defer(() => dir.remove());
     await prepareWorkload(bed.virtualClient, NAMESPACES, OBJECTS);
     // Replica A reaches the host through recorder → fault proxy; replica B directly.
     const faults = await startFaultProxy({ upstream: bed.host.url });
     const recorder = await startRecordingProxy(faults.url);
-    proxies = [recorder, faults];
+    defer(() => Promise.all([recorder.close(), faults.close()]));
     const direct = await writeReplicaFiles(dir.dir, { virtual: bed.virtual.kubeConfigYaml(), host: bed.host.kubeConfigYaml() });
     const viaProxy = { ...direct, hostKubeconfigPath: join(dir.dir, 'host-via-proxy.kubeconfig') };
     await writeFile(viaProxy.hostKubeconfigPath, bed.host.kubeConfigYaml().replaceAll(bed.host.url, recorder.url));
 
-    const leases = recordWatch<Lease>(bed.hostClient, `/apis/coordination.k8s.io/v1/namespaces/${bed.hostNamespace}/leases`);
-    const hostCopies = recordWatch<Endpoints>(bed.hostClient, `/api/v1/namespaces/${bed.hostNamespace}/endpoints`, `${LABEL_MANAGED_BY}=vc1`);
-    watches = [leases, hostCopies];
-    const holder = (): string => (leases.events.at(-1)?.event.object as Lease | undefined)?.spec?.holderIdentity ?? '';
+    const recording = recordHost(bed.hostClient, bed.hostNamespace);
+    defer(() => recording.stop());
+    const { leases, hostCopies, holder } = recording;
+    const replicas: Replica[] = [];
+    defer(() => stopReplicas(replicas));
     const leader = await startReplica({ ...viaProxy, hostNamespace: bed.hostNamespace, timings: TIMINGS });
     replicas.push(leader);
     await waitFor('replica A to take the Lease', () => holder() === leader.identity);
@@ -85,14 +68,7 @@ describe('a leader whose Lease requests stall (a partition between it and the Le
     const partitionedAt = Date.now();
     const takeover = await waitFor('replica B to take the Lease', () => leases.events.find((e) => (e.event.object as Lease).spec?.holderIdentity === follower.identity), { timeoutMs: 30_000 });
     await workload.done;
-    await waitFor(
-      'the host to converge',
-      async () => {
-        const differences = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);
-        return differences.lost.length + differences.orphaned.length + differences.duplicated.length === 0;
-      },
-      { timeoutMs: 90_000, intervalMs: 500 },
-    );
+    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);
 
     const fromA = recorder.requests;
     const renewals = fromA.filter((r) => r.method === 'PUT' && LEASE_PATHS.test(r.path) && r.status === 200);
