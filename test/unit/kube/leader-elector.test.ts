@@ -144,6 +144,19 @@ describe('LeaderElector', () => {
     expect(terms[0]?.reason).toBeInstanceOf(LeadershipEndedError);
   });
 
+  it('ends the term at the first renewal that finds another holder, without waiting for the renew deadline', async () => {
+    const client = new MemoryLeaseClient();
+    const clock = new FakeClock();
+    const { elector, history } = start(client, clock);
+    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === LEADING_TIMERS);
+    // Someone else wrote the Lease (an operator, or a replica whose clock ran ahead).
+    await client.update('/leases/vcsync', { ...client.lease, spec: { ...client.lease?.spec, holderIdentity: 'other' } });
+    clock.advance(2000);
+    await waitFor('stopped leading', () => history.includes('stopped'));
+    expect(history).toEqual(['started', 'drained', 'stopped']);
+    expect(client.lease?.spec?.holderIdentity).toBe('other');
+  });
+
   it('stopped while an attempt to take the Lease is answered, does not lead: releases the Lease and returns', async () => {
     const client = new MemoryLeaseClient();
     const clock = new FakeClock();
