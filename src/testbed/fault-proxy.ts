@@ -260,7 +260,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       watch,
       frozen: false,
       destroy: () => {
-        relays.delete(relay);
+        // A relay whose response has ended gave its socket back to the client's keep-alive pool:
+        // a late timer (a cut, a stall's end) must not break the next request on it.
+        if (!relays.delete(relay)) return;
         request.socket.destroy();
       },
     };
