@@ -54,7 +54,7 @@ export interface RunSyncerOptions {
   onListening?: (urls: { metrics: string }) => void;
   /** The resources to sync. Default {@link SYNCABLE_RESOURCES}. */
   resources?: readonly SyncableResource[];
-  /** Overrides of the leader election's timing (tests). Default the elector's defaults. */
+  /** The leader election's timing (the `--leader-elect-*-ms` flags). Default the elector's (client-go's) defaults. */
   leaderElection?: Pick<LeaderElectorOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'maxRetryBackoffMs'>;
 }
 
@@ -126,11 +126,11 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
       vclusterName: options.name,
       hostWatchNamespace: multiNamespace ? '' : options.hostNamespace,
       events: { warning: (object, reason, message) => recorder.record(object, 'Warning', reason, message) },
-      importer: new ReferenceImporter({ virtualClient, hostClient, logger: logger.child({ component: 'reference-importer' }) }),
       workers: options.workers,
       kubeMetrics,
       logger,
     },
+    newImporter: (clients) => new ReferenceImporter({ ...clients, logger: logger.child({ component: 'reference-importer' }) }),
     metrics: new SyncerMetrics(registry),
   });
 

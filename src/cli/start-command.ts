@@ -25,6 +25,9 @@ interface StartFlags {
   hostBurst: number;
   workers: number;
   leaderElect: boolean;
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
   sandboxMemoryMib: number;
   sandboxTimeoutMs: number;
   logLevel: LogLevel;
@@ -58,6 +61,18 @@ export function managementFlagsProblem(
   return undefined;
 }
 
+/**
+ * Why the leader-election timings cannot work together (undefined: they can), as client-go
+ * requires: the leader must give up (renew deadline) before its Lease can be taken (lease
+ * duration), and retry at least once within the renew deadline.
+ */
+export function leaderElectionTimingProblem(flags: Pick<StartFlags, 'leaderElectLeaseDurationMs' | 'leaderElectRenewDeadlineMs' | 'leaderElectRetryPeriodMs'>): string | undefined {
+  const { leaderElectLeaseDurationMs: lease, leaderElectRenewDeadlineMs: renew, leaderElectRetryPeriodMs: retry } = flags;
+  if (renew >= lease) return `--leader-elect-renew-deadline-ms (${renew}) must be smaller than --leader-elect-lease-duration-ms (${lease}): a leader must stop writing before its Lease can be taken`;
+  if (retry >= renew) return `--leader-elect-retry-period-ms (${retry}) must be smaller than --leader-elect-renew-deadline-ms (${renew}): the leader must retry renewing before it gives up`;
+  return undefined;
+}
+
 /** Adds `vcsync start`: the production daemon; every flag also reads an environment variable. */
 export function registerStartCommand(program: Command): void {
   program
@@ -73,6 +88,9 @@ export function registerStartCommand(program: Command): void {
     .addOption(new Option('--host-burst <n>', 'host API request burst').env('VCSYNC_HOST_BURST').default(80).argParser(positiveInteger))
     .addOption(new Option('--workers <n>', 'concurrent reconciles').env('VCSYNC_WORKERS').default(10).argParser(positiveInteger))
     .addOption(new BooleanEnvOption('--no-leader-elect', 'sync without taking the Lease (only with a single replica)', 'VCSYNC_NO_LEADER_ELECT'))
+    .addOption(new Option('--leader-elect-lease-duration-ms <n>', 'how long a Lease not renewed stays taken before another replica may take it, ms').env('VCSYNC_LEADER_ELECT_LEASE_DURATION_MS').default(15_000).argParser(positiveInteger))
+    .addOption(new Option('--leader-elect-renew-deadline-ms <n>', 'how long the leader keeps trying to renew before it stops writing, ms (below the lease duration)').env('VCSYNC_LEADER_ELECT_RENEW_DEADLINE_MS').default(10_000).argParser(positiveInteger))
+    .addOption(new Option('--leader-elect-retry-period-ms <n>', 'wait between attempts to take or renew the Lease, ms (below the renew deadline)').env('VCSYNC_LEADER_ELECT_RETRY_PERIOD_MS').default(2_000).argParser(positiveInteger))
     .addOption(new Option('--sandbox-memory-mib <n>', 'heap limit of the patch sandbox, MiB').env('VCSYNC_SANDBOX_MEMORY_MIB').default(32).argParser(positiveInteger))
     .addOption(new Option('--sandbox-timeout-ms <n>', 'time limit of the patches of one object, ms').env('VCSYNC_SANDBOX_TIMEOUT_MS').default(50).argParser(positiveInteger))
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('VCSYNC_LOG_LEVEL').default('info').argParser(parseLogLevel))
@@ -90,6 +108,8 @@ export function registerStartCommand(program: Command): void {
     .action(async (flags: StartFlags, command: Command) => {
       const managementProblem = managementFlagsProblem(flags);
       if (managementProblem !== undefined) command.error(`error: ${managementProblem}`, { exitCode: USAGE_EXIT_CODE, code: 'vcsync.invalidOptionCombination' });
+      const timingProblem = leaderElectionTimingProblem(flags);
+      if (timingProblem !== undefined) command.error(`error: ${timingProblem}`, { exitCode: USAGE_EXIT_CODE, code: 'vcsync.invalidOptionCombination' });
       // Loaded when the command runs, so usage errors and --help stay fast.
       const [{ createLogger }, { runSyncerUntilStopped }] = await Promise.all([import('../observe/logger.js'), import('./run-syncer.js')]);
       const logger = createLogger({ level: flags.logLevel });
@@ -111,6 +131,7 @@ export function registerStartCommand(program: Command): void {
         hostBurst: flags.hostBurst,
         workers: flags.workers,
         leaderElect: flags.leaderElect,
+        leaderElection: { leaseDurationMs: flags.leaderElectLeaseDurationMs, renewDeadlineMs: flags.leaderElectRenewDeadlineMs, retryPeriodMs: flags.leaderElectRetryPeriodMs },
         sandboxMemoryMiB: flags.sandboxMemoryMib,
         sandboxTimeoutMs: flags.sandboxTimeoutMs,
         ...(flags.listenManagement !== undefined

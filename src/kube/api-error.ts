@@ -13,6 +13,8 @@ export const KubeErrorCode = Object.freeze({
   badResponse: 'KUBE_BAD_RESPONSE',
   /** A kubeconfig could not be loaded or has no usable cluster. */
   config: 'KUBE_CONFIG',
+  /** A write of leader-gated work was refused: its leadership term had ended (see {@link LeadershipEndedError}). */
+  leadershipEnded: 'KUBE_LEADERSHIP_ENDED',
 } as const);
 
 /** One of the {@link KubeErrorCode} values. */
@@ -105,6 +107,21 @@ export class KubeConfigError extends Error {
   constructor(message: string, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'KubeConfigError';
+  }
+}
+
+/**
+ * A write refused (or aborted in flight) because the leadership term of the work making it ended:
+ * the Lease was not renewed within the renew deadline, another replica holds it, or vcsync is
+ * stopping. Not a failure to report: the Lease holder writes instead.
+ */
+export class LeadershipEndedError extends Error {
+  /** Always {@link KubeErrorCode.leadershipEnded}. */
+  readonly code = KubeErrorCode.leadershipEnded;
+
+  constructor(message = 'write refused: this replica no longer holds the Lease (not renewed within the renew deadline, taken by another replica, or stopping); the Lease holder syncs instead') {
+    super(message);
+    this.name = 'LeadershipEndedError';
   }
 }
 

@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client';
-import { isAlreadyExists, isConflict, isNamespaceNotFound, isNotFound } from './api-error.js';
+import { isAlreadyExists, isConflict, isNamespaceNotFound, isNotFound, LeadershipEndedError } from './api-error.js';
 import { CoreResources, collectionPath, objectPath } from './api-path.js';
 import { Backoff } from './backoff.js';
-import { realClock, sleep, type Clock } from './clock.js';
+import { realClock, sleep, type Clock, type TimerHandle } from './clock.js';
 import type { KubeObject } from './kube-object.js';
 import { KubeMetrics } from './metrics.js';
 import type { CallOptions } from './rest-client.js';
@@ -39,6 +39,18 @@ export interface LeaderElectionStatus {
   holder: string;
   /** Why the last attempt failed; undefined after a successful request. */
   problem: LeaseProblem | undefined;
+}
+
+/**
+ * What leader-gated work is given for one leadership term: the term's signal, and the check its
+ * writers make before every write (writes must stop by the renew deadline, see
+ * {@link LeaderElector.holdsLease}).
+ */
+export interface LeaderTerm {
+  /** Aborts when the term ends: the Lease lost or not renewed in time, or stopping. */
+  readonly signal: AbortSignal;
+  /** True while this term may still write; false from the renew deadline on, even before `signal` aborted. */
+  holdsLease(): boolean;
 }
 
 /** The calls leader election makes; {@link RestClient} provides them. */
@@ -120,7 +132,8 @@ function withDefaults(options: LeaderElectorOptions): Resolved {
 
 /** What one attempt to take or renew the Lease came to. */
 type Attempt =
-  | { kind: 'held' }
+  /** `renewedAtMs`: the renewTime written (taken before the request was sent), by this process' clock. */
+  | { kind: 'held'; renewedAtMs: number }
   | { kind: 'heldByOther' }
   | { kind: 'lostRace' }
   | { kind: 'failed'; problem: LeaseProblem };
@@ -160,6 +173,10 @@ export class LeaderElector {
   #observedAtMs = 0;
   #observedHolder = '';
   #leading = false;
+  /** Aborts the current term's work; undefined between terms. */
+  #leadership: AbortController | undefined;
+  /** When the current term must have stopped writing: last renewal's renewTime + renewDeadlineMs. */
+  #fenceAtMs = 0;
   #running = false;
   #problem: LeaseProblem | undefined;
 
@@ -172,6 +189,20 @@ export class LeaderElector {
   /** True while this process holds the lease. */
   isLeader(): boolean {
     return this.#leading;
+  }
+
+  /**
+   * True while this process leads and its renew deadline since the last successful renewal has
+   * not passed, by the clock, now. Writers of leading work check it before each write: past the
+   * deadline it answers false (and ends the term) even if the timer that ends the term at that
+   * moment has not run yet.
+   */
+  holdsLease(): boolean {
+    const leadership = this.#leadership;
+    if (leadership === undefined || leadership.signal.aborted) return false;
+    if (this.#options.clock.now() < this.#fenceAtMs) return true;
+    this.#pastFence();
+    return false;
   }
 
   /** The holder identity last observed on the Lease (`''` when none). */
@@ -190,57 +221,89 @@ export class LeaderElector {
     this.#running = true;
     try {
       while (!signal.aborted) {
-        const acquired = await this.#acquire(signal);
-        if (!acquired) break;
-        await this.#lead(signal);
+        const acquiredAtMs = await this.#acquire(signal);
+        if (acquiredAtMs === undefined) break;
+        if (signal.aborted) {
+          // Stopped while the winning attempt was being answered: never lead, hand the Lease back.
+          await this.#release();
+          break;
+        }
+        await this.#lead(signal, acquiredAtMs);
       }
     } finally {
       this.#running = false;
     }
   }
 
-  async #acquire(signal: AbortSignal): Promise<boolean> {
+  /** Tries until it holds the Lease (answers the renewTime it wrote) or `signal` aborts (undefined). */
+  async #acquire(signal: AbortSignal): Promise<number | undefined> {
     const { clock, retryPeriodMs, maxRetryBackoffMs, logger, random } = this.#options;
     logger.debug('Trying to acquire the lease');
     const backoff = new Backoff({ initialMs: retryPeriodMs, maxMs: maxRetryBackoffMs, jitter: 0.2, random });
     while (!signal.aborted) {
       const attempt = await this.#tryAcquireOrRenew(signal);
-      if (attempt.kind === 'held') return true;
+      if (attempt.kind === 'held') return attempt.renewedAtMs;
       if (attempt.kind !== 'failed') backoff.reset();
       const delayMs = attempt.kind === 'failed' ? backoff.next() : retryPeriodMs * (1 + 0.2 * random());
       await sleep(clock, delayMs, signal);
     }
-    return false;
+    return undefined;
   }
 
-  async #lead(signal: AbortSignal): Promise<void> {
+  /**
+   * One term. The fence: leading work must have stopped writing by `renewDeadlineMs` after the
+   * renewTime of the last successful renewal (taken before that request was sent), which is
+   * before any other candidate can see the Lease expire (`leaseDurationMs` after it observed that
+   * renewal). A timer aborts the term's signal at the fence, aborting a renewal still in flight
+   * with it; {@link LeaderElector.holdsLease} answers false from the fence on even before that
+   * timer ran (a busy event loop), so writers that check it never write late.
+   */
+  async #lead(signal: AbortSignal, acquiredAtMs: number): Promise<void> {
     const { clock, retryPeriodMs, renewDeadlineMs, logger, metrics, leaseName } = this.#options;
     const leadership = new AbortController();
     const stopLeading = (): void => leadership.abort();
     signal.addEventListener('abort', stopLeading, { once: true });
+    this.#leadership = leadership;
     this.#leading = true;
     metrics.setLeader(leaseName, true);
     logger.info('Became leader');
+    let fence: TimerHandle | undefined;
+    const fenceAt = (renewedAtMs: number): void => {
+      this.#fenceAtMs = renewedAtMs + renewDeadlineMs;
+      if (fence !== undefined) clock.clearTimer(fence);
+      fence = clock.setTimer(() => this.#pastFence(), this.#fenceAtMs - clock.now());
+    };
+    fenceAt(acquiredAtMs);
     const work = this.#startWork(leadership.signal);
-    let lastRenewMs = clock.now();
     while (!leadership.signal.aborted) {
       await sleep(clock, retryPeriodMs, leadership.signal);
       if (leadership.signal.aborted) break;
-      if ((await this.#tryAcquireOrRenew(leadership.signal)).kind === 'held') {
-        lastRenewMs = clock.now();
-      } else if (clock.now() - lastRenewMs >= renewDeadlineMs) {
-        logger.warn({ renewDeadlineMs }, 'Could not renew the lease before the deadline; stopping leading');
+      const attempt = await this.#tryAcquireOrRenew(leadership.signal);
+      if (attempt.kind === 'held' && this.holdsLease()) fenceAt(attempt.renewedAtMs);
+      else if (attempt.kind === 'heldByOther') {
+        logger.warn({ holder: this.#observedHolder }, 'Another candidate holds the lease; stopping leading');
         break;
       }
     }
+    if (fence !== undefined) clock.clearTimer(fence);
     leadership.abort();
     signal.removeEventListener('abort', stopLeading);
     await work;
     this.#leading = false;
+    this.#leadership = undefined;
     metrics.setLeader(leaseName, false);
     if (signal.aborted) await this.#release();
     logger.info('Stopped leading');
     this.#notify(() => this.#options.onStoppedLeading?.());
+  }
+
+  /** Ends the term at its fence (by the timer, or by the first {@link LeaderElector.holdsLease} that sees it passed). */
+  #pastFence(): void {
+    const leadership = this.#leadership;
+    if (leadership === undefined || leadership.signal.aborted) return;
+    const { renewDeadlineMs, logger } = this.#options;
+    logger.warn({ renewDeadlineMs }, 'Could not renew the lease before the deadline; stopping leading');
+    leadership.abort(new LeadershipEndedError(`this replica stopped leading: the Lease was not renewed within the renew deadline (${renewDeadlineMs} ms); the replica that takes it syncs instead`));
   }
 
   async #startWork(signal: AbortSignal): Promise<void> {
@@ -280,7 +343,7 @@ export class LeaderElector {
         if (!isNotFound(err)) throw err;
         const created = await client.create<Lease>(collectionPath(CoreResources.leases, this.#options.namespace), this.#leaseBody(undefined, now), options);
         this.#observe(created, clock.now());
-        return { kind: 'held' };
+        return { kind: 'held', renewedAtMs: now };
       }
       this.#observe(current, now);
       const holder = current.spec?.holderIdentity ?? '';
@@ -289,7 +352,7 @@ export class LeaderElector {
       if (holder !== '' && holder !== identity && this.#observedAtMs + durationMs > now) return { kind: 'heldByOther' };
       const updated = await client.update<Lease>(this.#path, this.#leaseBody(current, now), options);
       this.#observe(updated, clock.now());
-      return { kind: 'held' };
+      return { kind: 'held', renewedAtMs: now };
     } catch (err) {
       if (isConflict(err) || isAlreadyExists(err)) {
         logger.debug('Lost a race for the lease');

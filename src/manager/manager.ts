@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { LeaderElector, type LeaderElectorOptions } from '../kube/leader-elector.js';
+import { LeaderElector, type LeaderElectorOptions, type LeaderTerm } from '../kube/leader-elector.js';
 import { HealthChecks } from '../observe/health.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { leaseCheck, logLeaseProblem, type LeaseHealthContext } from './lease-health.js';
@@ -47,6 +47,9 @@ export class ManagerError extends Error {
  * - Runnables that do not need the leader start when {@link Manager.run} starts, on every replica.
  * - Leader-gated runnables start each time this replica takes the Lease, with a signal that aborts
  *   when it loses it (and start again on the next term); without leader election they start at once.
+ *   They also get the {@link LeaderTerm}, whose `holdsLease()` their writers check before every
+ *   write: false from the renew deadline on, so a leader that cannot renew stops writing before
+ *   another replica can take the Lease.
  * - Stopping (the signal, or a failure) aborts the leader-gated runnables first, waits for them
  *   (and for the Lease to be released), then aborts the others: servers answer while syncers drain.
  * - A runnable that rejects stops the manager: every runnable is stopped and `run` rejects with a
@@ -108,10 +111,10 @@ export class Manager {
     const deadline = new Promise<never>((_, reject) => (onDeadline = reject));
     deadline.catch(() => undefined); // observed through the race below; never an unhandled rejection
 
-    const runOne = async (runnable: Runnable, runSignal: AbortSignal): Promise<void> => {
+    const runOne = async (runnable: Runnable, runSignal: AbortSignal, term: LeaderTerm | undefined): Promise<void> => {
       active.add(runnable.name);
       try {
-        await runnable.run(runSignal);
+        await runnable.run(runSignal, term);
       } catch (error) {
         if (failure === undefined) {
           const reason = error instanceof Error ? error.message : String(error);
@@ -123,12 +126,14 @@ export class Manager {
         active.delete(runnable.name);
       }
     };
-    const runAll = (needsLeader: boolean, runSignal: AbortSignal): Promise<unknown> =>
-      Promise.all(this.#runnables.filter((r) => r.needsLeader === needsLeader).map((r) => runOne(r, runSignal)));
-    const runLeading = async (term: AbortSignal): Promise<void> => {
+    const runAll = (needsLeader: boolean, runSignal: AbortSignal, term?: LeaderTerm): Promise<unknown> =>
+      Promise.all(this.#runnables.filter((r) => r.needsLeader === needsLeader).map((r) => runOne(r, runSignal, term)));
+    const runLeading = async (signal: AbortSignal): Promise<void> => {
       this.#leading = true;
+      // Without leader election the term lasts until stopping; with it, until the elector says the Lease may be gone.
+      const term: LeaderTerm = { signal, holdsLease: () => !signal.aborted && (this.#elector?.holdsLease() ?? true) };
       try {
-        await runAll(true, term);
+        await runAll(true, signal, term);
       } finally {
         this.#leading = false;
       }

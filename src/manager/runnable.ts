@@ -1,3 +1,5 @@
+import type { LeaderTerm } from '../kube/leader-elector.js';
+
 /**
  * One long-running part of the daemon, as controller-runtime's `Runnable` with
  * `NeedLeaderElection()`: the {@link Manager} calls `run` once per start (a leader-gated runnable
@@ -14,7 +16,8 @@ export interface Runnable {
   /**
    * Works until `signal` aborts, then drains and resolves. Rejecting means the runnable failed:
    * the manager stops every runnable and reports the failure. Resolving before the signal is
-   * allowed (the part had nothing more to do).
+   * allowed (the part had nothing more to do). A leader-gated runnable also gets its term, whose
+   * `holdsLease()` its writers check before every write (`signal` is the term's signal).
    */
-  run(signal: AbortSignal): Promise<void>;
+  run(signal: AbortSignal, term?: LeaderTerm): Promise<void>;
 }

@@ -1,4 +1,7 @@
+import type { LeaderTerm } from '../kube/leader-elector.js';
 import type { CheckResult } from '../observe/health.js';
+import { fencedClient, type SyncClient } from './fenced-client.js';
+import type { ReferenceImporter } from './reference-importer.js';
 import type { SyncerMetrics } from './metrics.js';
 import type { SyncState } from './sync-state.js';
 import { SYNC_RESYNC_PERIOD_MS, type InformerSource, type ResourceSyncer, type SyncableResource, type SyncerContext } from './syncable-resource.js';
@@ -22,8 +25,10 @@ export interface ResourceSyncOptions {
    * resync period in ms. A queue cannot restart, so each term gets new informers and syncers.
    */
   newInformers: (defaults: { resyncPeriodMs: number }) => TermInformers;
-  /** Everything a syncer is built with except its state, informers and metrics. */
-  context: Omit<SyncerContext, 'state' | 'informers' | 'controllerMetrics'>;
+  /** Everything a syncer is built with except its state, informers, metrics and importer. */
+  context: Omit<SyncerContext, 'state' | 'informers' | 'controllerMetrics' | 'importer'>;
+  /** The importer of `reference` patches, on the clients of one term (they refuse writes once it ended). Default none. */
+  newImporter?: (clients: { virtualClient: SyncClient; hostClient: SyncClient }) => ReferenceImporter;
   metrics: SyncerMetrics;
 }
 
@@ -49,15 +54,24 @@ export class ResourceSync {
     this.#metrics = new Map(options.resources.map((r) => [r.name, options.metrics.controller(r.name)]));
   }
 
-  /** Builds and runs every resource's syncer and their informers until `signal` fires, then drains. */
-  async run(signal: AbortSignal): Promise<void> {
+  /**
+   * Builds and runs every resource's syncer and their informers until `signal` fires, then drains.
+   * Every write of the term goes through clients fenced by `term` (default: `signal` alone): none
+   * is made once the term ended, and those in flight are aborted.
+   */
+  async run(signal: AbortSignal, term: LeaderTerm = { signal, holdsLease: () => !signal.aborted }): Promise<void> {
     const informers = this.#options.newInformers({ resyncPeriodMs: SYNC_RESYNC_PERIOD_MS });
+    const { context, newImporter } = this.#options;
+    const clients = { virtualClient: fencedClient(context.virtualClient, term), hostClient: fencedClient(context.hostClient, term) };
+    const importer = newImporter?.(clients);
     const syncers = new Map<string, ResourceSyncer>();
     for (const resource of this.#options.resources) {
       syncers.set(
         resource.name,
         resource.build({
-          ...this.#options.context,
+          ...context,
+          ...clients,
+          ...(importer !== undefined ? { importer } : {}),
           state: this.#state(resource.name),
           informers,
           controllerMetrics: this.#metrics.get(resource.name) ?? this.#options.metrics.controller(resource.name),

@@ -168,7 +168,7 @@ export class ToHostController<V extends KubeObject> {
       }
       const initial = this.#queue.len();
       this.#logger.info({ queued: initial, virtual: this.#options.virtualInformer.list().length }, 'caches synced, starting workers');
-      const workers = Array.from({ length: this.#workers }, () => this.#work());
+      const workers = Array.from({ length: this.#workers }, () => this.#work(signal));
       workers.push(this.#reportInitialSync(initial, signal), this.#summary.run(signal));
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
@@ -527,17 +527,27 @@ export class ToHostController<V extends KubeObject> {
     }
   }
 
-  async #work(): Promise<void> {
+  /**
+   * One worker: reconciles keys until the queue shuts down. Once `signal` fired (the leadership
+   * term ended) it takes no further key, queued or retried: the writes they would make belong to
+   * the next leader, and a write that the end of the term aborted is not a sync error.
+   */
+  async #work(signal: AbortSignal): Promise<void> {
     for (;;) {
       const key = await this.#queue.get();
       if (key === undefined) return;
+      if (signal.aborted) {
+        this.#queue.done(key);
+        continue;
+      }
       const started = this.#clock.now();
       this.#busy.add(key);
       try {
         const outcome = await this.reconcile(key);
         this.#finish(key, outcome, started);
       } catch (error) {
-        this.#fail(key, error, started);
+        if (signal.aborted) this.#logger.debug({ key, err: error }, 'reconcile ended with the leadership term');
+        else this.#fail(key, error, started);
       } finally {
         this.#busy.delete(key);
         this.#afterHostEventsWhileBusy(key);

@@ -1,25 +1,30 @@
 import { ApiError, TransportError, statusFromHttpCode } from '../../src/kube/api-error.js';
 import type { Lease, LeaseClient } from '../../src/kube/leader-elector.js';
+import type { CallOptions } from '../../src/kube/rest-client.js';
 
 /**
  * One Lease in memory with resourceVersion checks; `down` makes every call fail like a lost
- * connection; `namespaceMissing` makes create answer as a real server does for a missing namespace.
+ * connection; `stalled` makes every call hang (a partition) until its signal aborts;
+ * `namespaceMissing` makes create answer as a real server does for a missing namespace.
  */
 export class MemoryLeaseClient implements LeaseClient {
   lease: Lease | undefined;
   calls: string[] = [];
   down = false;
+  stalled = false;
+  /** While set, every call waits for it before answering, whatever its signal (a server that answers late). */
+  gate: Promise<void> | undefined;
   namespaceMissing = false;
   #rv = 0;
 
-  async get<T>(path: string): Promise<T> {
-    this.#enter('get');
+  async get<T>(path: string, options?: CallOptions): Promise<T> {
+    await this.#enter('get', options);
     if (this.lease === undefined) throw new ApiError({ httpStatus: 404, status: statusFromHttpCode(404, 'no lease'), verb: 'GET', path });
     return structuredClone(this.lease) as T;
   }
 
-  async create<T>(path: string, body: T): Promise<T> {
-    this.#enter('create');
+  async create<T>(path: string, body: T, options?: CallOptions): Promise<T> {
+    await this.#enter('create', options);
     if (this.namespaceMissing) {
       const status = { kind: 'Status' as const, reason: 'NotFound', code: 404, message: 'namespaces "ns" not found', details: { name: 'ns', kind: 'namespaces' } };
       throw new ApiError({ httpStatus: 404, status, verb: 'POST', path });
@@ -28,8 +33,8 @@ export class MemoryLeaseClient implements LeaseClient {
     return this.#store(body as Lease) as T;
   }
 
-  async update<T>(path: string, body: T): Promise<T> {
-    this.#enter('update');
+  async update<T>(path: string, body: T, options?: CallOptions): Promise<T> {
+    await this.#enter('update', options);
     const lease = body as Lease;
     if (lease.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) {
       throw new ApiError({ httpStatus: 409, status: { kind: 'Status', reason: 'Conflict', code: 409 }, verb: 'PUT', path });
@@ -37,9 +42,17 @@ export class MemoryLeaseClient implements LeaseClient {
     return this.#store(lease) as T;
   }
 
-  #enter(call: string): void {
+  async #enter(call: string, options: CallOptions | undefined): Promise<void> {
     this.calls.push(call);
+    if (this.gate !== undefined) await this.gate;
     if (this.down) throw new TransportError('connection refused', new Error('ECONNREFUSED'));
+    if (!this.stalled) return;
+    const signal = options?.signal;
+    await new Promise<never>((_, reject) => {
+      if (signal === undefined) return;
+      if (signal.aborted) reject(signal.reason);
+      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
   }
 
   #store(lease: Lease): Lease {

@@ -59,6 +59,8 @@ export interface SyncClusters {
    * field manager of its writes (another controller, say). The caller closes it.
    */
   clientAs(side: 'virtual' | 'host', userAgent: string): RestClient;
+  /** The kubeconfig (YAML) of one side, for a daemon in another process. */
+  kubeconfigYaml(side: 'virtual' | 'host'): string;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,7 @@ export async function startTwoClusters(options: TwoClustersOptions = {}): Promis
     hostClient,
     hostNamespace,
     clientAs: (side, userAgent) => clientFor(clusters[side], side, userAgent),
+    kubeconfigYaml: (side) => clusters[side].kubeConfigYaml(),
     async close() {
       virtualClient.close();
       hostClient.close();
@@ -304,6 +307,13 @@ export function useSyncBackends(backends: SyncBackends, options: UseSyncBackends
       if (plane === undefined) throw new Error(`the real ${which} control plane did not start: see the beforeAll error`);
       return realClientFor(plane, which, userAgent);
     };
+    const kubeconfigYaml = (which: 'virtual' | 'host'): string => {
+      const dev = devclusters[which === 'virtual' ? 0 : 1];
+      if (dev !== undefined) return dev.kubeConfigYaml();
+      const plane = planes[which];
+      if (plane === undefined) throw new Error(`the real ${which} control plane did not start: see the beforeAll error`);
+      return plane.kubeconfigYaml;
+    };
     const virtualClient = side('virtual');
     const hostClient = side('host');
     await hostClient.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: hostNamespace } });
@@ -313,6 +323,7 @@ export function useSyncBackends(backends: SyncBackends, options: UseSyncBackends
       hostClient,
       hostNamespace,
       clientAs: side,
+      kubeconfigYaml,
       async close() {
         try {
           if (backends.virtual === 'real') await emptyRealCluster(virtualClient);

@@ -1,8 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { LeadershipEndedError } from '../../../src/kube/api-error.js';
+import type { Clock } from '../../../src/kube/clock.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { LeaderElector, type Lease, type LeaderElectorOptions, type LeaseProblem } from '../../../src/kube/leader-elector.js';
 import { MemoryLeaseClient } from '../../support/memory-lease-client.js';
 import { waitFor } from '../../support/wait-for.js';
+
+/** Timers of a leader between renewals: the wait for the next one, and its fence (the renew deadline). */
+const LEADING_TIMERS = 2;
 
 const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -14,21 +19,23 @@ function start(
   clock: FakeClock,
   identity = 'me',
   overrides: Partial<LeaderElectorOptions> = {},
-): { elector: LeaderElector; history: string[]; stop: () => Promise<void> } {
+): { elector: LeaderElector; history: string[]; terms: AbortSignal[]; stop: () => Promise<void> } {
   const history: string[] = [];
+  const terms: AbortSignal[] = [];
   const elector = new LeaderElector({
-    ...overrides,
     client,
     clock,
     leaseName: 'vcsync',
     namespace: 'ns',
     identity,
     onStartedLeading: async (signal) => {
+      terms.push(signal);
       history.push('started');
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       history.push('drained');
     },
     onStoppedLeading: () => history.push('stopped'),
+    ...overrides,
   });
   const controller = new AbortController();
   const running = elector.run(controller.signal);
@@ -37,7 +44,7 @@ function start(
     await running;
   };
   stops.push(stop);
-  return { elector, history, stop };
+  return { elector, history, terms, stop };
 }
 
 describe('LeaderElector', () => {
@@ -60,11 +67,11 @@ describe('LeaderElector', () => {
     const client = new MemoryLeaseClient();
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const { elector, history, stop } = start(client, clock);
-    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === 1);
+    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === LEADING_TIMERS);
     expect(client.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseDurationSeconds: 15, leaseTransitions: 0 });
     expect(client.lease?.spec?.renewTime).toBe('2026-01-01T00:00:00.000000Z');
     clock.advance(2000);
-    await waitFor('a renewal', () => client.lease?.spec?.renewTime === '2026-01-01T00:00:02.000000Z' && clock.pendingTimers() === 1);
+    await waitFor('a renewal', () => client.lease?.spec?.renewTime === '2026-01-01T00:00:02.000000Z' && clock.pendingTimers() === LEADING_TIMERS);
     expect(client.lease?.spec?.acquireTime).toBe('2026-01-01T00:00:00.000000Z');
     await stop();
     expect(history).toEqual(['started', 'drained', 'stopped']);
@@ -75,12 +82,12 @@ describe('LeaderElector', () => {
     const client = new MemoryLeaseClient();
     const clock = new FakeClock();
     const { elector, history } = start(client, clock);
-    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === 1);
+    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === LEADING_TIMERS);
     client.down = true;
     for (let round = 1; round <= 4; round++) {
       const before = client.calls.length;
       clock.advance(2000);
-      await waitFor(`failed renewal ${round}`, () => client.calls.length === before + 1 && clock.pendingTimers() === 1);
+      await waitFor(`failed renewal ${round}`, () => client.calls.length === before + 1 && clock.pendingTimers() === LEADING_TIMERS);
       expect(elector.isLeader()).toBe(true);
     }
     clock.advance(2000);
@@ -88,6 +95,82 @@ describe('LeaderElector', () => {
     expect(history).toEqual(['started', 'drained', 'stopped']);
     expect(elector.isLeader()).toBe(false);
     expect(client.lease?.spec?.holderIdentity).toBe('me');
+  });
+
+  it('ends the term at the renew deadline after its last renewal when a renewal hangs (a partition), aborting that renewal', async () => {
+    const client = new MemoryLeaseClient();
+    const clock = new FakeClock();
+    const { elector, history, terms } = start(client, clock);
+    try {
+      await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === LEADING_TIMERS);
+      clock.advance(2000);
+      await waitFor('a renewal', () => client.calls.filter((c) => c === 'update').length === 1 && clock.pendingTimers() === LEADING_TIMERS);
+      client.stalled = true;
+      clock.advance(2000);
+      await waitFor('a renewal hanging', () => client.calls.length === 4); // create, get, update, get
+      // The fence: the renewTime of the last successful renewal (2 s) + the renew deadline (10 s).
+      clock.advance(7999);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect({ holds: elector.holdsLease(), aborted: terms[0]?.aborted }).toEqual({ holds: true, aborted: false });
+      clock.advance(1);
+      expect(terms[0]?.aborted).toBe(true);
+      expect(terms[0]?.reason).toBeInstanceOf(LeadershipEndedError);
+      expect(elector.holdsLease()).toBe(false);
+      await waitFor('stopped leading', () => history.includes('stopped'));
+      expect(history).toEqual(['started', 'drained', 'stopped']);
+    } finally {
+      client.stalled = false;
+    }
+  });
+
+  it('answers holdsLease() false from the fence on, ending the term, even before the timer that ends it has run', async () => {
+    const client = new MemoryLeaseClient();
+    const clock = new FakeClock();
+    // A clock whose time runs ahead of its timers: an event loop too busy to run a due timer yet.
+    let lagMs = 0;
+    const busy: Clock = {
+      now: () => clock.now() + lagMs,
+      setTimer: (callback, delayMs) => clock.setTimer(callback, delayMs + lagMs),
+      clearTimer: (handle) => clock.clearTimer(handle),
+    };
+    const { elector, terms } = start(client, clock, 'me', { clock: busy });
+    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === LEADING_TIMERS);
+    lagMs = 9999;
+    expect(elector.holdsLease()).toBe(true);
+    lagMs = 10_000;
+    expect(terms[0]?.aborted).toBe(false);
+    expect(elector.holdsLease()).toBe(false);
+    expect(terms[0]?.aborted).toBe(true);
+    expect(terms[0]?.reason).toBeInstanceOf(LeadershipEndedError);
+  });
+
+  it('ends the term at the first renewal that finds another holder, without waiting for the renew deadline', async () => {
+    const client = new MemoryLeaseClient();
+    const clock = new FakeClock();
+    const { elector, history } = start(client, clock);
+    await waitFor('leading', () => elector.isLeader() && clock.pendingTimers() === LEADING_TIMERS);
+    // Someone else wrote the Lease (an operator, or a replica whose clock ran ahead).
+    await client.update('/leases/vcsync', { ...client.lease, spec: { ...client.lease?.spec, holderIdentity: 'other' } });
+    clock.advance(2000);
+    await waitFor('stopped leading', () => history.includes('stopped'));
+    expect(history).toEqual(['started', 'drained', 'stopped']);
+    expect(client.lease?.spec?.holderIdentity).toBe('other');
+  });
+
+  it('stopped while an attempt to take the Lease is answered, does not lead: releases the Lease and returns', async () => {
+    const client = new MemoryLeaseClient();
+    const clock = new FakeClock();
+    let answer = (): void => undefined;
+    client.gate = new Promise<void>((resolve) => (answer = resolve));
+    const { elector, history, stop } = start(client, clock);
+    await waitFor('the first attempt sent', () => client.calls.length === 1);
+    const stopped = stop();
+    answer();
+    client.gate = undefined;
+    await stopped;
+    expect(history).toEqual([]);
+    expect(elector.isLeader()).toBe(false);
+    expect(client.lease?.spec?.holderIdentity).toBe('');
   });
 
   it('leaves a lease alone while its holder renews it, and takes it over once renewals stop for the lease duration', async () => {

@@ -310,3 +310,51 @@ describe('ToHostController.reconcile', () => {
     }
   });
 });
+
+describe('ToHostController at the end of a leadership term', () => {
+  const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
+  const resource = endpointsResource({ get: () => ({ spec: {} }) });
+
+  it('takes no queued key once its signal fired, and does not report the write the end of the term cut as a sync error', async () => {
+    const virtualInformer = new HandDriven();
+    for (const name of ['a', 'b', 'c']) virtualInformer.byKey.set(`default/${name}`, { metadata: { name, namespace: 'default', uid: `v-${name}`, resourceVersion: '1' }, subsets: [] });
+    let fail: (error: Error) => void = () => undefined;
+    const creates: string[] = [];
+    const hostClient: ObjectWriter = {
+      get: () => Promise.reject(new Error('unexpected get')),
+      // The first write hangs until the term ends; then it fails as a write aborted in flight does.
+      create: <T>(_path: string, body: T) => {
+        creates.push((body as Endpoints).metadata?.name ?? '');
+        if (creates.length > 1) return Promise.reject(new Error('the term is over: this write would reach the host late'));
+        return new Promise<T>((_, reject) => (fail = reject));
+      },
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    const events: string[] = [];
+    const registry = new Registry();
+    const sync = new ToHostController<Endpoints>({
+      resource,
+      virtualInformer: virtualInformer.asInformer(),
+      hostInformer: new HandDriven().asInformer(),
+      virtualClient: hostClient,
+      hostClient,
+      queue: new RateLimitingWorkQueue(),
+      state: { enabled: true, translator, patcher: passThrough },
+      events: { warning: (_object, reason) => events.push(reason) },
+      metrics: new SyncerMetrics(registry).controller('endpoints'),
+      workers: 1,
+    });
+    const term = new AbortController();
+    const running = sync.run(term.signal);
+    await waitFor('handlers registered', () => virtualInformer.handlers.length === 1);
+    for (const object of virtualInformer.list()) await virtualInformer.handlers[0]?.onAdd?.(object, false);
+    await waitFor('the first write in flight', () => creates.length === 1);
+    term.abort();
+    fail(new Error('This operation was aborted'));
+    await running;
+    expect(creates).toEqual(['a-x-default-x-vc']);
+    expect(events).toEqual([]);
+    expect(await metricValue(registry, 'vcsync_sync_operations_total', { result: 'error' })).toBe(0);
+  });
+});
