@@ -6,7 +6,9 @@ import { CONFIG_MAP_STRATEGY, SECRET_STRATEGY } from './config-data-rules.js';
 import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY } from './endpoints-rules.js';
 import { POD_STRATEGY } from './kind-rules.js';
 import { mergeStrategiesOf } from './patch-strategies.js';
+import { CLUSTER_ROLE_BINDING_STRATEGY, CLUSTER_ROLE_STRATEGY, ROLE_BINDING_STRATEGY, ROLE_STRATEGY } from './rbac-rules.js';
 import { realKindSchema } from './real-schemas.js';
+import { STATEFUL_SET_STRATEGY } from './stateful-set-rules.js';
 import { TABLE_COLUMNS } from './table-columns.js';
 
 /** A core kind's definition before its schema, columns and merge keys are attached. */
@@ -28,6 +30,8 @@ const EVENT_SELECTABLE_FIELDS = [
 ];
 
 const POD_SELECTABLE_FIELDS = ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'];
+
+const RBAC = 'rbac.authorization.k8s.io';
 
 const SPECS: readonly CoreKindSpec[] = [
   {
@@ -98,7 +102,27 @@ const SPECS: readonly CoreKindSpec[] = [
     selectableFields: ['spec.signerName'],
     strategy: certificateSigningRequestStrategy({ now: Date.now }),
   },
+  // Stored only: no controller makes a StatefulSet's Pods, the authorizer does not read RBAC objects.
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'StatefulSet',
+    plural: 'statefulsets',
+    shortNames: ['sts'],
+    categories: ['all'],
+    subresources: ['status'],
+    nameRule: 'dns1123-label',
+    strategy: STATEFUL_SET_STRATEGY,
+    generation: 'spec',
+  },
+  { group: RBAC, version: 'v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false, nameRule: 'path-segment', strategy: CLUSTER_ROLE_BINDING_STRATEGY },
+  { group: RBAC, version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false, nameRule: 'path-segment', strategy: CLUSTER_ROLE_STRATEGY },
+  { group: RBAC, version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', nameRule: 'path-segment', strategy: ROLE_BINDING_STRATEGY },
+  { group: RBAC, version: 'v1', kind: 'Role', plural: 'roles', nameRule: 'path-segment', strategy: ROLE_STRATEGY },
 ];
+
+/** The group-version-kind of every kind the devcluster serves, in discovery order: what the OpenAPI fixture captures. */
+export const CORE_KIND_IDS: readonly { group: string; version: string; kind: string }[] = SPECS.map(({ group, version, kind }) => ({ group, version, kind }));
 
 /** The real server's schema of a kind; every served kind has one in the fixture (a test checks it). */
 function kindSchemaOf(spec: CoreKindSpec): KindSchema {

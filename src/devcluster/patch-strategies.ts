@@ -1,6 +1,6 @@
 /**
  * The strategic-merge-patch metadata of the core kinds: which of their lists merge (and by which
- * key) instead of being replaced, the `patchStrategy`/`patchMergeKey` tags of k8s.io/api/core/v1,
+ * key) instead of being replaced, the `patchStrategy`/`patchMergeKey` tags of k8s.io/api/core/v1 (and apps/v1),
  * plus what server-side apply needs beyond them (list-map keys that differ from the merge key,
  * maps owned as a whole). ObjectMeta's lists are the core's (`apiserver/strategic-merge-patch.ts`).
  */
@@ -45,6 +45,7 @@ const BY_KIND: Readonly<Record<string, StrategyTable>> = {
   },
   Namespace: { 'status.conditions': { mergeKey: 'type' } },
   ServiceAccount: { secrets: { mergeKey: 'name' }, imagePullSecrets: { mergeKey: 'name' } },
+  StatefulSet: { ...podSpecFields('spec.template.spec'), 'status.conditions': { mergeKey: 'type' } },
 };
 
 /** The merging lists of `kind`; none for kinds not listed (every list is atomic). */

@@ -96,9 +96,12 @@ function qosClassOf(spec: JsonObject): string {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
-/** Fills in `pod`'s defaults in place (create and update; existing values are kept). */
-export function defaultPod(pod: JsonObject): void {
-  const spec: JsonObject = isJsonObject(pod['spec']) ? { ...pod['spec'] } : {};
+/**
+ * A copy of `podSpec` with the API defaults of core/v1 (SetDefaults_PodSpec and those of its
+ * containers and volumes), as a Pod and a Pod template get them; existing values are kept.
+ */
+export function defaultPodSpec(podSpec: unknown): JsonObject {
+  const spec: JsonObject = isJsonObject(podSpec) ? { ...podSpec } : {};
   const hostNetwork = spec['hostNetwork'] === true;
   for (const list of ['initContainers', 'containers']) {
     if (Array.isArray(spec[list])) spec[list] = spec[list].map((container: unknown) => defaultContainer(container, hostNetwork));
@@ -109,6 +112,12 @@ export function defaultPod(pod: JsonObject): void {
   spec['dnsPolicy'] ??= 'ClusterFirst';
   spec['securityContext'] ??= {};
   spec['schedulerName'] ??= 'default-scheduler';
+  return spec;
+}
+
+/** Fills in `pod`'s defaults in place (create and update; existing values are kept). */
+export function defaultPod(pod: JsonObject): void {
+  const spec = defaultPodSpec(pod['spec']);
   spec['tolerations'] = withDefaultTolerations(spec['tolerations']);
   spec['priority'] ??= 0;
   spec['enableServiceLinks'] ??= true;

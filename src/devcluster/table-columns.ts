@@ -67,6 +67,40 @@ function countKeys(value: unknown): number {
   return Object.keys(record(value)).length;
 }
 
+/** A RoleBinding's or ClusterRoleBinding's subjects of `kind`, as `kubectl get -o wide` lists them. */
+function subjectsOf(object: StoredObject, kind: string): string {
+  return array(object['subjects'])
+    .map(record)
+    .filter((subject) => subject['kind'] === kind)
+    .map((subject) => (kind === 'ServiceAccount' ? `${text(subject['namespace'], '')}/${text(subject['name'], '')}` : text(subject['name'], '')))
+    .join(', ');
+}
+
+/** The columns of RoleBindings and ClusterRoleBindings. */
+const BINDING_COLUMNS: readonly TableColumn[] = [
+  NAME,
+  column('Role', 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.', (o) => {
+    const roleRef = record(o['roleRef']);
+    return `${text(roleRef['kind'], '')}/${text(roleRef['name'], '')}`;
+  }),
+  AGE,
+  column('Users', 'Users in the roleBinding', (o) => subjectsOf(o, 'User'), { priority: 1 }),
+  column('Groups', 'Groups in the roleBinding', (o) => subjectsOf(o, 'Group'), { priority: 1 }),
+  column('ServiceAccounts', 'ServiceAccounts in the roleBinding', (o) => subjectsOf(o, 'ServiceAccount'), { priority: 1 }),
+];
+
+/** The columns of Roles and ClusterRoles: the creation time as RFC 3339, not an age. */
+const ROLE_COLUMNS: readonly TableColumn[] = [
+  NAME,
+  column('Created At', 'CreationTimestamp is a timestamp representing the server time when this object was created.', (o) => text(o.metadata['creationTimestamp'], ''), { type: 'date' }),
+];
+
+/** The names (or images) of a StatefulSet's template containers, comma-separated. */
+function templateContainers(object: StoredObject, field: 'name' | 'image'): string {
+  const podSpec = record(record(record(object['spec'])['template'])['spec']);
+  return array(podSpec['containers']).map((container) => text(record(container)[field], '')).join(',');
+}
+
 /** The Table columns of the core kinds, keyed by kind, as the real server's printers show them. */
 export const TABLE_COLUMNS: Readonly<Record<string, readonly TableColumn[]>> = Object.freeze({
   Namespace: [NAME, column('Status', 'The status of the namespace', (o) => text(record(o['status'])['phase'], 'Active')), AGE],
@@ -136,5 +170,15 @@ export const TABLE_COLUMNS: Readonly<Record<string, readonly TableColumn[]>> = O
     }),
     AGE,
   ],
+  Role: ROLE_COLUMNS,
+  ClusterRole: ROLE_COLUMNS,
+  RoleBinding: BINDING_COLUMNS,
+  ClusterRoleBinding: BINDING_COLUMNS,
+  StatefulSet: [
+    NAME,
+    column('Ready', 'Number of the pod with ready state', (o) => `${Number(record(o['status'])['readyReplicas'] ?? 0)}/${Number(record(o['spec'])['replicas'] ?? 0)}`),
+    AGE,
+    column('Containers', 'Names of each container in the template.', (o) => templateContainers(o, 'name'), { priority: 1 }),
+    column('Images', 'Images referenced by each container in the template.', (o) => templateContainers(o, 'image'), { priority: 1 }),
+  ],
 });
-

@@ -6,7 +6,7 @@
  */
 
 /** The issue's categories, in the order the suite reports them. */
-export type Category = 'lists' | 'watches' | 'writes' | 'deletion' | 'metadata' | 'endpoints-service' | 'apply' | 'certificates' | 'discovery' | 'errors';
+export type Category = 'lists' | 'watches' | 'writes' | 'deletion' | 'metadata' | 'endpoints-service' | 'apply' | 'certificates' | 'rbac' | 'statefulsets' | 'discovery' | 'errors';
 
 /** One request of a case. */
 export interface Step {
@@ -112,6 +112,39 @@ const csrPath = (suffix: string, subresource = ''): string => `${CSRS}/{ns}-${su
 const withoutRequester = (object: { spec?: Record<string, unknown> }): unknown => ({ ...object, spec: { ...object.spec, username: undefined, groups: undefined, extra: undefined } });
 const APPROVED = { type: 'Approved', status: 'True', reason: 'ConformanceApproval', message: 'approved by the suite' };
 const createCsr = (suffix: string, spec: Record<string, unknown> = {}): Step => ({ method: 'POST', path: CSRS, body: csr(suffix, spec), setup: true });
+
+const RBAC_V1 = '/apis/rbac.authorization.k8s.io/v1';
+const ROLES = `${RBAC_V1}/namespaces/{ns}/roles`;
+const ROLE_BINDINGS = `${RBAC_V1}/namespaces/{ns}/rolebindings`;
+const CLUSTER_ROLES = `${RBAC_V1}/clusterroles`;
+const CLUSTER_ROLE_BINDINGS = `${RBAC_V1}/clusterrolebindings`;
+const READ_ENDPOINTS = { apiGroups: [''], resources: ['endpoints'], verbs: ['get', 'list', 'watch'] };
+const role = (name: string, rules: unknown[] = [READ_ENDPOINTS]): Record<string, unknown> => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name }, rules });
+/** A binding of `kind` (RoleBinding, ClusterRoleBinding) named `name`; cluster-scoped ones are named after the case. */
+function binding(kind: string, name: string, roleRef: unknown, subjects: unknown[] = [{ kind: 'ServiceAccount', name: 'vcsync', namespace: '{ns}' }]): Record<string, unknown> {
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name }, ...(roleRef === undefined ? {} : { roleRef }), subjects };
+}
+const STATEFUL_SETS = '/apis/apps/v1/namespaces/{ns}/statefulsets';
+const LABELS = { app: 'conf' };
+/**
+ * A StatefulSet of no replicas (the real server's StatefulSet controller makes no Pod of it, but
+ * writes its status: steps after the create compare projections without status).
+ */
+function statefulSet(name: string, spec: Record<string, unknown> = {}, template: Record<string, unknown> = {}): Record<string, unknown> {
+  const podTemplate = { metadata: { labels: LABELS }, spec: { containers: [{ name: 'main', image: 'registry.example/main:1.0' }] }, ...template };
+  return { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name }, spec: { serviceName: 'conf', replicas: 0, selector: { matchLabels: LABELS }, template: podTemplate, ...spec } };
+}
+const createStatefulSet = (name: string): Step => ({ method: 'POST', path: STATEFUL_SETS, body: statefulSet(name), setup: true });
+const withoutStatus = (object: Record<string, unknown>): unknown => ({ ...object, status: undefined });
+const AS_TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+const tableOf =
+  (cells: (row: unknown[]) => unknown[]) =>
+  (t: { columnDefinitions?: { name: string; type: string; priority: number }[]; rows?: { cells: unknown[] }[] }): unknown => ({
+    columns: t.columnDefinitions?.map(({ name, type, priority }) => ({ name, type, priority })),
+    cells: t.rows?.map((row) => cells(row.cells)),
+  });
+const discoveryOf = (filter: (name: string) => boolean) => (d: { resources: { name: string; verbs: string[] }[] }): unknown =>
+  d.resources.filter((r) => filter(r.name)).map((r) => ({ ...r, verbs: [...r.verbs].sort(), storageVersionHash: undefined }));
 
 /** The table. */
 export const CASES: readonly ConformanceCase[] = [
@@ -563,6 +596,95 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'csr: Table columns', category: 'certificates', steps: [createCsr('o', { expirationSeconds: 3600 }), { path: csrPath('o'), headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, pick: (t: { columnDefinitions?: { name: string; type: string }[]; rows?: { cells: unknown[] }[] }) => ({ columns: t.columnDefinitions?.map(({ name, type }) => ({ name, type })), cells: t.rows?.map((row) => [row.cells[0], ...row.cells.slice(2, 3), ...row.cells.slice(4)]) }) }] },
   { name: 'csr: delete answers a Success Status', category: 'certificates', steps: [createCsr('del'), { method: 'DELETE', path: csrPath('del') }, { path: csrPath('del') }] },
 
+  // ---- RBAC kinds (stored; the devcluster's authorizer does not read them)
+  { name: 'rbac: a Role is stored with its rules', category: 'rbac', steps: [{ method: 'POST', path: ROLES, body: role('r') }, { path: `${ROLES}/r` }] },
+  { name: 'rbac: a rule needs verbs, API groups and resources', category: 'rbac', steps: [{ method: 'POST', path: ROLES, body: role('r', [{}, { verbs: ['get'], resources: ['pods'] }]) }] },
+  { name: 'rbac: a Role may not name non-resource URLs', category: 'rbac', steps: [{ method: 'POST', path: ROLES, body: role('r', [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }]) }] },
+  {
+    name: 'rbac: a ClusterRole may name non-resource URLs, not with resources',
+    category: 'rbac',
+    steps: [
+      { method: 'POST', path: CLUSTER_ROLES, body: { ...role('{ns}-ok', [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }]), kind: 'ClusterRole' } },
+      { method: 'POST', path: CLUSTER_ROLES, body: { ...role('{ns}-mixed', [{ verbs: ['get'], nonResourceURLs: ['/healthz'], resources: ['pods'] }]), kind: 'ClusterRole' } },
+      { path: `${CLUSTER_ROLES}?fieldSelector=metadata.name%3D{ns}-ok`, pick: names },
+    ],
+  },
+  { name: 'rbac: a RoleBinding defaults the API group of roleRef and of User subjects', category: 'rbac', steps: [{ method: 'POST', path: ROLE_BINDINGS, body: binding('RoleBinding', 'b', { kind: 'Role', name: 'r' }, [{ kind: 'User', name: 'alice' }, { kind: 'ServiceAccount', name: 'vcsync' }]) }] },
+  { name: 'rbac: roleRef is required', category: 'rbac', steps: [{ method: 'POST', path: ROLE_BINDINGS, body: binding('RoleBinding', 'b', undefined) }] },
+  { name: 'rbac: roleRef names a Role or ClusterRole of the RBAC group', category: 'rbac', steps: [{ method: 'POST', path: ROLE_BINDINGS, body: binding('RoleBinding', 'b', { apiGroup: 'example.com', kind: 'Secret', name: 'a/b' }) }] },
+  {
+    name: 'rbac: roleRef cannot change',
+    category: 'rbac',
+    steps: [
+      { method: 'POST', path: ROLE_BINDINGS, body: binding('RoleBinding', 'b', { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }), setup: true },
+      { method: 'PATCH', path: `${ROLE_BINDINGS}/b`, contentType: MERGE, body: { roleRef: { name: 'other' } } },
+      { method: 'PATCH', path: `${ROLE_BINDINGS}/b`, contentType: MERGE, body: { subjects: [{ kind: 'Group', name: 'team' }] } },
+    ],
+  },
+  { name: 'rbac: subjects are ServiceAccounts, Users or Groups, each named', category: 'rbac', steps: [{ method: 'POST', path: ROLE_BINDINGS, body: binding('RoleBinding', 'b', { kind: 'Role', name: 'r' }, [{ kind: 'Robot', name: 'x' }, { kind: 'User', name: '', apiGroup: 'example.com' }, { kind: 'ServiceAccount', name: 'Bad_Name', apiGroup: 'v1' }]) }] },
+  {
+    name: 'rbac: a ClusterRoleBinding binds a ClusterRole to namespaced ServiceAccounts',
+    category: 'rbac',
+    steps: [
+      { method: 'POST', path: CLUSTER_ROLE_BINDINGS, body: binding('ClusterRoleBinding', '{ns}-role', { kind: 'Role', name: 'r' }, [{ kind: 'ServiceAccount', name: 'vcsync' }]) },
+      { method: 'POST', path: CLUSTER_ROLE_BINDINGS, body: binding('ClusterRoleBinding', '{ns}-ok', { kind: 'ClusterRole', name: 'view' }) },
+      { method: 'DELETE', path: `${CLUSTER_ROLE_BINDINGS}/{ns}-ok` },
+    ],
+  },
+  { name: 'rbac: a name only has to be a path segment', category: 'rbac', steps: [{ method: 'POST', path: ROLES, body: role('My_Role:x') }, { method: 'POST', path: ROLES, body: role('..') }] },
+  {
+    name: 'rbac: Table columns of Roles and RoleBindings',
+    category: 'rbac',
+    steps: [
+      { method: 'POST', path: ROLES, body: role('r'), setup: true },
+      { method: 'POST', path: ROLE_BINDINGS, body: binding('RoleBinding', 'b', { kind: 'Role', name: 'r' }, [{ kind: 'User', name: 'alice' }, { kind: 'User', name: 'bob' }, { kind: 'Group', name: 'team' }, { kind: 'ServiceAccount', name: 'vcsync', namespace: 'other' }]), setup: true },
+      { path: ROLES, headers: AS_TABLE, pick: tableOf((cells) => cells) },
+      { path: ROLE_BINDINGS, headers: AS_TABLE, pick: tableOf((cells) => [cells[0], cells[1], ...cells.slice(3)]) },
+    ],
+  },
+
+  // ---- StatefulSets (stored; no controller makes their Pods on the devcluster)
+  { name: 'statefulset: create defaults spec and template, and empties status', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: { ...statefulSet('s'), status: { replicas: 3, readyReplicas: 3 } } }] },
+  { name: 'statefulset: create keeps what is set', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: statefulSet('s', { replicas: 0, podManagementPolicy: 'Parallel', updateStrategy: { type: 'OnDelete' }, revisionHistoryLimit: 2, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete' } }) }] },
+  { name: 'statefulset: selector is required', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: statefulSet('s', { selector: undefined }) }] },
+  { name: 'statefulset: an empty selector is Invalid', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: statefulSet('s', { selector: {} }) }] },
+  { name: 'statefulset: selector must match the template labels', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: statefulSet('s', { selector: { matchLabels: { app: 'other' } } }) }, { method: 'POST', path: STATEFUL_SETS, body: statefulSet('t', { selector: { matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['conf'] }] } }) }] },
+  { name: 'statefulset: a selector expression with a bad operator or values', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: statefulSet('s', { selector: { matchLabels: LABELS, matchExpressions: [{ key: 'a', operator: 'Like' }, { key: 'b', operator: 'In' }, { key: 'c', operator: 'Exists', values: ['x'] }] } }) }] },
+  { name: 'statefulset: the template restarts Always and has containers', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: statefulSet('s', {}, { spec: { restartPolicy: 'Never', containers: [] } }) }] },
+  { name: 'statefulset: replicas, policies and update strategy are checked', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: statefulSet('s', { replicas: -1, podManagementPolicy: 'Random', updateStrategy: { type: 'Sometimes' } }) }] },
+  { name: 'statefulset: a name must be a DNS label', category: 'statefulsets', steps: [{ method: 'POST', path: STATEFUL_SETS, body: statefulSet('a.b') }, { method: 'POST', path: STATEFUL_SETS, body: statefulSet('A') }] },
+  {
+    name: 'statefulset: only replicas, template, updateStrategy and a few more may change',
+    category: 'statefulsets',
+    steps: [
+      createStatefulSet('s'),
+      { method: 'PATCH', path: `${STATEFUL_SETS}/s`, contentType: MERGE, body: { spec: { serviceName: 'other' } } },
+      { method: 'PATCH', path: `${STATEFUL_SETS}/s`, contentType: MERGE, body: { spec: { selector: { matchLabels: { app: 'conf', tier: 'x' } }, template: { metadata: { labels: { tier: 'x' } } } } } },
+      { method: 'PATCH', path: `${STATEFUL_SETS}/s`, contentType: MERGE, body: { spec: { replicas: 0, minReadySeconds: 5, updateStrategy: { rollingUpdate: { partition: 1 } } } }, pick: (o: { spec?: unknown }) => o.spec },
+    ],
+  },
+  {
+    name: 'statefulset: a spec change bumps generation, a status write does not',
+    category: 'statefulsets',
+    strict: true,
+    steps: [
+      createStatefulSet('s'),
+      { method: 'PATCH', path: `${STATEFUL_SETS}/s`, contentType: MERGE, body: { spec: { template: { metadata: { annotations: { rev: '2' } } } } }, pick: (o: { metadata?: { generation?: number } }) => o.metadata?.generation },
+      { method: 'PATCH', path: `${STATEFUL_SETS}/s/status`, contentType: MERGE, body: { spec: { replicas: 7 }, status: { replicas: 0, collisionCount: 1 } }, pick: (o: { metadata?: { generation?: number }; spec?: { replicas?: number }; status?: { collisionCount?: number } }) => [o.metadata?.generation, o.spec?.replicas, o.status?.collisionCount] },
+    ],
+  },
+  {
+    name: 'statefulset: a strategic merge patch adds a container by name (as sidecar.yaml does)',
+    category: 'statefulsets',
+    steps: [
+      createStatefulSet('s'),
+      { method: 'PATCH', path: `${STATEFUL_SETS}/s`, contentType: STRATEGIC, body: { spec: { template: { spec: { containers: [{ name: 'side', image: 'registry.example/side:2.0', ports: [{ containerPort: 8443 }] }], volumes: [{ name: 'v', emptyDir: {} }] } } } }, pick: (o: { spec?: { template?: unknown } }) => o.spec?.template },
+    ],
+  },
+  { name: 'statefulset: get and list without status', category: 'statefulsets', steps: [createStatefulSet('s'), { path: `${STATEFUL_SETS}/s`, pick: withoutStatus }, { path: `${STATEFUL_SETS}?fieldSelector=metadata.name%3Ds`, pick: names }] },
+  { name: 'statefulset: Table columns', category: 'statefulsets', steps: [createStatefulSet('s'), { path: STATEFUL_SETS, headers: AS_TABLE, pick: tableOf((cells) => [cells[0], cells[1], ...cells.slice(3)]) }] },
+  { name: 'statefulset: delete answers a Success Status', category: 'statefulsets', steps: [createStatefulSet('s'), { method: 'DELETE', path: `${STATEFUL_SETS}/s` }, { path: `${STATEFUL_SETS}/s` }] },
+
   // ---- discovery and OpenAPI
   { name: 'discovery: /api', category: 'discovery', namespace: false, steps: [{ path: '/api', pick: (d: { kind: string; versions: unknown }) => ({ kind: d.kind, versions: d.versions }) }] },
   {
@@ -588,6 +710,18 @@ export const CASES: readonly ConformanceCase[] = [
     category: 'discovery',
     namespace: false,
     steps: [{ path: '/apis/certificates.k8s.io/v1', pick: (d: { resources: { name: string; verbs: string[] }[] }) => d.resources.map((r) => ({ ...r, verbs: [...r.verbs].sort(), storageVersionHash: undefined })) }],
+  },
+  {
+    name: 'discovery: /apis/rbac.authorization.k8s.io/v1',
+    category: 'discovery',
+    namespace: false,
+    steps: [{ path: RBAC_V1, pick: discoveryOf(() => true) }],
+  },
+  {
+    name: 'discovery: /apis/apps/v1 statefulsets',
+    category: 'discovery',
+    namespace: false,
+    steps: [{ path: '/apis/apps/v1', pick: discoveryOf((name) => name.startsWith('statefulsets')) }],
   },
   { name: 'discovery: /version fields', category: 'discovery', namespace: false, steps: [{ path: '/version', pick: (v: Record<string, unknown>) => Object.keys(v).sort() }] },
   {

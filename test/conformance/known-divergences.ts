@@ -8,6 +8,8 @@
 export const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   // watches
   'watch: a malformed resourceVersion is refused': 'kept on purpose: devcluster answers 400 BadRequest; the real server answers 500 for an unparsable resourceVersion, which clients must not rely on',
+  // discovery
+  'discovery: /apis/apps/v1 statefulsets': 'to converge: the devcluster serves no statefulsets/scale subresource (kubectl scale statefulset); it stores StatefulSets for manifests and patches, no controller acts on their replicas',
   // errors
   'error: unknown group is NotFound': 'kept on purpose: the real server answers a text/plain "404 page not found" outside its API groups; devcluster always answers a Status (STYLE rule 7)',
 };

@@ -1,7 +1,8 @@
 /**
  * The kind strategies of the devcluster, as kube-apiserver v1.36 answers the same requests:
  * generation per kind, immutable ConfigMaps and Secrets, Secret stringData, EndpointSlice and Pod
- * defaults, Service and Endpoints validation. Each expectation was read off the real server.
+ * defaults, Service and Endpoints validation, StatefulSet and RBAC rules. Each expectation was read
+ * off the real server (the StatefulSet and RBAC ones through test/conformance's cases).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from './devcluster-fixture.js';
@@ -372,5 +373,71 @@ describe('ConfigMap and Secret keys', () => {
 
   it('accepts a basic-auth Secret with only one of username and password', async () => {
     expect((await post(`${NS}/secrets`, { metadata: { name: 'basic' }, type: 'kubernetes.io/basic-auth', data: { username: '' } })).status).toBe(201);
+  });
+});
+
+/** The fields an Invalid Status names, in order. */
+const fields = (body: { details?: { causes?: { field: string }[] } }) => body.details?.causes?.map((cause) => cause.field);
+
+describe('StatefulSets (stored; no controller acts on them)', () => {
+  const SETS = '/apis/apps/v1/namespaces/default/statefulsets';
+  const set = (name: string, spec: Record<string, unknown> = {}) => ({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name },
+    spec: { serviceName: 's', selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } }, ...spec },
+  });
+
+  it('defaults the spec and its Pod template, empties the status and starts generation at 1', async () => {
+    const created = await post(SETS, { ...set('sts-defaults'), status: { replicas: 3 } });
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.generation).toBe(1);
+    expect(created.body.status).toEqual({ replicas: 0, availableReplicas: 0 });
+    expect(created.body.spec).toMatchObject({ replicas: 1, podManagementPolicy: 'OrderedReady', revisionHistoryLimit: 10, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } } });
+    expect(created.body.spec.template.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30 });
+    expect(created.body.spec.template.spec.tolerations).toBeUndefined();
+  });
+
+  it('requires a selector that matches the template labels', async () => {
+    expect(fields((await post(SETS, set('sts-nosel', { selector: undefined }))).body)).toEqual(['spec.selector', 'spec.template.metadata.labels']);
+    expect(fields((await post(SETS, set('sts-empty', { selector: {} }))).body)).toEqual(['spec.selector']);
+    const other = await post(SETS, set('sts-other', { selector: { matchLabels: { app: 'b' } } }));
+    expect([other.status, fields(other.body)]).toEqual([422, ['spec.template.metadata.labels']]);
+  });
+
+  it('lets an update change replicas and the template, not the selector nor the serviceName; spec changes count in generation', async () => {
+    await post(SETS, set('sts-update'));
+    const scaled = await mergePatch(`${SETS}/sts-update`, { spec: { replicas: 3, template: { metadata: { annotations: { rev: '2' } } } } });
+    expect([scaled.status, scaled.body.metadata.generation, scaled.body.spec.replicas]).toEqual([200, 2, 3]);
+    for (const spec of [{ serviceName: 'other' }, { selector: { matchLabels: { app: 'a', x: 'y' } }, template: { metadata: { labels: { x: 'y' } } } }]) {
+      const refused = await mergePatch(`${SETS}/sts-update`, { spec });
+      expect([refused.status, fields(refused.body)]).toEqual([422, ['spec']]);
+    }
+    const status = await mergePatch(`${SETS}/sts-update/status`, { spec: { replicas: 9 }, status: { replicas: 3 } });
+    expect([status.body.metadata.generation, status.body.spec.replicas, status.body.status.replicas]).toEqual([2, 3, 3]);
+  });
+});
+
+describe('RBAC objects (stored; the authorizer does not read them)', () => {
+  const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+  const binding = (name: string, roleRef: unknown) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name }, roleRef, subjects: [{ kind: 'User', name: 'alice' }] });
+
+  it('defaults the API group of roleRef and User subjects, and refuses a change of roleRef', async () => {
+    const created = await post(`${RBAC}/namespaces/default/rolebindings`, binding('rb-immutable', { kind: 'Role', name: 'r' }));
+    expect([created.status, created.body.roleRef, created.body.subjects]).toEqual([201, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }]]);
+    const changed = await mergePatch(`${RBAC}/namespaces/default/rolebindings/rb-immutable`, { roleRef: { name: 'other' } });
+    expect([changed.status, fields(changed.body)]).toEqual([422, ['roleRef']]);
+  });
+
+  it('requires roleRef, and a ClusterRoleBinding to name a ClusterRole and its ServiceAccounts a namespace', async () => {
+    const missing = await post(`${RBAC}/namespaces/default/rolebindings`, binding('rb-missing', undefined));
+    expect(fields(missing.body)).toEqual(['roleRef.kind', 'roleRef.name']);
+    const cluster = await post(`${RBAC}/clusterrolebindings`, { ...binding('crb-role', { kind: 'Role', name: 'r' }), kind: 'ClusterRoleBinding', subjects: [{ kind: 'ServiceAccount', name: 'sa' }] });
+    expect(fields(cluster.body)).toEqual(['roleRef.kind', 'subjects[0].namespace']);
+  });
+
+  it('requires every rule of a Role to name verbs, API groups and resources, and no non-resource URL', async () => {
+    const role = await post(`${RBAC}/namespaces/default/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r-rules' }, rules: [{}, { verbs: ['get'], nonResourceURLs: ['/healthz'] }] });
+    expect(fields(role.body)).toEqual(['rules[0].verbs', 'rules[0].apiGroups', 'rules[0].resources', 'rules[1].nonResourceURLs']);
   });
 });

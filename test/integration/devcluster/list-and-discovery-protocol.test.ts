@@ -150,7 +150,7 @@ describe('discovery', () => {
     expect((await fx.request('/api')).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     const apis = await fx.request('/apis');
     expect(apis.body.kind).toBe('APIGroupList');
-    expect(apis.body.groups.map((g: { name: string }) => g.name)).toEqual(['coordination.k8s.io', 'discovery.k8s.io', 'certificates.k8s.io']);
+    expect(apis.body.groups.map((g: { name: string }) => g.name)).toEqual(['coordination.k8s.io', 'discovery.k8s.io', 'certificates.k8s.io', 'apps', 'rbac.authorization.k8s.io']);
     const group = await fx.request('/apis/coordination.k8s.io');
     expect(group.body).toMatchObject({ kind: 'APIGroup', preferredVersion: { groupVersion: 'coordination.k8s.io/v1' } });
     const core = await fx.request('/api/v1');
@@ -173,7 +173,7 @@ describe('discovery', () => {
     const services = api.body.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'services');
     expect(services).toMatchObject({ scope: 'Namespaced', responseKind: { group: '', version: 'v1', kind: 'Service' }, subresources: [{ subresource: 'status' }] });
     const apis = await fx.request('/apis', { accept });
-    expect(apis.body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['coordination.k8s.io', 'discovery.k8s.io', 'certificates.k8s.io']);
+    expect(apis.body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['coordination.k8s.io', 'discovery.k8s.io', 'certificates.k8s.io', 'apps', 'rbac.authorization.k8s.io']);
   });
 
   it('serves OpenAPI v3 with GVK extensions and fieldValidation on writes', async () => {
