@@ -93,7 +93,7 @@ interface LastSync {
   state: SyncState;
   /** Whether that converge imported referenced objects (a later reconcile re-imports them). */
   imported: boolean;
-  /** The host resourceVersion converged before that: a host cache one write behind still shows ours. */
+  /** The host resourceVersion our last update replaced (else the one converged before): a host cache one write behind still shows it. */
   previousHostResourceVersion: string;
   /** The host object as last converged, kept only while reverse patches need it (memory). */
   host: KubeObject | undefined;
@@ -297,7 +297,7 @@ export class ToHostController<V extends KubeObject> {
     };
     const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
     await this.#import(imports, updated, state);
-    this.#remember(key, current, updated, state, imports);
+    this.#remember(key, current, updated, state, imports, host.metadata?.resourceVersion ?? '');
     this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
     return contention !== undefined ? { kind: 'synced', action: 'updated', contention } : { kind: 'synced', action: 'updated' };
   }
@@ -447,7 +447,12 @@ export class ToHostController<V extends KubeObject> {
     }
   }
 
-  #remember(key: string, virtual: KubeObject, host: KubeObject, state: SyncState, imports: readonly ReferenceImport[]): void {
+  /**
+   * Records a converge. `replaced` is the resourceVersion of the host copy an update wrote over:
+   * the copy a lagging host cache may still show, even when nothing was remembered before (a lost
+   * create answer, a restart). Without it, the previous converge's host version stands in.
+   */
+  #remember(key: string, virtual: KubeObject, host: KubeObject, state: SyncState, imports: readonly ReferenceImport[], replaced?: string): void {
     const hostResourceVersion = host.metadata?.resourceVersion ?? '';
     const last = this.#lastSync.get(key);
     this.#lastSync.set(key, {
@@ -455,7 +460,8 @@ export class ToHostController<V extends KubeObject> {
       hostResourceVersion,
       state,
       imported: imports.length > 0,
-      previousHostResourceVersion: last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? ''),
+      previousHostResourceVersion:
+        replaced ?? (last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? '')),
       host: state.patcher.reverses ? host : undefined,
     });
   }

@@ -139,8 +139,12 @@ describe('ToHostController.reconcile', () => {
     await expect(controller(client).reconcile('default/web')).rejects.toMatchObject({ name: 'TerminalError', code: 'HostObjectNotManaged' });
   });
 
-  it('does not take a host cache one write behind for a host change (no stale labels flow back)', async () => {
-    // The caches are filled by hand; the writer plays the API server and assigns resourceVersions.
+  /**
+   * Caches filled by hand and writers that play the API servers (assigning resourceVersions),
+   * recording every write; `newController()` makes a controller over them (a second one plays a
+   * restarted process, or one whose create answer was lost: it remembers nothing).
+   */
+  function handFilledBed() {
     const virtualCache = new Map<string, Endpoints>();
     const hostCache = new Map<string, Endpoints>();
     const cache = (byKey: Map<string, Endpoints>): Informer<Endpoints> => ({ get: (key: string) => byKey.get(key), list: () => [...byKey.values()] }) as unknown as Informer<Endpoints>;
@@ -159,23 +163,28 @@ describe('ToHostController.reconcile', () => {
       create: () => Promise.reject(new Error('unexpected virtual create')),
       update: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); virtualWrites.push(stored); return Promise.resolve(stored as T); },
     };
-    const sync = new ToHostController<Endpoints>({
-      resource,
-      virtualInformer: cache(virtualCache),
-      hostInformer: cache(hostCache),
-      virtualClient,
-      hostClient,
-      queue: new RateLimitingWorkQueue(),
-      state: { enabled: true, translator, patcher: passThrough },
-      events: { warning: () => { throw new Error('no event expected'); } },
-      metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
-    });
-    const hostKey = (object: Endpoints): string => `${object.metadata?.namespace}/${object.metadata?.name}`;
+    const newController = (): ToHostController<Endpoints> =>
+      new ToHostController<Endpoints>({
+        resource,
+        virtualInformer: cache(virtualCache),
+        hostInformer: cache(hostCache),
+        virtualClient,
+        hostClient,
+        queue: new RateLimitingWorkQueue(),
+        state: { enabled: true, translator, patcher: passThrough },
+        events: { warning: () => { throw new Error('no event expected'); } },
+        metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
+      });
+    const cacheHost = (object: Endpoints): void => void hostCache.set(`${object.metadata?.namespace}/${object.metadata?.name}`, object);
+    return { virtualCache, hostWrites, virtualWrites, newController, cacheHost };
+  }
 
+  it('does not take a host cache one write behind for a host change (no stale labels flow back)', async () => {
+    const { virtualCache, hostWrites, virtualWrites, newController, cacheHost } = handFilledBed();
+    const sync = newController();
     virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, labels: { app: 'two' } } });
     expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'created' });
-    const first = hostWrites[0] as Endpoints;
-    hostCache.set(hostKey(first), first);
+    cacheHost(hostWrites[0] as Endpoints);
 
     // The tenant changes the label; the host is updated to it.
     virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, resourceVersion: '2', labels: { app: 'two-v2' } } });
@@ -183,6 +192,27 @@ describe('ToHostController.reconcile', () => {
     expect(hostWrites[1]?.metadata?.labels?.['app']).toBe('two-v2');
 
     // Reconciled again before the host cache has seen that write: it still shows the first copy.
+    const outcome = await sync.reconcile('default/web');
+    expect(virtualWrites).toEqual([]);
+    expect(hostWrites).toHaveLength(2);
+    expect(outcome).toMatchObject({ kind: 'requeue' });
+  });
+
+  it('does not take the copy its first write replaced for a host change, when it remembered nothing before that write (a lost create answer, a restart)', async () => {
+    // Found by the chaos run: a create whose answer was lost, an update over its copy, then a host
+    // list answered late that still showed the created copy: its old label was copied back into
+    // the tenant's object.
+    const { virtualCache, hostWrites, virtualWrites, newController, cacheHost } = handFilledBed();
+    virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, labels: { app: 'v0' } } });
+    expect(await newController().reconcile('default/web')).toEqual({ kind: 'synced', action: 'created' });
+    const created = hostWrites[0] as Endpoints;
+    cacheHost(created);
+
+    const sync = newController(); // remembers nothing of that create
+    virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, resourceVersion: '2', labels: { app: 'v1' } } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'updated' });
+    // The host cache goes back to the created copy (a late list): still not a host change.
+    cacheHost(created);
     const outcome = await sync.reconcile('default/web');
     expect(virtualWrites).toEqual([]);
     expect(hostWrites).toHaveLength(2);
