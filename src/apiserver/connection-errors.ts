@@ -28,15 +28,24 @@ export function connectStatus(): StatusObject {
 }
 
 /**
- * Writes `status` as a complete HTTP/1.1 response on `socket` and closes it; a socket that can no
- * longer be written (the client went away) is destroyed instead.
+ * Whether the bytes the parser refused are a HEAD request (Node's `rawPacket` of the error): its
+ * answer carries no body, or the client reads the body as the start of a broken next response.
  */
-export function answerOnSocket(socket: Duplex, status: StatusObject): void {
+export function isHeadRequest(rawPacket: unknown): boolean {
+  return Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
+
+/**
+ * Writes `status` as a complete HTTP/1.1 response on `socket` and closes it (without the body
+ * when `head`: the answer to a HEAD request); a socket that can no longer be written (the client
+ * went away) is destroyed instead.
+ */
+export function answerOnSocket(socket: Duplex, status: StatusObject, head = false): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   const body = JSON.stringify(status);
-  const head = [`HTTP/1.1 ${status.code} ${STATUS_CODES[status.code] ?? 'Error'}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', ''].join('\r\n');
-  socket.end(`${head}${body}`);
+  const lines = [`HTTP/1.1 ${status.code} ${STATUS_CODES[status.code] ?? 'Error'}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', ''].join('\r\n');
+  socket.end(head ? lines : `${lines}${body}`);
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../observe/logger.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './api-error.js';
 import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
-import { answerOnSocket, clientErrorStatus, connectStatus } from './connection-errors.js';
+import { answerOnSocket, clientErrorStatus, connectStatus, isHeadRequest } from './connection-errors.js';
 import { negotiate } from './content-negotiation.js';
 import {
   aggregatedDiscovery,
@@ -128,9 +128,9 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       sendFailure(error, request, reply);
     },
     // HTTP the Node parser refuses never becomes a request: answered with a Status on the socket.
-    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) => {
+    clientErrorHandler: (error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex) => {
       if (error.code === 'ECONNRESET') socket.destroy();
-      else answerOnSocket(socket, clientErrorStatus(error.code));
+      else answerOnSocket(socket, clientErrorStatus(error.code), isHeadRequest(error.rawPacket));
     },
     forceCloseConnections: true,
     return503OnClosing: false,

@@ -62,11 +62,18 @@ export interface SandboxProgram {
   readonly staticJson: string;
 }
 
+/** Longest rejection reason quoted in a `rejected` failure (as the runtime cuts thrown messages). */
+const MAX_REJECTION_DETAIL = 1000;
+
 /** Most objects evaluated in one crossing; more concurrent calls take several crossings. */
 export const MAX_BATCH = 64;
 
-/** Why a sandbox call failed without an answer from the runtime. */
-export type SandboxFailureKind = 'timeout' | 'memory-limit' | 'unavailable';
+/**
+ * Why a sandbox call failed without an answer from the runtime. `rejected`: an expression left a
+ * promise rejected with no handler; isolated-vm then throws its reason instead of returning the
+ * runtime's answer (the runtime itself catches everything an expression throws).
+ */
+export type SandboxFailureKind = 'timeout' | 'memory-limit' | 'rejected' | 'unavailable';
 
 /** A call that got no answer from the runtime, and why. */
 export interface SandboxFailure {
@@ -217,8 +224,8 @@ export class PatchSandbox {
       for (const item of items) item.resolve(result);
       return;
     }
-    // The crossing ran out of time or lost its isolate: one object did, most likely. Each object
-    // gets a crossing of its own, so only the one that did fails.
+    // The crossing ran out of time, lost its isolate or ended with an unhandled rejection: one
+    // object did, most likely. Each object gets a crossing of its own, so only the one that did fails.
     for (const item of items) await this.#batch(program, [item]);
   }
 
@@ -350,6 +357,12 @@ export class PatchSandbox {
     }
     if (phase === 'run' && /timed out/i.test(detail)) {
       return { ok: false, kind: 'timeout', detail: `the evaluation exceeded the sandbox timeout of ${this.#options.timeoutMs} ms` };
+    }
+    if (phase === 'run' && state !== undefined) {
+      // The isolate is alive and the runtime catches every throw of an expression: what ended the
+      // call is a promise an expression rejected and nobody handled.
+      const reason = (error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`).slice(0, MAX_REJECTION_DETAIL);
+      return { ok: false, kind: 'rejected', detail: `a promise the expression created was rejected and not handled (${reason}); expressions must not leave rejected promises behind` };
     }
     return { ok: false, kind: 'unavailable', detail };
   }

@@ -31,6 +31,7 @@ const RUNTIME_CODES = new Set<string>([
 const FAILURE_CODES: Record<SandboxFailureKind, PatchEvaluationErrorCodeValue> = {
   timeout: PatchEvaluationErrorCode.TIMEOUT,
   'memory-limit': PatchEvaluationErrorCode.MEMORY_LIMIT,
+  rejected: PatchEvaluationErrorCode.THREW,
   unavailable: PatchEvaluationErrorCode.SANDBOX_UNAVAILABLE,
 };
 

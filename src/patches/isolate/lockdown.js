@@ -24,6 +24,13 @@
   for (const name of ['eval', 'Function', 'WebAssembly', 'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'WeakRef']) {
     delete globalThis[name];
   }
+  // RegExp's legacy static properties ($1-$9, input, lastMatch, leftContext, …) are accessors to
+  // the last match of any regex in the isolate: freezing keeps them updating, so one object's
+  // expression could read what an earlier object's matched. Removed, as no expression needs them.
+  for (const key of Reflect.ownKeys(RegExp)) {
+    if (typeof key !== 'string' || !/^(\$[1-9_&+`']|input|lastMatch|lastParen|leftContext|rightContext)$/.test(key)) continue;
+    if (!delete RegExp[key]) throw new Error('cannot remove RegExp.' + key);
+  }
   const roots = [globalThis, refuse].concat(functionPrototypes, [
     Object.getPrototypeOf([][Symbol.iterator]()),
     Object.getPrototypeOf(new Map()[Symbol.iterator]()),

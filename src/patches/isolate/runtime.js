@@ -27,6 +27,11 @@
   const fromCharCode = String.fromCharCode;
   const floor = Math.floor;
   const MAX_DETAIL = 1000;
+  // The most characters (strings and keys) the results of one object may hold: 3 MiB, the
+  // kube-apiserver's largest request body. Checked while copying, before JSON.stringify would
+  // flatten a string built by repetition (256 MiB from "x".repeat(1 << 28) in microseconds) and
+  // the host would copy and parse it outside the sandbox's time limit.
+  const MAX_RESULT_CHARS = 3 * 1024 * 1024;
 
   // ---- base64 with browser semantics ----
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -180,11 +185,18 @@
   class NotJson {
     constructor(detail) { this.detail = detail; }
   }
-  // Copies a result into plain JSON data, rejecting what JSON cannot hold. Object members whose
-  // value is undefined are dropped, as JSON.stringify does.
-  function toJson(value, where, ancestors) {
+  // Copies a result into plain JSON data, rejecting what JSON cannot hold and what is larger than
+  // `budget.left` characters (strings and keys; the budget is shared by the results of one object).
+  // Object members whose value is undefined are dropped, as JSON.stringify does.
+  function spend(budget, length, where) {
+    budget.left -= length;
+    if (budget.left < 0) throw new NotJson(where + ' is too large: the results for one object may hold at most ' + MAX_RESULT_CHARS + ' characters (strings and keys), more than a Kubernetes object can hold');
+  }
+  function toJson(value, where, ancestors, budget) {
     switch (typeof value) {
       case 'string':
+        spend(budget, value.length, where);
+        return value;
       case 'boolean':
         return value;
       case 'number':
@@ -206,7 +218,8 @@
     if (isArray(value)) {
       out = [];
       const length = value.length;
-      for (let i = 0; i < length; i += 1) out.push(toJson(value[i], where + '[' + i + ']', ancestors));
+      spend(budget, length, where);
+      for (let i = 0; i < length; i += 1) out.push(toJson(value[i], where + '[' + i + ']', ancestors, budget));
     } else {
       const proto = getPrototypeOf(value);
       if (proto !== objectPrototype && proto !== null) {
@@ -214,8 +227,9 @@
       }
       out = {};
       for (const key of keysOf(value)) {
+        spend(budget, key.length + 1, where);
         const item = value[key];
-        if (item !== undefined) setOwn(out, key, toJson(item, where + '.' + key, ancestors));
+        if (item !== undefined) setOwn(out, key, toJson(item, where + '.' + key, ancestors, budget));
       }
     }
     ancestors.pop();
@@ -344,7 +358,7 @@
       }
       if (raw === undefined || raw === null) return undefined;
       try {
-        return toJson(raw, 'the result', []);
+        return toJson(raw, 'the result', [], { left: MAX_RESULT_CHARS });
       } catch (error) {
         if (error instanceof NotJson) throw new Failure('PATCH_EVAL_RESULT_NOT_JSON', patch, field, objectPath, error.detail);
         throw new Failure('PATCH_EVAL_THREW', patch, field, objectPath, describe(error));
@@ -360,6 +374,7 @@
       const hostObject = deepFreeze(item[0]);
       const virtualObject = deepFreeze(item[1]);
       const out = [1];
+      const budget = { left: MAX_RESULT_CHARS };
       let context = null;
       for (let i = 2, location = 0; i < item.length; i += 3, location += 1) {
         // Called as a plain function, so `this` is undefined (strict mode), never the patch record.
@@ -379,7 +394,7 @@
           continue;
         }
         try {
-          out.push(toJson(raw, 'the result', []));
+          out.push(toJson(raw, 'the result', [], budget));
         } catch (error) {
           return error instanceof NotJson
             ? [0, 'PATCH_EVAL_RESULT_NOT_JSON', location, error.detail]

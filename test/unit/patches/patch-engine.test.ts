@@ -196,3 +196,34 @@ describe('the isolate runs the linted runtime files', () => {
     expect(probe?.messages.map((m) => m.ruleId)).toEqual(['no-undef']);
   });
 });
+
+describe('hostile expressions the fuzzer found (test/unit/patches/expression-fuzz.test.ts)', () => {
+  test('a promise one object left rejected fails only that object, as a throw; its neighbours in the crossing succeed', async () => {
+    const sandbox = newSandbox({ timeoutMs: 1000 });
+    const env: PatchEnvironment = { sandbox, references: fakeReferences, labels: fakeLabels };
+    const p = plan([{ path: 'metadata.annotations.a', expression: 'value === "reject" ? (Promise.reject(new TypeError("later")), value) : value + "!"' }]);
+    const results = await Promise.all(['1', 'reject', '3'].map((a) => applyPatches(p, { object: endpoints(a), hostObject: null, virtualObject: null }, env)));
+    expect(results.map((r) => (r.ok ? annotation(r.object) : r.error.code))).toEqual(['1!', PatchEvaluationErrorCode.THREW, '3!']);
+    const failed = results[1];
+    expect(failed !== undefined && !failed.ok && failed.error.message).toContain('a promise the expression created was rejected and not handled (TypeError: later)');
+  });
+
+  test("an expression cannot read an earlier object's regex match through RegExp's legacy static properties", async () => {
+    const sandbox = newSandbox({ timeoutMs: 1000 });
+    const env: PatchEnvironment = { sandbox, references: fakeReferences, labels: fakeLabels };
+    const matches = await applyPatches(plan([{ path: 'metadata.annotations.a', expression: '(/(secret-[a-z]+)/.exec(value), value)' }]), { object: endpoints('secret-abc'), hostObject: null, virtualObject: null }, env);
+    expect(matches.ok).toBe(true);
+    const reads = await applyPatches(plan([{ path: 'metadata.annotations.a', expression: '[RegExp.$1, RegExp.lastMatch, RegExp.input, RegExp["$_"], RegExp.leftContext].map(String).join()' }]), { object: endpoints(), hostObject: null, virtualObject: null }, env);
+    expect(reads.ok && annotation(reads.object)).toBe('undefined,undefined,undefined,undefined,undefined');
+  });
+
+  test('a result larger than an object can hold fails its object at once (a string built by repetition is not flattened and copied out)', async () => {
+    const sandbox = newSandbox({ timeoutMs: 250, memoryLimitMiB: 16 });
+    const env: PatchEnvironment = { sandbox, references: fakeReferences, labels: fakeLabels };
+    const p = plan([{ path: 'metadata.annotations.a', expression: 'value === "huge" ? "x".repeat(1 << 28) : value === "many" ? Array.from({ length: 4 }, () => "y".repeat(1 << 20)) : value + "!"' }]);
+    const results = await Promise.all(['huge', 'many', '3'].map((a) => applyPatches(p, { object: endpoints(a), hostObject: null, virtualObject: null }, env)));
+    expect(results.map((r) => (r.ok ? annotation(r.object) : r.error.code))).toEqual([PatchEvaluationErrorCode.RESULT_NOT_JSON, PatchEvaluationErrorCode.RESULT_NOT_JSON, '3!']);
+    const huge = results[0];
+    expect(huge !== undefined && !huge.ok && huge.error.detail).toContain('the result is too large: the results for one object may hold at most 3145728 characters');
+  }, 60_000);
+});

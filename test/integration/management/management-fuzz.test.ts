@@ -10,12 +10,13 @@ import { openDevStorage, type DevStorage } from '../../../src/devcluster/index.j
 import { CoreResources, collectionPath } from '../../../src/kube/api-path.js';
 import { startManagementServer, type ManagementServer } from '../../../src/management/index.js';
 import { silentLogger } from '../../../src/observe/logger.js';
+import { fuzzSeed } from '../../support/config-fuzz.js';
 import { waitFor } from '../../support/wait-for.js';
 import { BASE, hostileRequests, validKeyBody, type HostileKeys, type HostileRequest } from './hostile-requests.js';
 import { startStoreBed, type StoreBed } from './store-bed.js';
 
-/** The generator's seed: `VCSYNC_HOSTILE_SEED` to replay a failing run, else fixed. */
-const SEED = Number(process.env['VCSYNC_HOSTILE_SEED'] ?? 9_2026);
+/** The generator's seed: `VCSYNC_FUZZ_SEED` (as every fuzz test) to replay a failing run, else fixed. */
+const SEED = fuzzSeed(9_2026);
 const RESOURCE = 'management.loft.sh/v1/ownedaccesskeys';
 const KEYS_PATH = `${BASE}/apis/management.loft.sh/v1/ownedaccesskeys`;
 /** A request unanswered after this long is a hang. */
@@ -213,7 +214,7 @@ async function attack(bed: Bed, count: number, seed: number, snapshot: () => Pro
   expect(created.status, created.text).toBe(201);
 }
 
-describe(`management API hostile input (issue 9), seed ${SEED}`, () => {
+describe(`management API fuzzing (issue 9 hostile input, issue 12 §3), seed ${SEED}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'management-hostile-'));
