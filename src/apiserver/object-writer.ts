@@ -170,9 +170,15 @@ export class ObjectWriter {
     this.#now = init.now;
   }
 
-  /** The stored object, or a 404. */
+  /**
+   * The stored object, or a 404. A storage whose `get` may come from a lagging cache is read again
+   * at its latest before the 404 (the real registry reads storage): an object its own replica just
+   * created and its watch has not reported yet is found, so a DELETE's ownership check does not
+   * answer 404 for it.
+   */
   async get(type: ResourceType, namespace: string, name: string): Promise<StoredObject> {
-    const object = await this.#storage.get({ resource: type.id, namespace: type.namespaced ? namespace : '', name });
+    const ref = this.#refOf(type, namespace, name);
+    const object = (await this.#storage.get(ref)) ?? (await this.#storage.getLatest?.(ref));
     if (object === undefined) throw notFound(subjectOf(type, name));
     return object;
   }

@@ -109,7 +109,11 @@ function withDefaults<T extends KubeObject>(options: ReflectorOptions<T>): Resol
  */
 type WatchEnd = 'closed' | 'silent' | 'closedEmpty';
 
-/** A watch closed cleanly within this long without any event counts as {@link WatchEnd} `closedEmpty`. */
+/**
+ * A watch closed cleanly within this long without any event counts as {@link WatchEnd} `closedEmpty`;
+ * a watch that stayed open at least this long reached a working server, so an error ending it
+ * starts the backoff over and breaks a run of expired relists.
+ */
 const EMPTY_WATCH_MS = 1000;
 
 /**
@@ -120,7 +124,10 @@ const EMPTY_WATCH_MS = 1000;
  * - A watch the server ends cleanly restarts from the last resourceVersion seen, without a list.
  * - 410 Gone / Expired (as HTTP status or in-stream ERROR) triggers a relist.
  * - Any other error (transport, 5xx, bad stream) backs off (800 ms doubling to 30 s, jittered)
- *   and restarts the watch from the last resourceVersion seen (a failed list is retried).
+ *   and restarts the watch from the last resourceVersion seen (a failed list is retried). The
+ *   backoff starts over after any event and after a watch that stayed open for a second or more:
+ *   it slows down a server that fails at once, not one whose long watches get cut now and then.
+ * - A 410 on the watch right after a relist backs off; any other 410 relists at once.
  * - A watch silent for longer than `watchSilenceLimitMs` is closed and restarted.
  * resourceVersions are opaque strings, passed back verbatim and never compared by size.
  */
@@ -132,6 +139,8 @@ export class Reflector<T extends KubeObject> {
   #lastResourceVersion = '';
   #running = false;
   #connected = false;
+  /** When the current watch opened (clock ms); undefined while listing or before the server answered. */
+  #watchOpenedAt: number | undefined;
 
   constructor(options: ReflectorOptions<T>, sink: ReflectorSink<T>) {
     this.#options = withDefaults(options);
@@ -177,6 +186,7 @@ export class Reflector<T extends KubeObject> {
     let needList = true;
     let expiredInARow = 0;
     while (!signal.aborted) {
+      this.#watchOpenedAt = undefined;
       try {
         if (needList) {
           await this.#list(signal);
@@ -198,6 +208,12 @@ export class Reflector<T extends KubeObject> {
         if (signal.aborted) break;
         this.#connected = false;
         this.#metrics.restarted();
+        // A quiet watch delivers no event that would reset the backoff: without this, every cut of
+        // a watch that worked for minutes doubled the delay, up to 30 s of blindness per failure.
+        if (this.#watchOpenedAt !== undefined && this.#options.clock.now() - this.#watchOpenedAt >= EMPTY_WATCH_MS) {
+          this.#backoff.reset();
+          expiredInARow = 0;
+        }
         if (isResourceExpired(err)) {
           needList = true;
           expiredInARow += 1;
@@ -205,6 +221,8 @@ export class Reflector<T extends KubeObject> {
           // A relist that expires again at once would loop hot: back off from the second time on.
           if (expiredInARow < 2) continue;
         } else {
+          // Only a relist expiring again at once is a loop; another failure in between ends the run.
+          expiredInARow = 0;
           log.warn({ err, resourceVersion: this.#lastResourceVersion, listing: needList }, 'List or watch failed; backing off');
         }
         await sleep(this.#options.clock, this.#backoff.next(), signal);
@@ -252,6 +270,7 @@ export class Reflector<T extends KubeObject> {
       fieldSelector: this.#options.fieldSelector,
     });
     this.#connected = true;
+    this.#watchOpenedAt = clock.now();
     let silent = false;
     let events = 0;
     let watchdog: TimerHandle | undefined;

@@ -197,6 +197,38 @@ describe('Informer over a scripted list/watch', () => {
     expect(lw.listCalls).toHaveLength(1);
   });
 
+  it('starts the backoff over after a quiet watch that worked for a while breaks: repeated cuts never grow the delay (the chaos run lagged 50 s)', async () => {
+    const lw = new FakeListerWatcher();
+    const { clock } = start(lw);
+    for (let cut = 1; cut <= 4; cut += 1) {
+      await waitFor(`watch ${cut}`, () => lw.watches.length === cut && clock.pendingTimers() === 1);
+      clock.advance(3_000);
+      lw.lastWatch.fail(new TransportError('connection lost', new Error('aborted')));
+      await waitFor(`the backoff after cut ${cut}`, () => lw.watches[cut - 1]?.closed === true && clock.pendingTimers() === 1);
+      clock.advance(799);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(lw.watchAttempts).toBe(cut);
+      clock.advance(1);
+    }
+    await waitFor('the fifth watch', () => lw.watches.length === 5);
+    expect(lw.listCalls).toHaveLength(1);
+  });
+
+  it('relists at once on an expired watch that resumed after another failure: only a relist expiring again at once backs off', async () => {
+    const lw = new FakeListerWatcher();
+    const gone = (): ApiError => new ApiError({ httpStatus: 410, status: { kind: 'Status', code: 410, reason: 'Expired' }, verb: 'WATCH', path: '/x' });
+    lw.watchErrors = [gone()];
+    const { clock } = start(lw);
+    await waitFor('the watch after the first relist', () => lw.watches.length === 1 && clock.pendingTimers() === 1);
+    expect(lw.listCalls).toHaveLength(2);
+    lw.lastWatch.fail(new TransportError('connection lost', new Error('aborted')));
+    await waitFor('the backoff after the cut', () => lw.watches[0]?.closed === true && clock.pendingTimers() === 1);
+    lw.watchErrors = [gone()];
+    clock.advance(800);
+    await waitFor('the relist after the resumed watch expired', () => lw.watches.length === 2);
+    expect(lw.listCalls).toHaveLength(3);
+  });
+
   it('restarts a watch that stays silent past the limit', async () => {
     const lw = new FakeListerWatcher();
     const { clock, informer } = start(lw, { watchSilenceLimitMs: 10_000 });
