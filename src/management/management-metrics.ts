@@ -1,9 +1,10 @@
 import { Counter, type Registry } from 'prom-client';
 
-/** Why a management request's access key was refused (a bounded label value). */
-export type AuthenticationFailureCause = 'no_key' | 'malformed' | 'unknown_key' | 'disabled' | 'expired' | 'no_owner';
+/** Every cause a refused access key is counted under: each series exists from start. */
+const CAUSES = ['no_key', 'malformed', 'unknown_key', 'disabled', 'expired', 'no_owner'] as const;
 
-const CAUSES: readonly AuthenticationFailureCause[] = ['no_key', 'malformed', 'unknown_key', 'disabled', 'expired', 'no_owner'];
+/** Why a management request's access key was refused (a bounded label value). */
+export type AuthenticationFailureCause = (typeof CAUSES)[number];
 
 /**
  * The management API's metrics, registered once per process on the injected registry. Every
@@ -15,7 +16,7 @@ export class ManagementMetrics {
   constructor(registry: Registry) {
     this.#authenticationFailures = new Counter({
       name: 'vcsync_management_authentication_failures_total',
-      help: 'Management requests refused with 401 because of their access key, by cause: no_key, malformed, unknown_key, disabled, expired, no_owner.',
+      help: `Management requests refused with 401 because of their access key, by cause: ${CAUSES.join(', ')}.`,
       labelNames: ['cause'],
       registers: [registry],
     });
