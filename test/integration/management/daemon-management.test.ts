@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,22 +12,10 @@ import { stopProcess } from '../../support/devcluster-process.js';
 import { tempDir } from '../../support/endpoints-fixtures.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { callManagement, KEYS_PATH, type Answer, type Call } from '../../support/management-fixture.js';
-import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
+import { freePorts, startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
 import { getOrUndefined } from '../../support/sync-harness.js';
 import { assertBuilt, VCSYNC_MAIN } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
-
-/** A free port of 127.0.0.1 (the spawned daemon must be told its management port to be reached). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** One spawned `vcsync start --listen-management`, and how to call its management API. */
 interface Daemon {
@@ -83,7 +70,7 @@ describe.each(HOSTS)('vcsync start --listen-management: the management API in th
 
   /** Spawns a daemon (leader election off: every replica serves the API regardless) and waits until its API answers. */
   const startDaemon = async (extraEnv: Record<string, string> = {}): Promise<Daemon> => {
-    const port = await freePort();
+    const [port] = await freePorts(1);
     const child = spawn(
       VCSYNC_MAIN,
       ['start', '--name', 'vc1', '--host-namespace', hostNamespace, '--listen-metrics', '127.0.0.1:0', '--listen-management', `127.0.0.1:${port}`],
