@@ -2,6 +2,7 @@ import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../observe/logger.js';
 import { DataDirError } from './data-dir-error.js';
+import { holdsLockAlive, ownStartTicks } from './process-liveness.js';
 
 /** Name of the lock file inside a data directory. */
 export const LOCK_FILE_NAME = 'LOCK';
@@ -20,10 +21,12 @@ export interface DataDirLock {
 const heldLocks = new Set<string>();
 
 /**
- * Takes the lock file of `dir` for this process: a file holding our pid, created atomically
- * (written aside, then hard-linked into place, so a reader never sees it empty). A lock whose pid
- * is no longer running is stale and taken over. Rejects with `DataDirError('Locked')` when a live
- * process, or another store in this process, holds it.
+ * Takes the lock file of `dir` for this process: a file holding our pid and, where /proc exists,
+ * our start time (`start <ticks>`), created atomically (written aside, then hard-linked into
+ * place, so a reader never sees it empty). A lock is stale, and taken over, when its process is
+ * gone, is a zombie (killed by `kill -9` and not yet reaped: a dead process holds no lock), or is
+ * a later process that reuses the pid (its start time differs). Rejects with
+ * `DataDirError('Locked')` when a live process, or another store in this process, holds it.
  *
  * Two processes taking over the same stale lock at the same instant could both succeed; the
  * devcluster starts one store per directory, and the window is a few microseconds.
@@ -33,7 +36,8 @@ export async function acquireDataDirLock(dir: string, logger: Logger): Promise<D
   if (heldLocks.has(path)) {
     throw new DataDirError('Locked', path, `${path} is held by another store in this process; close it first`);
   }
-  const content = `${process.pid}\n`;
+  const startTicks = await ownStartTicks();
+  const content = startTicks === undefined ? `${process.pid}\n` : `${process.pid}\nstart ${startTicks}\n`;
   const staging = `${path}.${process.pid}.tmp`;
   await writeFile(staging, content, { mode: 0o600 });
   try {
@@ -56,15 +60,15 @@ export async function acquireDataDirLock(dir: string, logger: Logger): Promise<D
       if (holder === undefined) {
         continue;
       }
-      const pid = Number.parseInt(holder.trim(), 10);
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid)) {
+      const { pid, startTicks: holderStart } = parseLockFile(holder);
+      if (pid !== undefined && pid !== process.pid && (await holdsLockAlive(pid, holderStart))) {
         throw new DataDirError(
           'Locked',
           path,
           `${dir} is in use by process ${pid} (lock file ${path}); stop that process or use another data directory`,
         );
       }
-      logger.warn({ lockFile: path, stalePid: holder.trim() }, 'Taking over a stale data directory lock');
+      logger.warn({ lockFile: path, stalePid: pid ?? holder.trim() }, 'Taking over a stale data directory lock');
       await unlink(path).catch((error: unknown) => {
         if (errorCode(error) !== 'ENOENT') {
           throw error;
@@ -99,14 +103,18 @@ function lockHandle(path: string, content: string): DataDirLock {
   };
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error: unknown) {
-    // EPERM: it exists but belongs to another user; ESRCH: no such process.
-    return errorCode(error) === 'EPERM';
-  }
+/**
+ * Reads a lock file: the pid on its first line and, when present, `start <ticks>` on the second.
+ * A file written before start times were recorded has only the pid.
+ */
+export function parseLockFile(text: string): { pid: number | undefined; startTicks: string | undefined } {
+  const [first = '', second = ''] = text.split('\n');
+  const pid = Number.parseInt(first.trim(), 10);
+  const start = /^start (\d+)$/.exec(second.trim());
+  return {
+    pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined,
+    startTicks: start?.[1],
+  };
 }
 
 /** The `code` of a Node.js system error, if any. */

@@ -234,7 +234,7 @@ describe('durable store', () => {
     expect(deadPid).toBeGreaterThan(0);
     await writeFile(join(dir, 'LOCK'), `${deadPid}\n`);
     const reopened = await open_(dir);
-    expect(await readFile(join(dir, 'LOCK'), 'utf8')).toBe(`${process.pid}\n`);
+    expect(await readFile(join(dir, 'LOCK'), 'utf8')).toMatch(new RegExp(`^${process.pid}\\nstart \\d+\\n$`));
     await reopened.close();
     await expect(stat(join(dir, 'LOCK'))).rejects.toMatchObject({ code: 'ENOENT' });
 
@@ -243,6 +243,11 @@ describe('durable store', () => {
     const live = await openError(dir);
     expect(live.code).toBe('Locked');
     expect(live.message).toContain(String(process.ppid));
+
+    // The same live pid with another start time is a later process that reused the pid: stale.
+    await writeFile(join(dir, 'LOCK'), `${process.ppid}\nstart 1\n`);
+    const afterReuse = await open_(dir);
+    await afterReuse.close();
   });
 });
 
