@@ -14,9 +14,9 @@ interface PreviewFlags {
 export function registerPreviewCommand(program: Command): void {
   program
     .command('preview')
-    .description('Print the host object the syncer would write for virtual Endpoints (YAML documents or a List, from a file or -)')
+    .description('Print the host object the syncer would write for virtual Endpoints (YAML documents or a List, from a file or -); objects it skips are named on stderr with the reason')
     .addOption(new RequiredOption('--config <file>', 'vcluster.yaml (patches are applied)'))
-    .addOption(new RequiredOption('-f, --filename <file>', 'YAML or JSON with virtual Endpoints or Lists of them; - reads standard input'))
+    .addOption(new RequiredOption('-f, --filename <file>', 'YAML or JSON with virtual Endpoints (and their Services, which the rules read) or Lists of them; - reads standard input'))
     .option('--name <name>', 'name of the virtual cluster', dnsLabel, 'my-vcluster')
     .option('--host-namespace <namespace>', 'host namespace (default: vcluster-<name>)', dnsLabel)
     .option('-o, --output <format>', 'yaml, json, or jsonpath=TEMPLATE (kubectl syntax)', 'yaml')

@@ -44,14 +44,18 @@ async function readAll(stream: AsyncIterable<string | Buffer> | Iterable<string 
 }
 
 /**
- * Prints the host object the syncer would write for each virtual object in the input whose kind a
- * registered resource syncs (Endpoints):
- * translation and patches exactly as the controller runs them (it assumes the Endpoints' Service
- * exists without a selector, and that no host copy exists yet). The input may hold several YAML
- * documents and `List`s (what `kubectl get -o yaml` prints). Output is YAML documents, JSON, or a
- * kubectl-style JSONPath template; a `List` (or several documents) in gives a `List` out for
- * `json` and `jsonpath`. Every problem is printed as `FILE:LINE:COLUMN where: message`. Returns
- * the exit code: 0, or 1 when anything failed.
+ * Prints what the syncer does with each virtual object in the input whose kind a registered
+ * resource syncs (Endpoints): the host object it would write (translation and patches exactly as
+ * the controller runs them, for a first sync: no host copy exists yet), or, on standard error, that
+ * it skips the object, with the skip cause and the reason (`default/kubernetes`, a plugin's object,
+ * a disabled sync, an Endpoints whose Service has a selector, …). The rules read the Services in
+ * the input; an input without Services is taken to have a Service without a selector for every
+ * Endpoints. The input may hold several YAML documents and `List`s (what `kubectl get -o yaml`
+ * prints). Output is YAML documents, JSON, or a kubectl-style JSONPath template, holding only host
+ * objects; a `List` (or several documents) in gives a `List` out for `json` and `jsonpath` (empty
+ * when everything was skipped). Every problem and skip is printed on standard error as
+ * `FILE:LINE:COLUMN where: message`. Returns the exit code: 0 (skips included), or 1 when anything
+ * failed.
  */
 export async function runPreview(options: PreviewOptions): Promise<number> {
   const { err } = options;
@@ -131,8 +135,10 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
       return 1;
     }
     const hostObjects: unknown[] = [];
-    for (const input of inputs) {
-      const outcome = await built.preview.preview(input.value);
+    const outcomes = await built.preview.previewAll(inputs.map((input) => input.value));
+    for (const [index, input] of inputs.entries()) {
+      const outcome = outcomes[index];
+      if (outcome === undefined) continue;
       if (outcome.kind !== 'host') {
         report(input, input.label, outcome.message);
         failed ||= outcome.kind === 'failed';
@@ -148,7 +154,8 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
     for (const problem of problems.sort((a, b) => a.line - b.line || a.column - b.column)) err.write(`${problem.text}\n`);
     if (output === 'yaml') {
       for (const host of hostObjects) options.out.write(`---\n${stringify(host)}`);
-    } else if (hostObjects.length > 0) {
+    } else if (hostObjects.length > 0 || isList) {
+      // A List in stays a List out, empty when every object was skipped: machine-readable either way.
       const result = isList ? { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: hostObjects } : hostObjects[0];
       options.out.write(renderTemplate !== undefined ? renderTemplate(result) : `${JSON.stringify(result, null, 4)}\n`);
     }

@@ -86,7 +86,8 @@ export const patchSchema = Type.Object(
     reverseExpression: Type.Optional(
       Type.String({
         minLength: 1,
-        description: 'A single sandboxed ES6 expression that computes the virtual value (host → virtual).',
+        description:
+          'A single sandboxed ES6 expression that computes the virtual value (host → virtual). Alone (without `expression`) it is a one-way host → virtual transform.',
       }),
     ),
     reference: Type.Optional(patchReferenceSchema),
@@ -95,7 +96,7 @@ export const patchSchema = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Overrides a default sync rule. Exactly one mode: `expression` (optionally with `reverseExpression`), `reference`, or `labels`.',
+      'Overrides a default sync rule. Exactly one mode: `expression` and/or `reverseExpression`, `reference`, or `labels`.',
   },
 );
 

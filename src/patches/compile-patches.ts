@@ -62,10 +62,14 @@ interface CompiledPatchBase {
   readonly pathText: string;
 }
 
-/** An `expression` patch (optionally with `reverseExpression`). */
+/**
+ * An expression patch: `expression` (virtual → host), `reverseExpression` (host → virtual), or
+ * both; at least one is set. With only `reverseExpression` it is a one-way host → virtual
+ * transform (valid in vcluster too): nothing is patched on the way to the host.
+ */
 export interface ExpressionPatch extends CompiledPatchBase {
   readonly mode: 'expression';
-  readonly expression: string;
+  readonly expression: string | undefined;
   readonly reverseExpression: string | undefined;
 }
 
@@ -165,16 +169,17 @@ export function compilePatches(entries: readonly unknown[], options: CompilePatc
     if (expression !== undefined) checkExpressionField(expression, at('expression'), report);
     if (reverseExpression !== undefined) checkExpressionField(reverseExpression, at('reverseExpression'), report);
 
-    const modes = (['expression', 'reference', 'labels'] as const).filter((mode) => raw[mode] !== undefined);
-    if (reverseExpression !== undefined && raw['expression'] === undefined) {
-      report(PatchErrorCode.REVERSE_WITHOUT_EXPRESSION, at('reverseExpression'),
-        'reverseExpression needs an expression: it undoes the expression when syncing back from the host');
-    }
-    if (modes.length === 0 && reverseExpression === undefined) {
-      report(PatchErrorCode.MODE_MISSING, at(), 'the patch sets no mode; set exactly one of expression, reference or labels');
+    // `expression` and `reverseExpression` are one mode; either alone is valid (vcluster's rule).
+    const expressionFields = (['expression', 'reverseExpression'] as const).filter((field) => raw[field] !== undefined);
+    const modes = [
+      ...(expressionFields.length > 0 ? [expressionFields.join(' with ')] : []),
+      ...(['reference', 'labels'] as const).filter((mode) => raw[mode] !== undefined),
+    ];
+    if (modes.length === 0) {
+      report(PatchErrorCode.MODE_MISSING, at(), 'the patch sets no mode; set exactly one of expression (and/or reverseExpression), reference or labels');
     } else if (modes.length > 1) {
       report(PatchErrorCode.MODE_CONFLICT, at(),
-        `the patch sets ${modes.join(' and ')}; set exactly one of expression (optionally with reverseExpression), reference or labels`);
+        `the patch sets ${modes.join(' and ')}; set exactly one of expression (and/or reverseExpression), reference or labels`);
     }
 
     const reference = raw['reference'] === undefined ? undefined : compileReference(raw['reference'], at, report);
@@ -184,7 +189,7 @@ export function compilePatches(entries: readonly unknown[], options: CompilePatc
 
     if (errors.length !== before || path === undefined) return;
     const base = { index, configPath: `${listPath}[${index}]`, path, pathText: formatPatchPath(path) };
-    if (expression !== undefined) {
+    if (expression !== undefined || reverseExpression !== undefined) {
       patches.push(Object.freeze({ ...base, mode: 'expression' as const, expression, reverseExpression }));
     } else if (reference !== undefined) {
       patches.push(Object.freeze({ ...base, mode: 'reference' as const, ...reference }));
@@ -203,7 +208,7 @@ export function compilePatches(entries: readonly unknown[], options: CompilePatc
     expressionPatches: Object.freeze(expressionPatches),
     hostPatches: Object.freeze(patches.filter((p): p is ReferencePatch | LabelsPatch => p.mode !== 'expression')),
     program: expressionPatches.length === 0 ? undefined : buildProgram(expressionPatches, vcluster),
-    forwardReads: unionReads(expressionPatches.map((patch) => contextReads(patch.expression))),
+    forwardReads: unionReads(expressionPatches.flatMap((patch) => (patch.expression === undefined ? [] : [contextReads(patch.expression)]))),
     stages: forwardStages(expressionPatches),
   });
   return { ok: true, plan };
@@ -217,14 +222,17 @@ interface Location {
 type Report = (code: PatchErrorCodeValue, where: Location, reason: string, position?: { line: number; column: number }) => void;
 
 function buildProgram(patches: readonly ExpressionPatch[], vcluster: VClusterContext): SandboxProgram {
+  // A reverse-only patch gets the identity as its forward function: the isolate never runs it
+  // forward (it is in no stage), and reverses it one way (`oneWay`: no round trip to check).
   const factorySource = buildFactorySource(
-    patches.map((patch) => ({ forward: patch.expression, reverse: patch.reverseExpression })),
+    patches.map((patch) => ({ forward: patch.expression ?? 'value', reverse: patch.reverseExpression })),
   );
   const staticJson = JSON.stringify({
     vcluster,
     patches: patches.map((patch) => ({
       index: patch.index,
       path: patch.path,
+      oneWay: patch.expression === undefined,
       forwardField: `${patch.configPath}.expression`,
       reverseField: `${patch.configPath}.reverseExpression`,
     })),
@@ -242,6 +250,8 @@ function forwardStages(patches: readonly ExpressionPatch[]): number[][] {
   let current: number[] = [];
   let closed = false;
   patches.forEach((patch, slot) => {
+    // A reverse-only patch does nothing on the way to the host.
+    if (patch.expression === undefined) return;
     if (closed || current.some((other) => pathsOverlap(patches[other]?.path ?? [], patch.path))) {
       stages.push(current);
       current = [];

@@ -20,12 +20,10 @@ export const PatchErrorCode = {
   PATH_PROTECTED: 'PATCH_PATH_PROTECTED',
   /** Two patches of one list target the same path (after normalising its spelling). */
   PATH_DUPLICATE: 'PATCH_PATH_DUPLICATE',
-  /** The patch sets none of `expression`, `reference`, `labels`. */
+  /** The patch sets none of `expression` / `reverseExpression`, `reference`, `labels`. */
   MODE_MISSING: 'PATCH_MODE_MISSING',
-  /** The patch sets more than one of `expression`, `reference`, `labels`. */
+  /** The patch sets more than one of `expression` (and/or `reverseExpression`), `reference`, `labels`. */
   MODE_CONFLICT: 'PATCH_MODE_CONFLICT',
-  /** `reverseExpression` is set without `expression`. */
-  REVERSE_WITHOUT_EXPRESSION: 'PATCH_REVERSE_WITHOUT_EXPRESSION',
   /** The expression is not exactly one JavaScript expression (syntax error, trailing code, …). */
   EXPRESSION_SYNTAX: 'PATCH_EXPRESSION_SYNTAX',
   /** The expression parses but uses a construct the sandbox forbids (`import()`). */

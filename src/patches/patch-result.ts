@@ -20,9 +20,10 @@ export interface SkippedPatch {
    * `not-invertible`: the forward patch would not reproduce the host value from the reverse
    * result (writing it would make the two sides fight); `parent-missing`: the virtual object has
    * no array element at that location; `unknown-reference`: the translator knows no virtual
-   * object for the host reference.
+   * object for the host reference; `no-value`: a reverse-only patch's expression gave null or
+   * undefined (nothing is written back).
    */
-  readonly reason: 'not-invertible' | 'parent-missing' | 'unknown-reference';
+  readonly reason: 'not-invertible' | 'parent-missing' | 'unknown-reference' | 'no-value';
 }
 
 /**

@@ -37,7 +37,11 @@ export interface ReversePatchesInput<T extends PatchableObject> {
  * 4. write `c` at `p` only if forward(`c`) = `h` (deep JSON equality); otherwise report the
  *    location as `skipped: not-invertible` and write nothing.
  *
- * Hence the round-trip contract: applying the forward patches to the returned virtual object
+ * A reverse-only patch (no `expression`: a one-way host → virtual transform) replaces steps 2-4:
+ * `c` = reverse(`h`) is written at `p` unless the virtual value already is `c` (null or undefined
+ * writes nothing: `skipped: no-value`).
+ *
+ * Hence the round-trip contract (for patches with both expressions): applying the forward patches to the returned virtual object
  * reproduces `h` at every written location, and calling `reversePatches` again with the returned
  * object is a no-op (`changed: false`) - no ping-pong between the two sides. Removals on the host
  * are not written back (the forward direction restores them). A failure fails the whole object.

@@ -1,8 +1,11 @@
 import type { VclusterConfig } from '../config/schema.js';
 import type { KubeObject } from '../kube/kube-object.js';
+import { objectKey } from '../kube/object-key.js';
 import type { PatchError, PatchSandbox } from '../patches/index.js';
 import { desiredHostObject } from './desired-host.js';
 import type { PatchedObject } from './object-patcher.js';
+import type { SkipCause } from './reconcile-outcome.js';
+import { syncPlan } from './sync-plan.js';
 import type { SyncState } from './sync-state.js';
 import type { SyncableResource } from './syncable-resource.js';
 
@@ -10,8 +13,12 @@ import type { SyncableResource } from './syncable-resource.js';
 export type PreviewOutcome =
   /** The host object (and the references it imports) the syncer would write. */
   | ({ kind: 'host' } & PatchedObject)
-  /** An object of a kind no enabled resource syncs: not an error. */
-  | { kind: 'skipped'; message: string }
+  /**
+   * Nothing is written for this object, and that is not an error: the syncer skips it (`cause` is
+   * its skip cause, as in `vcsync_sync_skips_total`), or no enabled resource syncs its kind (no
+   * `cause`). `message` says which object and why.
+   */
+  | { kind: 'skipped'; cause?: SkipCause; message: string }
   /** The object cannot be previewed (not an object, no name, a patch failed, …). */
   | { kind: 'failed'; message: string };
 
@@ -24,16 +31,25 @@ export interface HostPreviewOptions {
   sandbox: PatchSandbox;
 }
 
-/** Previews objects one by one; see {@link createHostPreview}. */
+/** Previews objects; see {@link createHostPreview}. */
 export interface HostPreview {
+  /**
+   * Previews every object of one input, in order (one outcome per object). The objects are also
+   * what the resources' rules read (e.g. the Services among them; see
+   * {@link SyncableResource.previewResource}).
+   */
+  previewAll(objects: readonly unknown[]): Promise<PreviewOutcome[]>;
+  /** Previews one object on its own: {@link HostPreview.previewAll} of just that object. */
   preview(object: unknown): Promise<PreviewOutcome>;
 }
 
 /**
- * What `vcsync preview` computes, for every enabled resource of the registry: the host object the
- * syncer would write for a virtual object, picked by its kind, with translation and patches as the
- * controller runs them (no host copy yet, secondary caches as the resource's `previewResource`
- * assumes; namespace `default` when none is given). Fails with the patch errors of the config.
+ * What `vcsync preview` computes, for every enabled resource of the registry: what the syncer does
+ * with a virtual object, picked by its kind. The same decision as the controller's (`syncPlan`:
+ * disabled, never synced, not placed, controlled by a plugin, the resource's rules, with the same
+ * skip causes), then translation and patches as the controller runs them, for a first sync (no
+ * host copy yet; secondary caches as the resource's `previewResource` reads them from the input;
+ * namespace `default` when none is given). Fails with the patch errors of the config.
  */
 export function createHostPreview(
   resources: readonly SyncableResource[],
@@ -46,26 +62,60 @@ export function createHostPreview(
     byKind.set(resource.kind, { resource, state: built.state });
   }
   const kinds = [...byKind.keys()].join(', ');
+
+  const previewAll = async (values: readonly unknown[]): Promise<PreviewOutcome[]> => {
+    const inputs = values.map(asVirtualObject);
+    const resourcesByKind = new Map([...byKind].map(([kind, match]) => [kind, { ...match, resource: match.resource.previewResource(inputs.filter(isObject)) }]));
+    const outcomes: PreviewOutcome[] = [];
+    for (const object of inputs) {
+      if (object === undefined) {
+        outcomes.push({ kind: 'failed', message: 'expected a Kubernetes object (a map with kind and metadata)' });
+        continue;
+      }
+      const match = typeof object.kind === 'string' ? resourcesByKind.get(object.kind) : undefined;
+      if (match === undefined) {
+        outcomes.push({ kind: 'skipped', message: `skipped ${String(object.kind)} (vcsync syncs ${kinds})` });
+        continue;
+      }
+      if (typeof object.metadata?.name !== 'string') {
+        outcomes.push({ kind: 'failed', message: `${/^[AEIOU]/.test(match.resource.kind) ? 'an' : 'a'} ${match.resource.kind} needs metadata.name` });
+        continue;
+      }
+      const key = objectKey(object);
+      const plan = syncPlan(match.resource, match.state, key, object);
+      if (plan.kind !== 'sync') {
+        outcomes.push({ kind: 'skipped', cause: plan.cause, message: `skipped ${match.resource.kind} ${key} (${plan.cause}): ${plan.reason}` });
+        continue;
+      }
+      try {
+        outcomes.push({ kind: 'host', ...(await desiredHostObject(match.resource, match.state, plan.virtual, undefined)) });
+      } catch (error) {
+        outcomes.push({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return outcomes;
+  };
+
   return {
     ok: true,
     preview: {
+      previewAll,
       async preview(value: unknown): Promise<PreviewOutcome> {
-        const object = value as Partial<KubeObject> | null;
-        if (typeof object !== 'object' || object === null || Array.isArray(object)) {
-          return { kind: 'failed', message: 'expected a Kubernetes object (a map with kind and metadata)' };
-        }
-        const match = typeof object.kind === 'string' ? byKind.get(object.kind) : undefined;
-        if (match === undefined) return { kind: 'skipped', message: `skipped ${String(object.kind)} (vcsync syncs ${kinds})` };
-        if (typeof object.metadata?.name !== 'string') {
-          return { kind: 'failed', message: `${/^[AEIOU]/.test(match.resource.kind) ? 'an' : 'a'} ${match.resource.kind} needs metadata.name` };
-        }
-        const virtual = { ...object, metadata: { namespace: 'default', ...object.metadata } } as KubeObject;
-        try {
-          return { kind: 'host', ...(await desiredHostObject(match.resource.previewResource(), match.state, virtual, undefined)) };
-        } catch (error) {
-          return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
-        }
+        const [outcome] = await previewAll([value]);
+        return outcome ?? { kind: 'failed', message: 'nothing to preview' };
       },
     },
   };
+}
+
+function isObject(value: KubeObject | undefined): value is KubeObject {
+  return value !== undefined;
+}
+
+/** The input as a virtual object (namespace `default` when it has none), or undefined when it is not an object. */
+function asVirtualObject(value: unknown): KubeObject | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const object = value as Partial<KubeObject>;
+  const metadata = typeof object.metadata === 'object' && object.metadata !== null ? object.metadata : {};
+  return { ...object, metadata: { namespace: 'default', ...metadata } } as KubeObject;
 }

@@ -43,7 +43,7 @@ export class SyncerMetrics {
     });
     this.#skips = new Counter({
       name: 'vcsync_sync_skips_total',
-      help: 'Reconciles that skipped their key, by controller and cause (disabled, never_synced, not_placed, no_virtual_object, excluded).',
+      help: 'Reconciles that skipped their key, by controller and cause (disabled, never_synced, not_placed, no_virtual_object, excluded, controlled_elsewhere).',
       labelNames: ['controller', 'cause'],
       registers,
     });

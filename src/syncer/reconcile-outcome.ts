@@ -21,12 +21,14 @@ export type ReconcileOutcome =
  * Why a reconcile skipped its key, as a bounded metric label (the `reason` says it in words):
  * `disabled` the resource's sync is turned off; `never_synced` a key the resource never syncs
  * (default/kubernetes); `not_placed` the translator maps it nowhere on the host; `no_virtual_object`
- * nothing to sync; `excluded` the resource's rules leave it out (no Service, a selector, …).
+ * nothing to sync; `excluded` the resource's rules leave it out (no Service, a selector, …);
+ * `controlled_elsewhere` the virtual object or its host copy belongs to a plugin or another syncer
+ * (the `vcluster.loft.sh/controlled-by` label or annotation): both sides are left alone.
  */
-export type SkipCause = 'disabled' | 'never_synced' | 'not_placed' | 'no_virtual_object' | 'excluded';
+export type SkipCause = 'disabled' | 'never_synced' | 'not_placed' | 'no_virtual_object' | 'excluded' | 'controlled_elsewhere';
 
 /** Every {@link SkipCause}, for metrics that start at zero. */
-export const SKIP_CAUSES: readonly SkipCause[] = ['disabled', 'never_synced', 'not_placed', 'no_virtual_object', 'excluded'];
+export const SKIP_CAUSES: readonly SkipCause[] = ['disabled', 'never_synced', 'not_placed', 'no_virtual_object', 'excluded', 'controlled_elsewhere'];
 
 /** Another writer keeps changing a host object this controller converges: what to count and say. */
 export interface Contention {

@@ -84,10 +84,12 @@ export interface SyncableResource {
   /** Wires its informers (from `context.informers`), queue and controller. No I/O. */
   build(context: SyncerContext): ResourceSyncer;
   /**
-   * The resource as `vcsync preview` runs it: no secondary caches, so it decides as if the objects
-   * they would hold allowed the sync (for Endpoints: a Service without a selector exists).
+   * The resource as `vcsync preview` runs it, with no caches: its rules read the secondary objects
+   * from `inputs` (every object given to preview, virtual namespace defaulted), and when the input
+   * holds none of their kind, decide as if those objects allowed the sync (for Endpoints: a Service
+   * of the same name without a selector exists).
    */
-  previewResource(): ToHostResource<KubeObject>;
+  previewResource(inputs: readonly KubeObject[]): ToHostResource<KubeObject>;
 }
 
 /** Every config check of `resources`, in order: what `validate`, start and every reload run. */

@@ -9,11 +9,13 @@ import type { RateLimitingQueue } from '../kube/rate-limiting-queue.js';
 import type { CallOptions } from '../kube/rest-client.js';
 import { ANNOTATION_OBJECT_UID } from '../translate/keys.js';
 import { PatchEvaluationError, type ReferenceImport } from '../patches/index.js';
+import { controlledElsewhere } from '../translate/controlled-by.js';
 import { virtualLabelsAndAnnotations } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { CompetingWriterDetector, otherManagers, type CompetingWriterDetectorOptions } from './competing-writers.js';
 import { desiredHostObject } from './desired-host.js';
+import { syncPlan } from './sync-plan.js';
 import { cachedBodyDigest, hostMatchesDesired, withHostChanges } from './host-changes.js';
 import type { PatchedObject } from './object-patcher.js';
 import type { SyncState } from './sync-state.js';
@@ -200,35 +202,32 @@ export class ToHostController<V extends KubeObject> {
   /** Reconciles one virtual key once and returns what happened (exposed for tests and preview). */
   async reconcile(key: string): Promise<ReconcileOutcome> {
     const state = this.#state;
-    if (!state.enabled) return { kind: 'skipped', cause: 'disabled', reason: `sync.toHost.${this.#resource.name}.enabled is false` };
-    if (this.#resource.ignores(key)) return { kind: 'skipped', cause: 'never_synced', reason: 'never synced' };
-    const { namespace, name } = splitObjectKey(key);
-    const virtual = this.#options.virtualInformer.get(key);
-    const placement = state.translator.hostRef({ name, namespace });
-    if (!placement.synced) return { kind: 'skipped', cause: 'not_placed', reason: placement.reason };
-    const hostRef = placement.ref;
+    const cachedVirtual = this.#options.virtualInformer.get(key);
+    const plan = syncPlan(this.#resource, state, key, cachedVirtual);
+    if (plan.kind === 'skip') {
+      if (plan.cause === 'controlled_elsewhere') this.#forget(key);
+      return { kind: 'skipped', cause: plan.cause, reason: plan.reason };
+    }
+    const hostRef = plan.hostRef;
     const cached = this.#options.hostInformer.get(`${hostRef.namespace}/${hostRef.name}`);
     const ours = cached !== undefined && this.#isOurs(cached, state.translator, key);
-
-    if (virtual === undefined || virtual.metadata?.deletionTimestamp !== undefined) {
+    // A copy of ours that a plugin or another syncer took over is theirs now (vcluster's excludePhysical).
+    const hostElsewhere = cached !== undefined && ours ? controlledElsewhere(cached.metadata, this.#resource.name) : undefined;
+    if (hostElsewhere !== undefined) {
       this.#forget(key);
-      if (cached !== undefined && ours) {
-        const reason = virtual === undefined ? 'virtual object deleted' : 'virtual object is being deleted';
-        await this.#deleteHost(cached, key, reason);
-        return { kind: 'deleted', reason };
-      }
-      return { kind: 'skipped', cause: 'no_virtual_object', reason: 'no virtual object' };
+      return { kind: 'skipped', cause: 'controlled_elsewhere', reason: `the host copy: ${hostElsewhere}: left alone on both sides` };
     }
 
-    const decision = this.#resource.decide(virtual);
-    if (!decision.sync) {
+    if (plan.kind === 'remove') {
       this.#forget(key);
       if (cached !== undefined && ours) {
-        await this.#deleteHost(cached, key, decision.reason);
-        return { kind: 'deleted', reason: decision.reason };
+        await this.#deleteHost(cached, key, plan.reason);
+        return { kind: 'deleted', reason: plan.reason };
       }
-      return { kind: 'skipped', cause: 'excluded', reason: decision.reason };
+      return { kind: 'skipped', cause: plan.cause, reason: plan.reason };
     }
+    const virtual = plan.virtual;
+    const { namespace, name } = splitObjectKey(key);
 
     if (cached !== undefined && !ours) throw this.#notManaged(hostRef, state, key);
 

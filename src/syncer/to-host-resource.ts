@@ -20,8 +20,11 @@ export interface ToHostResource<V extends KubeObject> {
   readonly kind: string;
   /** Virtual annotations never copied to the host. */
   readonly excludedAnnotations: readonly string[];
-  /** Virtual keys (`namespace/name`) this syncer never touches, e.g. `default/kubernetes`. */
-  ignores(key: string): boolean;
+  /**
+   * Why this syncer never touches the virtual key (`namespace/name`), e.g. `default/kubernetes`;
+   * `undefined` for every key it may sync.
+   */
+  ignores(key: string): string | undefined;
   /**
    * Whether the virtual object should be on the host right now. May read the secondary caches
    * the resource was built with (e.g. Services for Endpoints). When it says no, a host copy this

@@ -3,6 +3,7 @@ export * from './keys.js';
 export * from './safe-concat-name.js';
 export * from './host-names.js';
 export * from './label-keys.js';
+export * from './controlled-by.js';
 export * from './label-selector.js';
 export * from './object-metadata.js';
 export * from './namespace-mapper.js';

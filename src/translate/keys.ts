@@ -9,8 +9,17 @@ export const LABEL_MANAGED_BY = 'vcluster.loft.sh/managed-by';
 /** Label on every synced host object: the virtual namespace it came from. */
 export const LABEL_NAMESPACE = 'vcluster.loft.sh/namespace';
 
-/** Label vcluster sets on host objects controlled by the virtual cluster itself. */
+/**
+ * Label that marks an object as a plugin's: an object carrying it (any non-empty value) on either
+ * side is left alone by the syncer, as vcluster's syncers leave it (see `controlled-by.ts`).
+ */
 export const LABEL_CONTROLLED_BY = 'vcluster.loft.sh/controlled-by';
+
+/**
+ * Annotation naming the syncer that owns an object: an object annotated with another syncer's name
+ * is left alone by this one (same key as {@link LABEL_CONTROLLED_BY}, as vcluster uses it).
+ */
+export const ANNOTATION_CONTROLLED_BY = LABEL_CONTROLLED_BY;
 
 /** Helm's release label; rewritten because vcluster's own pods carry it on the host. */
 export const LABEL_RELEASE = 'release';

@@ -25,6 +25,16 @@ export function virtualLabelKey(hostKey: string, vclusterName: string): string {
   return hostKey;
 }
 
+/**
+ * True when `key` is the rewritten form of one of the four colliding keys for this vcluster
+ * (`vcluster.loft.sh/label-<vcluster>-x-<10 hex>`). A virtual label with such a key is never
+ * copied (vcluster drops it too): on the host it would overwrite the rewritten value of the
+ * tenant's own `release` (or other colliding) label.
+ */
+export function isRewrittenLabelKey(key: string, vclusterName: string): boolean {
+  return virtualLabelKey(key, vclusterName) !== key;
+}
+
 function rewrittenLabelKey(key: string, vclusterName: string): string {
   return safeConcatName(REWRITTEN_LABEL_PREFIX, vclusterName, 'x', sha256Hex(key).slice(0, 10));
 }

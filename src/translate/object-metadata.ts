@@ -11,9 +11,10 @@ import {
   ANNOTATION_OBJECT_UID,
   LABEL_MANAGED_BY,
   LABEL_NAMESPACE,
+  REWRITTEN_LABEL_KEYS,
 } from './keys.js';
 import type { ObjectRef } from './host-names.js';
-import { hostLabelKey, virtualLabelKey } from './label-keys.js';
+import { hostLabelKey, isRewrittenLabelKey, virtualLabelKey } from './label-keys.js';
 
 /** A read-only string map (labels, annotations, matchLabels). */
 export type StringMap = Readonly<Record<string, string>>;
@@ -68,7 +69,9 @@ export function formatObjectKind(apiVersion: string, kind: string): string {
 
 /**
  * The host object's metadata for a virtual object: name and namespace from `hostRef`; the virtual
- * labels with the four colliding keys rewritten, plus `managed-by` and `namespace`; the virtual
+ * labels with the four colliding keys rewritten, plus `managed-by` and `namespace` (a virtual label
+ * whose key already has the rewritten form is dropped, as vcluster drops it: copied, it would
+ * overwrite the rewritten tenant `release`); the virtual
  * annotations, plus the bookkeeping annotations (object name, namespace, uid, kind, host name and
  * namespace, managed-labels, managed-annotations). With `existingHost`, its host-only keys
  * ({@link hostOnlyMetadata}) are kept and keys vcsync copied before but the virtual object dropped
@@ -78,9 +81,9 @@ export function hostMetadata(input: HostMetadataInput): TranslatedMetadata {
   const { virtual, hostRef, vclusterName, kind, existingHost } = input;
   const excluded = new Set<string>([...ADDED_ANNOTATION_KEYS, ...(input.excludedAnnotations ?? [])]);
 
-  const virtualLabels = virtual.labels ?? {};
+  const copiedLabels = Object.entries(virtual.labels ?? {}).filter(([key]) => !isRewrittenLabelKey(key, vclusterName));
   const labels: Record<string, string> = {};
-  for (const [key, value] of Object.entries(virtualLabels)) labels[hostLabelKey(key, vclusterName)] = value;
+  for (const [key, value] of copiedLabels) labels[hostLabelKey(key, vclusterName)] = value;
   labels[LABEL_MANAGED_BY] = vclusterName;
   labels[LABEL_NAMESPACE] = virtual.namespace ?? '';
 
@@ -94,7 +97,7 @@ export function hostMetadata(input: HostMetadataInput): TranslatedMetadata {
   annotations[ANNOTATION_OBJECT_HOST_NAMESPACE] = hostRef.namespace;
   const managedAnnotations = formatKeyList(copiedAnnotations.map(([key]) => key));
   if (managedAnnotations !== '') annotations[ANNOTATION_MANAGED_ANNOTATIONS] = managedAnnotations;
-  const managedLabels = formatKeyList(Object.keys(virtualLabels));
+  const managedLabels = formatKeyList(copiedLabels.map(([key]) => key));
   if (managedLabels !== '') annotations[ANNOTATION_MANAGED_LABELS] = managedLabels;
 
   const translated = { name: hostRef.name, namespace: hostRef.namespace, labels, annotations };
@@ -162,8 +165,10 @@ export function withHostOnlyMetadata<M extends { labels?: unknown; annotations?:
 
 /**
  * Labels and annotations of a host object as the virtual object should see them: vcsync's added
- * labels and bookkeeping annotations dropped, rewritten label keys restored. Host-only keys are
- * kept (whether they flow back is the syncer's decision). Pure.
+ * labels and bookkeeping annotations dropped, rewritten label keys restored. A host label with one
+ * of the four colliding keys as it is (e.g. a host controller's own `release`) is dropped, as
+ * vcluster drops it: in the virtual object it would stand for the rewritten one. Other host-only
+ * keys are kept (whether they flow back is the syncer's decision). Pure.
  */
 export function virtualLabelsAndAnnotations(
   host: ObjectMetadata,
@@ -171,7 +176,7 @@ export function virtualLabelsAndAnnotations(
 ): { labels: Record<string, string>; annotations: Record<string, string> } {
   const labels: Record<string, string> = {};
   for (const [key, value] of Object.entries(host.labels ?? {})) {
-    if (ADDED_LABEL_KEYS.includes(key)) continue;
+    if (REWRITTEN_LABEL_KEYS.includes(key)) continue;
     labels[virtualLabelKey(key, vclusterName)] = value;
   }
   const annotations = withoutKeys(host.annotations, ADDED_ANNOTATION_KEYS);

@@ -343,6 +343,7 @@
       path: patch.path,
       forwardField: patch.forwardField,
       reverseField: patch.reverseField,
+      oneWay: patch.oneWay === true,
       forward: functions[slot][0],
       reverse: functions[slot][1],
     }));
@@ -424,6 +425,22 @@
           const path = formatPath(at);
           const context = freeze({ vcluster, hostObject, virtualObject, path });
           const current = getAt(target, at);
+          if (patch.oneWay) {
+            // A reverse-only patch is a one-way host → virtual transform: no forward expression to
+            // round-trip through. Writing it again onto its own result changes nothing.
+            const transformed = evaluate(patch.reverse, patch, patch.reverseField, path, copyOf(hostValue), context);
+            if (transformed === undefined) {
+              skipped.push({ patchIndex: patch.index, path, reason: 'no-value' });
+              continue;
+            }
+            if (current.exists && same(current.value, transformed)) continue;
+            if (!setAt(target, at, transformed)) {
+              skipped.push({ patchIndex: patch.index, path, reason: 'parent-missing' });
+              continue;
+            }
+            applied.push({ patchIndex: patch.index, path, outcome: 'set' });
+            continue;
+          }
           if (current.exists) {
             const forwarded = evaluate(patch.forward, patch, patch.forwardField, path, copyOf(current.value), context);
             if (forwarded !== undefined && same(forwarded, hostValue)) continue;

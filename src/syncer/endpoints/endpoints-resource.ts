@@ -26,7 +26,10 @@ export function endpointsResource(services: ServiceLookup): ToHostResource<Endpo
     apiVersion: 'v1',
     kind: 'Endpoints',
     excludedAnnotations: ENDPOINTS_EXCLUDED_ANNOTATIONS,
-    ignores: (key) => key === KUBERNETES_ENDPOINTS_KEY,
+    ignores: (key) =>
+      key === KUBERNETES_ENDPOINTS_KEY
+        ? `${key} is never synced: it is the virtual API server's own Endpoints (vcluster maps it to the host Endpoints named after the virtual cluster, which vcsync does not write)`
+        : undefined,
     decide(virtual: Endpoints): SyncDecision {
       const service = services.get(objectKey(virtual));
       if (service === undefined) return { sync: false, reason: 'no virtual Service of the same name' };

@@ -1,10 +1,22 @@
 import type { KubeObject } from '../../kube/kube-object.js';
+import { objectKey } from '../../kube/object-key.js';
 import { patchesValidator } from '../patch-validation.js';
 import { buildEndpointsSyncState } from '../sync-state.js';
 import type { SyncableResource } from '../syncable-resource.js';
 import type { ToHostResource } from '../to-host-resource.js';
-import { endpointsResource } from './endpoints-resource.js';
+import { endpointsResource, type ServiceLookup } from './endpoints-resource.js';
 import { createEndpointsSyncer } from './endpoints-syncer.js';
+import type { Service } from './endpoints-types.js';
+
+/**
+ * The Services preview decides with: the Services among its inputs, by key; when there are none,
+ * every Endpoints is taken to have a Service of the same name without a selector.
+ */
+function previewServices(inputs: readonly KubeObject[]): ServiceLookup {
+  const services = new Map(inputs.filter((object) => object.kind === 'Service').map((service) => [objectKey(service), service as Service]));
+  if (services.size === 0) return { get: () => ({ spec: {} }) };
+  return { get: (key) => services.get(key) };
+}
 
 /**
  * Endpoints in the registry of syncable resources. Always enabled: `sync.toHost.endpoints.enabled`
@@ -20,6 +32,5 @@ export const endpointsSyncable: SyncableResource = {
     const syncer = createEndpointsSyncer(context);
     return { run: (signal) => syncer.run(signal), updateState: (state) => syncer.updateState(state) };
   },
-  // Preview assumes the Endpoints' Service exists without a selector.
-  previewResource: () => endpointsResource({ get: () => ({ spec: {} }) }) as unknown as ToHostResource<KubeObject>,
+  previewResource: (inputs) => endpointsResource(previewServices(inputs)) as unknown as ToHostResource<KubeObject>,
 };

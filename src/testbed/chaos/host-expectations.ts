@@ -20,30 +20,26 @@ export interface ExpectedHostOptions {
   dir: string;
 }
 
-/** `default/kubernetes` is the virtual API server's own Endpoints: never synced. */
-const NEVER_SYNCED = 'default/kubernetes';
-
 /**
- * The host Endpoints the syncer must hold for the virtual side as it is now, by host name: every
- * virtual Endpoints whose Service exists without a selector, through `vcsync preview` (the
- * syncer's own translation and patches, run by the built CLI: the expectation is not a second
- * implementation of them).
+ * The host Endpoints the syncer must hold for the virtual side as it is now, by host name: what
+ * `vcsync preview` prints for every virtual Endpoints and Service (the syncer's own decision,
+ * translation and patches, run by the built CLI: the expectation is not a second implementation
+ * of them; the objects it skips, such as `default/kubernetes` or Endpoints whose Service has a
+ * selector, are named on its stderr and left out).
  */
 export async function expectedHostObjects(options: ExpectedHostOptions): Promise<Map<string, SyncedFields>> {
-  const synced: KubeObject[] = [];
+  const objects: KubeObject[] = [];
   for (const namespace of options.namespaces) {
     const [endpoints, services] = await Promise.all([
       options.virtual.list<KubeObject>(`/api/v1/namespaces/${namespace}/endpoints`),
-      options.virtual.list<KubeObject & { spec?: { selector?: Record<string, string> | null } }>(`/api/v1/namespaces/${namespace}/services`),
+      options.virtual.list<KubeObject>(`/api/v1/namespaces/${namespace}/services`),
     ]);
-    const plain = new Set(services.items.filter((service) => Object.keys(service.spec?.selector ?? {}).length === 0).map((service) => service.metadata?.name));
-    for (const item of endpoints.items) {
-      if (`${namespace}/${item.metadata?.name ?? ''}` === NEVER_SYNCED) continue;
-      if (plain.has(item.metadata?.name)) synced.push({ ...item, apiVersion: 'v1', kind: 'Endpoints' });
-    }
+    objects.push(...services.items.map((item) => ({ ...item, apiVersion: 'v1', kind: 'Service' })));
+    objects.push(...endpoints.items.map((item) => ({ ...item, apiVersion: 'v1', kind: 'Endpoints' })));
   }
-  if (synced.length === 0) return new Map();
-  const input = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: synced });
+  // Without any Service nothing is synced (and preview, given no Service, would assume them).
+  if (!objects.some((object) => object.kind === 'Service')) return new Map();
+  const input = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects });
   const text = await runPreview(['preview', '--config', options.configPath, '--name', options.vclusterName, '--host-namespace', options.hostNamespace, '-f', '-', '-o', 'json'], input, options.dir);
   const parsed = JSON.parse(text) as KubeObject & { items?: SyncedFields[] };
   const items = parsed.kind === 'List' ? (parsed.items ?? []) : [parsed as SyncedFields];

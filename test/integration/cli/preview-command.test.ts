@@ -23,7 +23,7 @@ describe('vcsync preview', () => {
     ].join('\n'));
     const objects = join(dir, 'objects.yaml');
     await writeFile(objects, [
-      'apiVersion: v1', 'kind: Service', 'metadata: {name: db}', '---',
+      'apiVersion: v1', 'kind: Service', 'metadata: {name: db, namespace: shop}', '---',
       'apiVersion: v1', 'kind: Endpoints', 'metadata: {name: db, namespace: shop, annotations: {team: a}}',
       'subsets: [{addresses: [{ip: 10.1.0.1, targetRef: {kind: Pod, name: db-0, uid: u1}}], ports: [{port: 5432}]}]',
     ].join('\n'));
@@ -37,6 +37,57 @@ describe('vcsync preview', () => {
     expect(host.metadata.namespace).toBe('vcluster-vc');
     expect(host.metadata.annotations.team).toBe('team-a');
     expect(host.subsets[0].addresses[0].targetRef).toEqual({ kind: 'Pod', name: 'db-0-x-shop-x-vc', namespace: 'vcluster-vc' });
+  });
+
+  it('shows exactly what the syncer does: skipped objects are named on stderr with the skip cause and reason, -o json holds only host objects', async () => {
+    const config = join(dir, 'vcluster.yaml');
+    await writeFile(config, 'sync:\n  toHost:\n    endpoints: {}\n');
+    // What `kubectl get endpoints,services -A -o yaml` prints, cut down.
+    const input = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'kubernetes', namespace: 'default' }, spec: {} },
+        { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default' }, subsets: [{ addresses: [{ ip: '10.0.0.1' }] }] },
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { selector: { app: 'web' } } },
+        { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web', namespace: 'shop' } },
+        { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'lonely', namespace: 'shop' } },
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'plugged', namespace: 'shop' }, spec: {} },
+        { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'plugged', namespace: 'shop', labels: { 'vcluster.loft.sh/controlled-by': 'my-plugin' } } },
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'db', namespace: 'shop' }, spec: {} },
+        { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db', namespace: 'shop' } },
+      ],
+    };
+    const out = sink();
+    const err = sink();
+    const code = await runPreview({ configPath: config, objectPath: '-', vclusterName: 'vc', hostNamespace: 'vcluster-vc', output: 'json', out, err, stdin: [JSON.stringify(input)] });
+    expect(code).toBe(0);
+    const list = JSON.parse(out.text);
+    expect(list.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['db-x-shop-x-vc']);
+    const skips = err.text.split('\n').filter((line) => line.includes('skipped Endpoints'));
+    expect(skips).toHaveLength(4);
+    expect(skips[0]).toContain('skipped Endpoints default/kubernetes (never_synced): default/kubernetes is never synced');
+    expect(skips[1]).toContain('skipped Endpoints shop/web (excluded): the Service has a selector');
+    expect(skips[2]).toContain('skipped Endpoints shop/lonely (excluded): no virtual Service of the same name');
+    expect(skips[3]).toContain('skipped Endpoints shop/plugged (controlled_elsewhere): it is labelled vcluster.loft.sh/controlled-by=my-plugin');
+
+    // Everything skipped: still a List, empty.
+    const none = sink();
+    const kubernetesOnly = { ...input, items: input.items.slice(0, 2) };
+    expect(await runPreview({ configPath: config, objectPath: '-', vclusterName: 'vc', hostNamespace: 'vcluster-vc', output: 'json', out: none, err: sink(), stdin: [JSON.stringify(kubernetesOnly)] })).toBe(0);
+    expect(JSON.parse(none.text)).toMatchObject({ kind: 'List', items: [] });
+  });
+
+  it('skips every object, saying so, when the sync is disabled', async () => {
+    const config = join(dir, 'vcluster.yaml');
+    await writeFile(config, 'sync:\n  toHost:\n    endpoints:\n      enabled: false\n');
+    const objects = join(dir, 'objects.yaml');
+    await writeFile(objects, 'apiVersion: v1\nkind: Endpoints\nmetadata: {name: a, namespace: shop}\n');
+    const out = sink();
+    const err = sink();
+    expect(await runPreview({ configPath: config, objectPath: objects, vclusterName: 'vc', hostNamespace: 'ns', out, err })).toBe(0);
+    expect(out.text).toBe('');
+    expect(err.text).toContain(`${objects}:1:1 document 1: skipped Endpoints shop/a (disabled): sync.toHost.endpoints.enabled is false`);
   });
 
   it('fails with the config error located when the config is invalid', async () => {

@@ -161,7 +161,7 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
     expect(after.metadata?.annotations?.['control-plane.alpha.kubernetes.io/leader']).toBe('{"holderIdentity":"virtual-cp"}');
   });
 
-  it('rewrites the four colliding label keys and keeps its own managed-by and namespace labels', async () => {
+  it('rewrites the four colliding label keys, drops labels already in rewritten form, and keeps its own managed-by and namespace labels', async () => {
     const { virtualClient } = clusters;
     await start();
     await createService(virtualClient, 'rel');
@@ -171,7 +171,10 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
         release: 'r1',
         'vcluster.loft.sh/namespace': 'spoofed-ns',
         'vcluster.loft.sh/managed-by': 'someone-else',
-        'vcluster.loft.sh/controlled-by': 'ctrl',
+        // Empty: a non-empty value would make the object a plugin's (left alone, tested below).
+        'vcluster.loft.sh/controlled-by': '',
+        // Already the rewritten form of release: copied, it would overwrite the tenant's release.
+        [rewrittenKey('release')]: 'spoofed-release',
       },
     });
     const host = await waitFor('host copy', () => hostCopy('rel'));
@@ -180,7 +183,7 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
       [rewrittenKey('release')]: 'r1',
       [rewrittenKey('vcluster.loft.sh/namespace')]: 'spoofed-ns',
       [rewrittenKey('vcluster.loft.sh/managed-by')]: 'someone-else',
-      [rewrittenKey('vcluster.loft.sh/controlled-by')]: 'ctrl',
+      [rewrittenKey('vcluster.loft.sh/controlled-by')]: '',
       'vcluster.loft.sh/managed-by': 'vc1',
       'vcluster.loft.sh/namespace': 'default',
     });
@@ -189,6 +192,34 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
     );
     // REFERENCE.md's worked example pins the key formula itself.
     expect(rewrittenKey('release', 'suffix')).toBe('vcluster.loft.sh/label-suffix-x-a4d451ec23');
+  });
+
+  it('leaves a plugin\'s objects alone on both sides: a controlled-by virtual object is not copied, a host copy taken over is neither repaired nor deleted', async () => {
+    const { virtualClient, hostClient, hostNamespace } = clusters;
+    await start();
+    await createService(virtualClient, 'plugged');
+    await createEndpoints(virtualClient, 'plugged', { labels: { 'vcluster.loft.sh/controlled-by': 'my-plugin' } });
+    await skipped('default/plugged', 'vcluster.loft.sh/controlled-by=my-plugin');
+    expect(await hostCopy('plugged')).toBeUndefined();
+
+    await createService(virtualClient, 'taken');
+    await createEndpoints(virtualClient, 'taken');
+    await waitFor('host copy of taken', () => hostCopy('taken'));
+    // A plugin takes the host copy over (its own syncer's name in the annotation).
+    await hostClient.patch(endpointsPath(hostNamespace, hostName('taken')), 'merge', { metadata: { annotations: { 'vcluster.loft.sh/controlled-by': 'plugin-syncer' } } });
+    await waitFor('the host cache sees the takeover', async () => {
+      const outcome = await syncer!.syncer.controller.reconcile('default/taken');
+      return outcome.kind === 'skipped' && outcome.cause === 'controlled_elsewhere';
+    });
+    const before = await skips();
+    await virtualClient.patch(endpointsPath('default', 'taken'), 'merge', { subsets: [{ addresses: [{ ip: '10.9.9.9' }], ports: [{ port: 8080, protocol: 'TCP' }] }] });
+    await skipped('default/taken', 'plugin-syncer', before + 1);
+    expect((await hostCopy('taken'))?.subsets).toEqual([{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 8080, protocol: 'TCP' }] }]);
+
+    const beforeDelete = await skips();
+    await virtualClient.delete(endpointsPath('default', 'taken'));
+    await skipped('default/taken', 'plugin-syncer', beforeDelete + 1);
+    expect(await hostCopy('taken')).toBeDefined();
   });
 
   it('syncs labels both ways: virtual removals and changes win on the host, a host-side addition flows back', async () => {

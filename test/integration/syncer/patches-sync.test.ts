@@ -239,6 +239,34 @@ describe.each(runnableBackends('the patches suite on a real kube-apiserver'))('p
     expect(settled?.metadata?.annotations?.['port']).toBe('1443');
   });
 
+  it('runs a reverseExpression alone (valid in vcluster) one way, host → virtual, and settles', async () => {
+    const run = await startWithPatches(clusters, [
+      '        - path: metadata.annotations["zone"]',
+      '          reverseExpression: \'"host-" + value\'',
+    ].join('\n'));
+    close = run.close;
+    await createVirtual({ annotations: { zone: 'a' } });
+    // Nothing is patched on the way to the host.
+    const host = await waitFor('host copy', async () => {
+      const h = await hostEndpoints();
+      return h?.metadata?.annotations?.['zone'] === 'a' ? h : undefined;
+    });
+    // A host controller sets the field: its value, transformed, lands in the virtual object once.
+    await clusters.hostClient.update(`/api/v1/namespaces/${clusters.hostNamespace}/endpoints/${HOST_NAME}`, {
+      ...host, metadata: { ...host.metadata, annotations: { ...host.metadata?.annotations, zone: 'eu-1' } },
+    });
+    await waitFor('transformed host value in the virtual object', async () => (await virtualEndpoints()).metadata?.annotations?.['zone'] === 'host-eu-1');
+    // The virtual value then syncs to the host as it is, and is not transformed again.
+    await waitFor('the host copy follows the virtual object', async () => (await hostEndpoints())?.metadata?.annotations?.['zone'] === 'host-eu-1');
+    const current = await virtualEndpoints();
+    await clusters.virtualClient.update('/api/v1/namespaces/shop/endpoints/web', {
+      ...current, metadata: { ...current.metadata, labels: { touched: 'yes' } },
+    });
+    await waitFor('later change on the host', async () => (await hostEndpoints())?.metadata?.labels?.['touched'] === 'yes');
+    expect((await virtualEndpoints()).metadata?.annotations?.['zone']).toBe('host-eu-1');
+    expect((await hostEndpoints())?.metadata?.annotations?.['zone']).toBe('host-eu-1');
+  });
+
   /** A syncer whose patch makes annotation `config` a ConfigMap reference, and shop/web referencing ConfigMap `settings`. */
   const startReferencingSettings = async () => {
     const run = await startWithPatches(clusters, [

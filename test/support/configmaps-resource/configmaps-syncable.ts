@@ -32,7 +32,7 @@ const configMapsResource: ToHostResource<ConfigMap> = {
   apiVersion: 'v1',
   kind: 'ConfigMap',
   excludedAnnotations: [],
-  ignores: () => false,
+  ignores: () => undefined,
   decide: (virtual) => (virtual.metadata?.labels?.[SYNC_LABEL] === 'true' ? { sync: true } : { sync: false, reason: `no ${SYNC_LABEL}=true label` }),
   hostFields: (virtual) => (virtual.data !== undefined ? { data: { ...virtual.data } } : {}),
 };

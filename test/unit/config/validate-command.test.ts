@@ -11,6 +11,8 @@ import { ConfigErrorCode } from '../../../src/config/config-error.js';
 import { valueAtConfigPath } from '../../../src/config/config-path.js';
 import { loadConfigFile } from '../../../src/config/load-config-file.js';
 import { configErrorAt } from '../../../src/config/parse-config.js';
+import { resourceValidators } from '../../../src/syncer/syncable-resource.js';
+import { SYNCABLE_RESOURCES } from '../../../src/syncer/resources.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -41,6 +43,24 @@ describe('vcsync validate', () => {
     expect(await runValidate({ configPath: path, validators: [], out, err })).toBe(0);
     expect(out.text()).toBe(`${path} is valid\n`);
     expect(err.text()).toBe('');
+  });
+
+  it('accepts a patch with only reverseExpression (a one-way host → virtual transform, valid in vcluster), and still refuses one with no mode', async () => {
+    const path = join(dir, 'reverse-only.yaml');
+    await writeFile(path, [
+      'sync:', '  toHost:', '    endpoints:', '      patches:',
+      '        - path: metadata.annotations["example.com/ip"]',
+      '          reverseExpression: \'"host-" + value\'',
+    ].join('\n'));
+    const out = capture();
+    const err = capture();
+    expect(await runValidate({ configPath: path, validators: resourceValidators(SYNCABLE_RESOURCES), out, err })).toBe(0);
+    expect(err.text()).toBe('');
+
+    await writeFile(path, 'sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n');
+    const noMode = capture();
+    expect(await runValidate({ configPath: path, validators: resourceValidators(SYNCABLE_RESOURCES), out: capture(), err: noMode })).toBe(1);
+    expect(noMode.text()).toContain('sync.toHost.endpoints.patches[0]: the patch sets no mode; set exactly one of expression (and/or reverseExpression), reference or labels');
   });
 
   it('prints every error with file:line:column and exits 1', async () => {

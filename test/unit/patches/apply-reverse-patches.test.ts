@@ -219,6 +219,46 @@ describe('reversePatches (host → virtual)', () => {
   });
 });
 
+describe('reverse-only patches (a one-way host → virtual transform, valid in vcluster)', () => {
+  const hostOnly = plan([{ path: 'metadata.annotations.team', reverseExpression: '"from-host-" + value' }]);
+  const withTeam = (object: PatchableObject, team: string): PatchableObject => {
+    const copy = structuredClone(object);
+    (copy['metadata'] as { annotations: Record<string, string> }).annotations['team'] = team;
+    return copy;
+  };
+  const teamOf = (object: PatchableObject): string | undefined => (object['metadata'] as { annotations: Record<string, string> }).annotations['team'];
+
+  test('patch nothing on the way to the host', async () => {
+    const result = await forward(hostOnly, translated());
+    expect(result.object).toEqual(translated());
+    expect(result.applied).toEqual([]);
+  });
+
+  // virtual value, host value, last synced host value → virtual value after, changed
+  test.each<[string, string, string, string | null, string, boolean]>([
+    ['a host-side change is transformed into the virtual object', 'a', 'b', 'a', 'from-host-b', true],
+    ['no last synced object: the host value counts as a change', 'a', 'b', null, 'from-host-b', true],
+    ['unchanged on the host since the last sync: virtual edits win', 'edited', 'a', 'a', 'edited', false],
+    ['already transformed: a second pass writes nothing (no from-host-from-host-)', 'from-host-b', 'b', null, 'from-host-b', false],
+  ])('%s', async (_name, virtualTeam, hostTeam, lastTeam, after, changed) => {
+    const virtual = withTeam(virtualEndpoints(), virtualTeam);
+    const host = withTeam(translated(), hostTeam);
+    const last = lastTeam === null ? null : withTeam(translated(), lastTeam);
+    const result = await reversePatches(hostOnly, { virtualObject: deepFreeze(virtual), hostObject: deepFreeze(host), lastSyncedHostObject: last }, env);
+    if (!result.ok) throw result.error;
+    expect(teamOf(result.object)).toBe(after);
+    expect(result.changed).toBe(changed);
+  });
+
+  test('a null result writes nothing back and says so', async () => {
+    const dropping = plan([{ path: 'metadata.annotations.team', reverseExpression: 'null' }]);
+    const result = await reversePatches(dropping, { virtualObject: virtualEndpoints(), hostObject: withTeam(translated(), 'b') }, env);
+    if (!result.ok) throw result.error;
+    expect(result.changed).toBe(false);
+    expect(result.skipped).toEqual([{ patchIndex: 0, path: 'metadata.annotations.team', reason: 'no-value' }]);
+  });
+});
+
 describe('reference patches', () => {
   test('a name (string) is rewritten to the host name and listed for import', async () => {
     const object = translated();

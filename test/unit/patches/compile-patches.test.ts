@@ -139,10 +139,10 @@ describe('compilePatches', () => {
     ['path does not parse', { path: 'a..b', expression: 'value' }, PatchErrorCode.PATH_INVALID, 'patches[0].path', /column 3: expected a key/],
     ['metadata.name', { path: 'metadata.name', expression: '"x"' }, PatchErrorCode.PATH_PROTECTED, 'patches[0].path', /cannot be patched/],
     ['metadata.namespace quoted', { path: '["metadata"]["namespace"]', expression: '"x"' }, PatchErrorCode.PATH_PROTECTED, 'patches[0].path', /metadata\.namespace cannot be patched/],
-    ['no mode', { path: 'a' }, PatchErrorCode.MODE_MISSING, 'patches[0]', /set exactly one of expression, reference or labels/],
+    ['no mode', { path: 'a' }, PatchErrorCode.MODE_MISSING, 'patches[0]', /set exactly one of expression \(and\/or reverseExpression\), reference or labels/],
     ['two modes', { path: 'a', expression: 'value', labels: {} }, PatchErrorCode.MODE_CONFLICT, 'patches[0]', /sets expression and labels/],
     ['three modes', { path: 'a', expression: 'value', labels: {}, reference: { kind: 'Secret' } }, PatchErrorCode.MODE_CONFLICT, 'patches[0]', /expression and reference and labels/],
-    ['reverse alone', { path: 'a', reverseExpression: 'value' }, PatchErrorCode.REVERSE_WITHOUT_EXPRESSION, 'patches[0].reverseExpression', /needs an expression/],
+    ['reverse alone with labels', { path: 'a', reverseExpression: 'value', labels: {} }, PatchErrorCode.MODE_CONFLICT, 'patches[0]', /sets reverseExpression and labels/],
     ['expression not a string', { path: 'a', expression: 5 }, PatchErrorCode.ENTRY_INVALID, 'patches[0].expression', /must be a string/],
     ['reverse syntax', { path: 'a', expression: 'value', reverseExpression: 'value +' }, PatchErrorCode.EXPRESSION_SYNTAX, 'patches[0].reverseExpression', /column 8/],
     ['import()', { path: 'a', expression: 'import("fs")' }, PatchErrorCode.EXPRESSION_FORBIDDEN, 'patches[0].expression', /column 1: import\(\) is not available/],
@@ -157,6 +157,19 @@ describe('compilePatches', () => {
     const error = errors.find((e) => e.code === code);
     expect(error?.configPath).toBe(`sync.toHost.endpoints.${where}`);
     expect(error?.message).toMatch(reason);
+  });
+
+  test('a reverseExpression alone is a valid one-way (host → virtual) patch, in no forward stage', () => {
+    const result = compilePatches(
+      [
+        { path: 'metadata.annotations.a', reverseExpression: 'value + "!"' },
+        { path: 'metadata.annotations.b', expression: 'value', reverseExpression: 'value' },
+      ],
+      { configPath: 'sync.toHost.endpoints.patches' },
+    );
+    if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
+    expect(result.plan.expressionPatches.map((p) => [p.expression, p.reverseExpression])).toEqual([[undefined, 'value + "!"'], ['value', 'value']]);
+    expect(result.plan.stages).toEqual([[1]]);
   });
 
   test('duplicate paths are found across spellings', () => {
@@ -184,7 +197,6 @@ describe('compilePatches', () => {
       [0, PatchErrorCode.PATH_PROTECTED],
       [0, PatchErrorCode.EXPRESSION_SYNTAX],
       [2, PatchErrorCode.EXPRESSION_SYNTAX],
-      [2, PatchErrorCode.REVERSE_WITHOUT_EXPRESSION],
       [3, PatchErrorCode.PATH_INVALID],
       [3, PatchErrorCode.LABELS_INVALID],
     ]);

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { ApiError } from '../../../src/kube/api-error.js';
 import type { Informer, InformerHandler } from '../../../src/kube/informer.js';
-import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { RateLimitingWorkQueue } from '../../../src/kube/rate-limiting-queue.js';
 import { defaultConfig } from '../../../src/config/index.js';
 import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';
@@ -12,20 +11,8 @@ import type { ObjectPatcher } from '../../../src/syncer/object-patcher.js';
 import { ToHostController, type ObjectWriter } from '../../../src/syncer/to-host-controller.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { metricValue } from '../../support/metrics.js';
+import { cacheOf, passThrough } from '../../support/hand-filled-cache.js';
 import { waitFor } from '../../support/wait-for.js';
-
-/** An informer cache the test fills by hand (the controller only reads it in reconcile). */
-function cacheOf<T extends KubeObject>(objects: T[]): Informer<T> {
-  const byKey = new Map(objects.map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o]));
-  return { get: (key: string) => byKey.get(key), list: () => [...byKey.values()] } as unknown as Informer<T>;
-}
-
-const passThrough: ObjectPatcher = {
-  reverses: false,
-  readsHost: false,
-  toHost: ({ host }) => Promise.resolve({ object: host, imports: [] }),
-  toVirtual: ({ virtual }) => Promise.resolve(virtual),
-};
 
 function alreadyExists(): ApiError {
   return new ApiError({ httpStatus: 409, status: { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' }, verb: 'POST', path: '/x' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostLabelKey, virtualLabelKey } from '../../../src/translate/label-keys.js';
+import { hostLabelKey, isRewrittenLabelKey, virtualLabelKey } from '../../../src/translate/label-keys.js';
 import {
   formatKeyList,
   formatObjectKind,
@@ -164,6 +164,65 @@ describe('hostMetadata', () => {
     expect(host.labels[LABEL_NAMESPACE]).toBe('default');
     expect(host.labels[LABEL_MANAGED_BY]).toBe('vc1');
     expect(virtualLabelsAndAnnotations(deepFrozen(host), 'vc1').labels).toEqual(tricky.labels);
+  });
+});
+
+describe('labels whose key is already a rewritten key (vcluster drops them)', () => {
+  const rewrittenRelease = hostLabelKey('release', 'vc1');
+  // virtual labels → host labels (besides managed-by and namespace) and the managed-labels list
+  const table: { name: string; virtual: Record<string, string>; host: Record<string, string>; managed: string }[] = [
+    {
+      name: 'a rewritten release key next to release: release keeps its value',
+      virtual: { release: 'mine', [rewrittenRelease]: 'spoofed' },
+      host: { [rewrittenRelease]: 'mine' },
+      managed: 'release',
+    },
+    {
+      name: 'a rewritten release key alone: dropped',
+      virtual: { app: 'web', [rewrittenRelease]: 'spoofed' },
+      host: { app: 'web' },
+      managed: 'app',
+    },
+    {
+      name: 'a rewritten controlled-by key: dropped',
+      virtual: { [hostLabelKey(LABEL_CONTROLLED_BY, 'vc1')]: 'x' },
+      host: {},
+      managed: '',
+    },
+    {
+      name: 'a key rewritten for another vcluster: an ordinary label',
+      virtual: { [hostLabelKey('release', 'other')]: 'theirs' },
+      host: { [hostLabelKey('release', 'other')]: 'theirs' },
+      managed: hostLabelKey('release', 'other'),
+    },
+  ];
+  for (const row of table) {
+    it(row.name, () => {
+      const result = hostMetadata({
+        virtual: deepFrozen({ name: 'web', namespace: 'default', labels: row.virtual }),
+        hostRef: HOST_REF,
+        vclusterName: 'vc1',
+        kind: KIND,
+      });
+      expect(result.labels).toEqual({ ...row.host, [LABEL_MANAGED_BY]: 'vc1', [LABEL_NAMESPACE]: 'default' });
+      expect(result.annotations[ANNOTATION_MANAGED_LABELS]).toBe(row.managed === '' ? undefined : row.managed);
+    });
+  }
+
+  it('recognises exactly the four rewritten keys of this vcluster', () => {
+    for (const key of [LABEL_RELEASE, LABEL_NAMESPACE, LABEL_MANAGED_BY, LABEL_CONTROLLED_BY]) {
+      expect(isRewrittenLabelKey(hostLabelKey(key, 'vc1'), 'vc1')).toBe(true);
+      expect(isRewrittenLabelKey(key, 'vc1')).toBe(false);
+    }
+    expect(isRewrittenLabelKey(hostLabelKey('release', 'other'), 'vc1')).toBe(false);
+  });
+
+  it('reads a host label with a colliding key as it is (a host controller\'s release) as nothing for the virtual object', () => {
+    const back = virtualLabelsAndAnnotations(
+      deepFrozen({ labels: { [rewrittenRelease]: 'mine', release: 'host-helm', [LABEL_CONTROLLED_BY]: 'p', app: 'web' } }),
+      'vc1',
+    );
+    expect(back.labels).toEqual({ release: 'mine', app: 'web' });
   });
 });
 
