@@ -116,4 +116,20 @@ describe('a write never yields a key with more reach than the caller’s (issue 
     await fixture.newKey('alice-admin-enabled', { user: 'alice', groups: ['ops'], disabled: true });
     expect((await patch('alice-admin-enabled', MERGE, { spec: { disabled: false } }, fixture.adminKey)).status).toBe(200);
   });
+
+  it('a SelfSubjectAccessReview answers alike for another owner’s key and for a key that does not exist', async () => {
+    await fixture.newKey('bobs-key', { user: 'bob' });
+    const review = async (name: string): Promise<unknown> => {
+      const answer = await fixture.call('POST', '//kubernetes/management/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+        key: alice,
+        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', group: 'management.loft.sh', resource: 'ownedaccesskeys', name } } },
+      });
+      expect(answer.status, answer.text).toBe(201);
+      return JSON.parse(JSON.stringify(answer.body.status).replaceAll(JSON.stringify(name).slice(1, -1), '<name>'));
+    };
+    const others = await review('bobs-key');
+    expect(others).toMatchObject({ allowed: false, denied: true });
+    expect(await review('no-such-key')).toEqual(others);
+    expect(await review('alice-narrow')).toEqual({ allowed: true });
+  });
 });
