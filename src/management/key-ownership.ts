@@ -98,7 +98,7 @@ export function checkEscalation(caller: CallerIdentity, requested: KeyOwnership,
     const what = widened.map((widening) => `${widening.field}: ${widening.why}`).join('; ');
     return {
       allowed: false,
-      reason: `${what}. A write that widens a key is allowed only when the caller could have created the resulting key itself, and it could not: ${asCreated.reason}`,
+      reason: `${what}. A write that widens a key is allowed only when the caller could have created the resulting key itself, and it could not: ${asCreated.reason}. Leave these fields as they are, or ask an admin to make the change`,
     };
   }
   if (!caller.admin) {

@@ -6,7 +6,7 @@
  * change of lifetime is judged by comparing the two expiry times.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonObject } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
 import type { AccessScope } from './access-scope.js';
 import { isKeyHash } from './access-key-hasher.js';
 import { expiresAtMs, specOf } from './owned-access-key-kind.js';
@@ -30,7 +30,7 @@ function groupsOf(spec: JsonObject): string[] {
 
 function statusOf(object: JsonObject): JsonObject {
   const status = object['status'];
-  return typeof status === 'object' && status !== null && !Array.isArray(status) ? (status as JsonObject) : {};
+  return isJsonObject(status) ? status : {};
 }
 
 function instant(ms: number | undefined): string {
