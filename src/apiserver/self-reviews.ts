@@ -133,11 +133,14 @@ async function reviewResource(attributes: JsonObject, user: AuthenticatedUser, a
   const decision = await decided(() => authorizer.authorize(user, request, resourcePath(type, request.namespace, name, subresource)));
   if (!decision.allowed) return refused(decision.reason ?? 'refused');
   if (!('visible' in decision) || decision.visible === undefined) return { allowed: true };
-  // Allowed on the objects the user may see: a named one must be one of them.
-  if (name === '') return { allowed: true, reason: `allowed on the ${what} ${user.username} may see` };
+  // Allowed on the objects the user may see: a named one must be one of them. A create is about the
+  // object it writes, which is checked when written, not about one stored under that name.
+  if (name === '' || verb === 'create') return { allowed: true, reason: `allowed on the ${what} ${user.username} may see` };
   const object = await context.lookup({ resource: type.id, namespace: request.namespace, name });
-  if (object === undefined || decision.visible(object)) return { allowed: true };
-  return refused(`${JSON.stringify(name)} is not one of the ${what} ${user.username} may see`);
+  if (object !== undefined && decision.visible(object)) return { allowed: true };
+  // One answer for an object the user may not see and one that does not exist: the review must not
+  // tell whether another owner's object of that name exists (the request itself answers 404 to both).
+  return refused(`${JSON.stringify(name)} is not one of the ${what} ${user.username} may see (or does not exist)`);
 }
 
 async function reviewNonResource(attributes: JsonObject, user: AuthenticatedUser, authorizer: RequestAuthorizer): Promise<Verdict> {
@@ -151,7 +154,8 @@ async function reviewNonResource(attributes: JsonObject, user: AuthenticatedUser
 /**
  * The answer to the SelfSubjectAccessReview `body` (JSON, or decoded from protobuf): its spec
  * echoed, and a status from the server's authorizer on the spec's resourceAttributes (a resource
- * the server does not serve is refused; a named object must be one the user may see) or
+ * the server does not serve is refused; a named object must be one the user may see, and one it
+ * may not see is answered as one that does not exist) or
  * nonResourceAttributes; `denied` when the authorizer refuses, as it is the only one. Without an
  * authorizer every request is allowed. Throws a 400 for a body that asks nothing.
  */

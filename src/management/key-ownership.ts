@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AccessScope } from './access-scope.js';
 import type { AuthorizationDecision } from './authorization.js';
+import type { KeyWidening } from './key-widening.js';
 import { scopeExcessField } from './scope-subset.js';
 
 /** Who is calling, as the authenticator established it from the caller's key. */
@@ -85,9 +86,21 @@ export function authorizeOwnership(caller: CallerIdentity, verb: string, targetK
  * caller's (admins: any); and its scope must stay within the caller's scope (`scopeExcess`; this
  * applies to admins too, so that a scoped admin key cannot mint an unrestricted one). On update,
  * groups the key already had and an unchanged scope are not escalation, so an owner can still
- * edit a key an admin gave more reach. Refusals name the offending field under `spec`.
+ * edit a key an admin gave more reach, unless the update widens the key (`widened`, from
+ * `keyWidenings`: a new key value, enabling, a longer life, more scope or groups, another owner):
+ * then the result must pass as a create would, as if the caller made it anew. Refusals name the
+ * offending field under `spec`.
  */
-export function checkEscalation(caller: CallerIdentity, requested: KeyOwnership, previous?: KeyOwnership): AuthorizationDecision {
+export function checkEscalation(caller: CallerIdentity, requested: KeyOwnership, previous?: KeyOwnership, widened: readonly KeyWidening[] = []): AuthorizationDecision {
+  if (previous !== undefined && widened.length > 0) {
+    const asCreated = checkEscalation(caller, requested);
+    if (asCreated.allowed) return ALLOWED;
+    const what = widened.map((widening) => `${widening.field}: ${widening.why}`).join('; ');
+    return {
+      allowed: false,
+      reason: `${what}. A write that widens a key is allowed only when the caller could have created the resulting key itself, and it could not: ${asCreated.reason}. Leave these fields as they are, or ask an admin to make the change`,
+    };
+  }
   if (!caller.admin) {
     if (!ownsKey(caller, requested)) {
       const suggestion = OWNER_FIELDS.filter((field) => present(caller[field])).map((field) => `spec.${field}: ${JSON.stringify(caller[field])}`);
@@ -110,12 +123,15 @@ export function checkEscalation(caller: CallerIdentity, requested: KeyOwnership,
 export interface KeyRequestObjects {
   stored?: KeyOwnership;
   proposed?: KeyOwnership;
+  /** How the update or patch widens the stored key (`keyWidenings`); none when absent. */
+  widened?: readonly KeyWidening[];
 }
 
 /**
  * Ownership and escalation for one OwnedAccessKey request, in one call: get/delete need the
  * stored key to be the caller's; create needs the proposed key to pass {@link checkEscalation};
- * update/patch need both (the stored key the caller's, the result no escalation beyond it).
+ * update/patch need both (the stored key the caller's, the result no escalation beyond it; a
+ * widening one, a result the caller could have created).
  * list/watch/deletecollection are allowed, their results filtered with {@link filterOwnedKeys}.
  */
 export function authorizeKeyRequest(caller: CallerIdentity, verb: string, keys: KeyRequestObjects = {}): AuthorizationDecision {
@@ -125,7 +141,7 @@ export function authorizeKeyRequest(caller: CallerIdentity, verb: string, keys: 
       const owner = authorizeOwnership(caller, verb, keys.stored);
       if (!owner.allowed) return owner;
     }
-    return checkEscalation(caller, keys.proposed, verb === 'create' ? undefined : keys.stored);
+    return verb === 'create' ? checkEscalation(caller, keys.proposed) : checkEscalation(caller, keys.proposed, keys.stored, keys.widened);
   }
   return authorizeOwnership(caller, verb, keys.stored);
 }

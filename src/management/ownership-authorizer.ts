@@ -14,6 +14,7 @@ import type { StoredObject } from '../apiserver/storage.js';
 import type { AccessScope } from './access-scope.js';
 import { authorizeScope, forbiddenRequest } from './authorization.js';
 import { authorizeKeyRequest, ownsKey, type CallerIdentity, type KeyOwnership } from './key-ownership.js';
+import { keyWidenings } from './key-widening.js';
 import { KEY_OWNERS_EXTRA, KEY_SCOPE_EXTRA, MANAGEMENT_ADMIN_GROUP, SCOPE_PARSE_CACHE_MAX } from './management-constants.js';
 import { specOf } from './owned-access-key-kind.js';
 import { managementTarget, nonResourceAttributes, resourceAttributes, type RequestAttributes } from './request-attributes.js';
@@ -76,7 +77,9 @@ function keyOwnership(object: StoredObject | JsonObject | undefined): KeyOwnersh
  * The ownership rule of `key-ownership.ts` in the core's terms: an admin may do everything; anyone
  * else may work only with the OwnedAccessKeys it owns (`ownsKey`: it sees only those) and ask for
  * DirectClusterEndpointTokens (within its own scope, checked when issued), and no other resource. Every key write, an admin's too, must pass `authorizeKeyRequest` (a non-admin writes
- * only its own keys, with groups it has; nobody writes a scope beyond its own). A pure function.
+ * only its own keys, with groups it has; nobody writes a scope beyond its own; a write that widens
+ * a key, on any path: PUT, every patch type, apply, status, yields only a key the caller could
+ * have created). A pure function.
  */
 export function authorizeOwnership(user: AuthenticatedUser, request: ResourceRequest): AccessDecision {
   const caller = callerIdentity(user);
@@ -89,7 +92,7 @@ export function authorizeOwnership(user: AuthenticatedUser, request: ResourceReq
     return { allowed: false, reason: 'the caller did not authenticate with an access key, so it owns no keys' };
   }
   const refuseWrite = (object: JsonObject, old: JsonObject | undefined): string | undefined => {
-    const keys = { proposed: keyOwnership(object), ...(old !== undefined ? { stored: keyOwnership(old) } : {}) };
+    const keys = { proposed: keyOwnership(object), ...(old !== undefined ? { stored: keyOwnership(old), widened: keyWidenings(old, object) } : {}) };
     const decision = authorizeKeyRequest(caller, old === undefined ? 'create' : 'update', keys);
     return decision.allowed ? undefined : decision.reason;
   };

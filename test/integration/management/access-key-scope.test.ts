@@ -75,6 +75,21 @@ describe('access-key scope enforced on every management request over HTTPS (issu
     expect((await fixture.createKey({ user: 'alice', scope }, { key: maker.key })).status).toBe(201);
   });
 
+  it('widening (issue 19 §2): a write that does not widen a key, or leaves one the caller could have created, is allowed; an admin may widen', async () => {
+    const narrow = await aliceKey(fixture, 'widening-narrow', KEY_RULES(['*']));
+    const patch = (name: string, spec: Record<string, unknown>, key = narrow.key): Promise<Answer> =>
+      fixture.call('PATCH', `${KEYS_PATH}/${name}`, { key, contentType: 'application/merge-patch+json', body: { spec } });
+    await fixture.newKey('widening-wide', { user: 'alice', groups: ['ops'], disabled: true });
+    expect((await patch('widening-wide', { displayName: 'renamed', groups: [] })).status).toBe(200);
+    await fixture.newKey('widening-own', { user: 'alice', scope: KEY_RULES(['get']), disabled: true, ttl: 60 });
+    const chosen = 'Chosen-own-0123456789abcdefghijklmnopqrstuvwxyz';
+    const enabled = await patch('widening-own', { key: chosen, disabled: false, ttl: 0 });
+    expect(enabled.status, enabled.text).toBe(200);
+    expect((await fixture.call('GET', `${KEYS_PATH}/widening-own`, { key: chosen })).status).toBe(200);
+    await fixture.newKey('widening-admin', { user: 'alice', groups: ['ops'], disabled: true });
+    expect((await patch('widening-admin', { disabled: false }, fixture.adminKey)).status).toBe(200);
+  });
+
   it('an invalid spec.scope answers 422 Invalid with the field paths of its causes, on create and on update', async () => {
     const invalid = await fixture.createKey({ user: 'alice', scope: { roles: [{ role: 'nope' }], rules: [{ verbs: ['get'], nonResourceURLs: ['no-slash'] }] } }, { name: 'invalid' });
     expect(invalid.status).toBe(422);

@@ -476,3 +476,81 @@ function oneRequest(random: SeededRandom, keys: HostileKeys, name: string): Host
   const path = random.pick([KEYS, `${KEYS}/${keys.victim}`]);
   return { label: `accept:${accept}`, method: 'GET', path, headers: { ...headers, accept }, expect: { kind: 'refused', status: 406 } };
 }
+
+/** How a {@link WideningWrite} is sent: a patch of one type, a PUT of the key read back with the changes, or a status patch. */
+export type WideningWriteForm = 'merge' | 'strategic' | 'json' | 'apply' | 'put' | 'status';
+
+/**
+ * One random write by a narrow key to a key it owns (issue 19 §2): `changes` to the spec (null
+ * removes a field), sent as `form`; `chosenKey` when it writes a key value (unique per write).
+ */
+export interface WideningWrite {
+  label: string;
+  target: string;
+  form: WideningWriteForm;
+  changes: Record<string, unknown>;
+  chosenKey?: string;
+  /** For `status`: the lastActivity written. */
+  lastActivity?: string;
+}
+
+/** The management group's key resources, the scope entries the writes try. */
+const KEY_RESOURCES = { group: 'management.loft.sh', resources: ['ownedaccesskeys'] };
+const SCOPE_CHOICES: readonly unknown[] = [
+  null,
+  {},
+  { rules: [{ verbs: ['*'], resources: [KEY_RESOURCES] }] },
+  { rules: [{ verbs: ['get', 'list'], resources: [KEY_RESOURCES] }] },
+  { rules: [{ verbs: ['get'], nonResourceURLs: ['/version'], resources: [KEY_RESOURCES] }] },
+  { roles: [{ role: 'platformCLI' }] },
+];
+
+/** One spec change a write may make, as [field, value]; null removes the field. */
+function specChange(random: SeededRandom, chosenKey: string): [string, unknown] {
+  const field = random.pick(['key', 'disabled', 'ttl', 'ttlAfterLastActivity', 'groups', 'scope', 'user', 'team', 'displayName']);
+  switch (field) {
+    case 'key':
+      return ['key', chosenKey];
+    case 'disabled':
+      return ['disabled', random.pick([false, true, null])];
+    case 'ttl':
+      return ['ttl', random.pick([0, 30, 60, 86_400, null])];
+    case 'ttlAfterLastActivity':
+      return ['ttlAfterLastActivity', random.pick([true, false, null])];
+    case 'groups':
+      return ['groups', random.pick([[], ['dev'], ['ops'], ['dev', 'management:admins'], null])];
+    case 'scope':
+      return ['scope', random.pick(SCOPE_CHOICES)];
+    case 'user':
+      return ['user', random.pick(['alice', 'bob'])];
+    case 'team':
+      return ['team', random.pick(['ops', null])];
+    default:
+      return ['displayName', `renamed-${random.chars(KEY_CHARS, 6)}`];
+  }
+}
+
+/**
+ * `count` random writes to the keys `targets` (deterministic for `seed`): one to three spec
+ * changes each, by every write path, or a status write of lastActivity around `nowMs`. Whether
+ * one must be refused is not decided here: the test uses the resulting key to see what it reaches.
+ */
+export function wideningWrites(seed: number, count: number, targets: readonly string[], nowMs: number): WideningWrite[] {
+  const random = new SeededRandom(seed);
+  const forms: readonly WideningWriteForm[] = ['merge', 'strategic', 'json', 'apply', 'put', 'status'];
+  return Array.from({ length: count }, (_, index): WideningWrite => {
+    const target = random.pick(targets);
+    const form = random.pick(forms);
+    if (form === 'status') {
+      const lastActivity = new Date(nowMs + random.pick([-3_600_000, 0, 3_600_000])).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return { label: `status:${target}`, target, form, changes: {}, lastActivity };
+    }
+    const chosen = `Chosen-${seed}-${index}-${random.chars(KEY_CHARS, 32)}`;
+    const changes: Record<string, unknown> = {};
+    for (let change = 0; change <= random.int(3); change += 1) {
+      const [field, value] = specChange(random, chosen);
+      changes[field] = value;
+    }
+    return { label: `${form}:${target}:${Object.keys(changes).join(',')}`, target, form, changes, ...('key' in changes ? { chosenKey: chosen } : {}) };
+  });
+}

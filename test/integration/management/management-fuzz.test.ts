@@ -12,7 +12,8 @@ import { startManagementServer, type ManagementServer } from '../../../src/manag
 import { silentLogger } from '../../../src/observe/logger.js';
 import { fuzzSeed } from '../../support/config-fuzz.js';
 import { waitFor } from '../../support/wait-for.js';
-import { BASE, hostileRequests, validKeyBody, type HostileKeys, type HostileRequest } from './hostile-requests.js';
+import { KEYS_PATH as FIXTURE_KEYS_PATH, ManagementFixture, type Answer } from '../../support/management-fixture.js';
+import { BASE, hostileRequests, validKeyBody, wideningWrites, type HostileKeys, type HostileRequest, type WideningWrite } from './hostile-requests.js';
 import { startStoreBed, type StoreBed } from './store-bed.js';
 
 /** The generator's seed: `VCSYNC_FUZZ_SEED` (as every fuzz test) to replay a failing run, else fixed. */
@@ -254,5 +255,106 @@ describe(`management API fuzzing (issue 9 hostile input, issue 12 §3), seed ${S
       await stopBed(bed);
       await hostBed?.stop();
     }
+  }, 120_000);
+});
+
+/** Every verb on keys and their status, nothing else: the narrow caller of the widening fuzz. */
+const KEYS_ONLY = { rules: [{ verbs: ['*'], resources: [{ group: 'management.loft.sh', resources: ['ownedaccesskeys', 'ownedaccesskeys/status'] }] }] };
+
+/** Sends `write` as alice's narrow key `key`. */
+async function sendWideningWrite(fixture: ManagementFixture, key: string, write: WideningWrite): Promise<Answer> {
+  const path = `${FIXTURE_KEYS_PATH}/${write.target}`;
+  const set = Object.fromEntries(Object.entries(write.changes).filter(([, value]) => value !== null));
+  switch (write.form) {
+    case 'status':
+      return fixture.call('PATCH', `${path}/status`, { key, contentType: 'application/merge-patch+json', body: { status: { lastActivity: write.lastActivity } } });
+    case 'merge':
+    case 'strategic':
+      return fixture.call('PATCH', path, { key, contentType: `application/${write.form === 'merge' ? 'merge' : 'strategic-merge'}-patch+json`, body: { spec: write.changes } });
+    case 'json': {
+      const operations = Object.entries(write.changes).map(([field, value]) => (value === null ? { op: 'remove', path: `/spec/${field}` } : { op: 'add', path: `/spec/${field}`, value }));
+      return fixture.call('PATCH', path, { key, contentType: 'application/json-patch+json', body: operations });
+    }
+    case 'apply': {
+      const config = { apiVersion: 'management.loft.sh/v1', kind: 'OwnedAccessKey', metadata: { name: write.target }, spec: { user: 'alice', ...set } };
+      return fixture.call('PATCH', `${path}?fieldManager=widening-fuzz&force=true`, { key, contentType: 'application/apply-patch+yaml', body: JSON.stringify(config) });
+    }
+    case 'put': {
+      const read = await fixture.call('GET', path, { key });
+      const object = read.status === 200 ? read.body : { apiVersion: 'management.loft.sh/v1', kind: 'OwnedAccessKey', metadata: { name: write.target }, spec: {} };
+      const spec: Record<string, unknown> = { ...object.spec, ...set };
+      for (const [field, value] of Object.entries(write.changes)) if (value === null) delete spec[field];
+      return fixture.call('PUT', path, { key, body: { ...object, spec } });
+    }
+  }
+}
+
+/**
+ * What `value` reaches beyond alice's narrow key, or undefined when it authenticates nobody or
+ * reaches nothing more: it must act as alice, with no group but hers, not as an admin, and within
+ * her scope (which allows no /version).
+ */
+async function reachBeyondAlice(fixture: ManagementFixture, value: string): Promise<string | undefined> {
+  const listed = await fixture.call('GET', FIXTURE_KEYS_PATH, { key: value });
+  if (listed.status === 401) return undefined;
+  const review = await fixture.call('POST', '//kubernetes/management/apis/authentication.k8s.io/v1/selfsubjectreviews', { key: value, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+  const user = review.body?.status?.userInfo as { username?: string; groups?: string[] } | undefined;
+  if (user?.username !== 'alice') return `authenticates as ${JSON.stringify(user?.username)}`;
+  const extra = (user.groups ?? []).filter((group) => group !== 'dev' && group !== 'system:authenticated');
+  if (extra.length > 0) return `carries the groups ${JSON.stringify(extra)}`;
+  const admins = await fixture.call('GET', `${FIXTURE_KEYS_PATH}/vcsync-bootstrap-admin`, { key: value });
+  if (admins.status !== 404) return `reads the admin key (${admins.status})`;
+  const version = await fixture.call('GET', '/version', { key: value });
+  if (version.status !== 403) return `reaches /version beyond alice's scope (${version.status})`;
+  return undefined;
+}
+
+describe(`widening fuzz (issue 19 §2), seed ${SEED + 2}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
+  let fixture: ManagementFixture;
+  beforeAll(async () => {
+    fixture = await ManagementFixture.start();
+  });
+  afterAll(async () => {
+    await fixture.stop();
+  });
+
+  it('300 random writes by a narrow key to wider keys it owns, by every write path: no key value it knows ever reaches further than its own key', async () => {
+    const alice = await fixture.newKey('alice-narrow', { user: 'alice', groups: ['dev'], scope: KEYS_ONLY });
+    // Key values alice knows: those of keys that cannot be used now, and those she writes.
+    const known = new Map<string, string>([
+      ['w-wide-disabled', await fixture.newKey('w-wide-disabled', { user: 'alice', groups: ['ops'], disabled: true })],
+      ['w-unscoped-expired', await fixture.newKey('w-unscoped-expired', { user: 'alice', ttl: 60 })],
+      ['w-idle', await fixture.newKey('w-idle', { user: 'alice', groups: ['dev'], ttl: 60, ttlAfterLastActivity: true, scope: KEYS_ONLY })],
+      ['w-own-disabled', await fixture.newKey('w-own-disabled', { user: 'alice', groups: ['dev'], disabled: true, scope: { rules: [{ verbs: ['get', 'list'], resources: [{ group: 'management.loft.sh', resources: ['ownedaccesskeys'] }] }] } })],
+    ]);
+    await fixture.newKey('w-admin', { user: 'alice', groups: ['management:admins'] });
+    fixture.nowMs += 120_000;
+    for (const [name, value] of known) expect(await reachBeyondAlice(fixture, value), name).toBeUndefined();
+
+    const seed = SEED + 2;
+    const targets = [...known.keys(), 'w-admin'];
+    const specOf = async (name: string): Promise<unknown> => (await fixture.storage.get({ resource: RESOURCE, namespace: '', name }))?.['spec'];
+    const failures: string[] = [];
+    const outcomes = { written: 0, refused: 0 };
+    for (const [index, write] of wideningWrites(seed, 300, targets, fixture.nowMs).entries()) {
+      const where = `#${index} [${write.label}] (seed ${seed})`;
+      const before = await specOf(write.target);
+      const answer = await sendWideningWrite(fixture, alice, write);
+      if (answer.status >= 500 || answer.status < 200 || (answer.status >= 300 && answer.status < 400)) failures.push(`${where}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      else if (answer.status >= 400) {
+        outcomes.refused += 1;
+        if (answer.body?.kind !== 'Status') failures.push(`${where}: ${answer.status} without a Status`);
+        if (JSON.stringify(await specOf(write.target)) !== JSON.stringify(before)) failures.push(`${where}: refused (${answer.status}) but the key changed`);
+      } else {
+        outcomes.written += 1;
+        if (write.chosenKey !== undefined) known.set(write.target, write.chosenKey);
+        const value = known.get(write.target);
+        const beyond = value === undefined ? undefined : await reachBeyondAlice(fixture, value);
+        if (beyond !== undefined) failures.push(`${where}: answered ${answer.status}, and the key value alice knows for ${write.target} then ${beyond}`);
+      }
+    }
+    expect(failures.slice(0, 20), `${failures.length} of 300 writes widened a key or answered wrongly (seed ${seed})`).toEqual([]);
+    expect(outcomes.written, 'some writes must be allowed (narrowing, or what alice could create)').toBeGreaterThan(0);
+    expect(outcomes.refused, 'some writes must be refused').toBeGreaterThan(0);
   }, 120_000);
 });
