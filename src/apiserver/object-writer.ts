@@ -4,7 +4,7 @@ import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { isDateTime, schemaTypeViolations } from './schema-types.js';
-import { jsonSizeWithin } from './json-size.js';
+import { jsonByteLength } from './json-size.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import { type CreateAdmission, isJsonObject, type JsonObject, type WriteContext } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
@@ -590,12 +590,13 @@ export class ObjectWriter {
    * write, and for a dry run too, so that no client learns the limit only when it stops dry-running.
    */
   #checkSize(type: ResourceType, object: JsonObject): void {
-    if (jsonSizeWithin(object, this.#maxObjectBytes) !== undefined) return;
-    const name = String((object['metadata'] as JsonObject)['name'] ?? '');
+    const size = jsonByteLength(object);
     const limit = this.#maxObjectBytes;
+    if (size <= limit) return;
+    const name = String((object['metadata'] as JsonObject)['name'] ?? '');
     throw new ApiError(
       'RequestEntityTooLarge',
-      `Request entity too large: ${type.kind} ${JSON.stringify(name)} would be more than ${limit} bytes as JSON (${(limit / 1024 / 1024).toFixed(2).replace(/\.?0+$/, '')} MiB), the largest object this server stores; make it smaller, e.g. keep large data outside the object`,
+      `Request entity too large: ${type.kind} ${JSON.stringify(name)} would be ${size} bytes as JSON, more than ${limit} bytes (${(limit / 1024 / 1024).toFixed(2).replace(/\.?0+$/, '')} MiB), the largest object this server stores; make it smaller, e.g. keep large data outside the object`,
     );
   }
 

@@ -159,7 +159,7 @@ describe('a small patch cannot grow an object without bound (issue 19 §1)', () 
     it.each([['', 'stored'], ['?dryRun=All', 'dry run']])('copies past 3 MiB in all (%s, %s): 422 at the copy that passes the limit', async (query) => {
       const answer = await fx.request(`${CM}/c${query}`, { method: 'PATCH', contentType: JSON_PATCH, body: scaledCopyPatch('/metadata/annotations') });
       expect(answer.status).toBe(422);
-      expect(answer.body.message).toMatch(/operation 3 of the JSON patch: copying "\/metadata\/annotations" to "\/metadata\/annotations\/copy-2" brings the bytes the patch adds past the limit/);
+      expect(answer.body.message).toMatch(/operation 3 of the JSON patch: copying "\/metadata\/annotations" to "\/metadata\/annotations\/copy-2" brings the bytes the patch adds to \d+, past the limit/);
     });
 
     const tooLarge: [string, string, string, unknown][] = [
@@ -175,7 +175,7 @@ describe('a small patch cannot grow an object without bound (issue 19 §1)', () 
         const answer = await fx.request(`${CM}/c${query}`, { method, contentType, ...raw });
         expect(answer.status, answer.text.slice(0, 300)).toBe(413);
         expect(answer.body).toMatchObject({ kind: 'Status', reason: 'RequestEntityTooLarge' });
-        expect(answer.body.message).toMatch(/ConfigMap "c" would be more than 1572864 bytes as JSON \(1\.5 MiB\)/);
+        expect(answer.body.message).toMatch(/ConfigMap "c" would be \d+ bytes as JSON, more than 1572864 bytes \(1\.5 MiB\)/);
       }
     });
 
@@ -224,7 +224,7 @@ describe('a small patch cannot grow an object without bound (issue 19 §1)', () 
       for (const query of ['', '?dryRun=All']) {
         const answer = await carol('PATCH', `${KEYS_PATH}/carol-key${query}`, { spec: { description: 'x'.repeat(1.2 * MiB) } });
         expect(answer.status, answer.text.slice(0, 300)).toBe(413);
-        expect(answer.body.message).toMatch(/OwnedAccessKey "carol-key" would be more than 1048576 bytes as JSON \(1 MiB\)/);
+        expect(answer.body.message).toMatch(/OwnedAccessKey "carol-key" would be \d+ bytes as JSON, more than 1048576 bytes \(1 MiB\)/);
       }
       const created = await fixture.createKey({ user: 'carol', description: 'x'.repeat(1.2 * MiB) }, { name: 'carol-big', key: carolKey });
       expect(created.status).toBe(413);

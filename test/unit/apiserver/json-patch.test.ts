@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/apiserver/api-error.js';
 import { applyPatch } from '../../../src/apiserver/apply-patch.js';
-import { applyJsonPatch, MAX_JSON_PATCH_ADDED_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../../../src/apiserver/json-patch.js';
+import { applyJsonPatch, MAX_JSON_PATCH_ADDED_BYTES, MAX_JSON_PATCH_LIST_SHIFTS, MAX_JSON_PATCH_OPERATIONS } from '../../../src/apiserver/json-patch.js';
 
 type Doc = Record<string, unknown>;
 
@@ -83,7 +83,7 @@ describe('applyJsonPatch: the limits (issue 19 §1)', () => {
     expect(error.code).toBe(422);
     expect(error.reason).toBe('Invalid');
     // The list is about 11 KB; /spec doubles with each copy: 11 KB × (2^9 − 1) is past 3 MiB at copy 9 (operation 9).
-    expect(error.message).toMatch(/operation 9 of the JSON patch: copying "\/spec" to "\/spec\/c8" brings the bytes the patch adds past the limit of 3145728 bytes \(3 MiB\)/);
+    expect(error.message).toMatch(/operation 9 of the JSON patch: copying "\/spec" to "\/spec\/c8" brings the bytes the patch adds to \d+, past the limit of 3145728 bytes \(3 MiB\)/);
   });
 
   it('refuses a string doubled by copies (the issue’s 2 KB variant)', () => {
@@ -99,7 +99,7 @@ describe('applyJsonPatch: the limits (issue 19 §1)', () => {
       { op: 'add', path: '/a', value: half },
       { op: 'replace', path: '/a', value: half },
     ];
-    expect(refusal(() => applyJsonPatch({}, twice)).message).toMatch(/operation 1 .*the value of this replace at "\/a" brings the bytes the patch adds past the limit/);
+    expect(refusal(() => applyJsonPatch({}, twice)).message).toMatch(/operation 1 .*the value of this replace at "\/a" brings the bytes the patch adds to \d+, past the limit/);
     const copies = [{ op: 'add', path: '/a', value: half.slice(0, MAX_JSON_PATCH_ADDED_BYTES / 4) }, { op: 'copy', from: '/a', path: '/b' }];
     expect(Object.keys(applyJsonPatch({}, copies) as object)).toEqual(['a', 'b']);
   });
@@ -112,5 +112,25 @@ describe('applyJsonPatch: the limits (issue 19 §1)', () => {
     const error = refusal(() => applyPatch('application/json-patch+json', {}, { metadata: { name: 'a' } }, operations));
     expect(error.code).toBe(422);
     expect(error.message).toMatch(/nests objects and arrays more than 100 levels deep/);
+  });
+
+  it('a patch that wraps a value one level deeper per move, 3,333 times, is 422, not a crash', () => {
+    const operations: unknown[] = [{ op: 'add', path: '/a', value: {} }];
+    while (operations.length + 3 <= 10_000) operations.push({ op: 'add', path: '/t', value: {} }, { op: 'move', from: '/a', path: '/t/x' }, { op: 'move', from: '/t', path: '/a' });
+    const error = refusal(() => applyPatch('application/json-patch+json', {}, { metadata: { name: 'a' } }, operations));
+    expect(error.code).toBe(422);
+    expect(error.message).toMatch(/nests/);
+  });
+
+  it('10,000 removals at the head of a long list are refused once they shift 32 million items; a list of thousands is fine', () => {
+    const long = { data: new Array<string>(375_000).fill('x') };
+    const removals = Array.from({ length: 10_000 }, () => ({ op: 'remove', path: '/data/0' }));
+    const error = refusal(() => applyJsonPatch(long, removals));
+    expect(error.code).toBe(422);
+    // 375,000 − 1 items shift per removal: the 90th passes 32 Mi (33,554,432).
+    expect(error.message).toMatch(new RegExp(`^the server rejected our request due to an error in our request: operation 89 of the JSON patch: the patch's inserts into and removals from lists shift more than ${MAX_JSON_PATCH_LIST_SHIFTS} list items`));
+    const short = { data: new Array<string>(5_000).fill('x') };
+    const inserts = Array.from({ length: 3_000 }, () => ({ op: 'add', path: '/data/0', value: 'y' }));
+    expect((applyJsonPatch(short, inserts) as { data: string[] }).data).toHaveLength(8_000);
   });
 });
