@@ -35,9 +35,9 @@ const CASES = [
   ['YAML block scalar of 150,000 lines', 'application/yaml', configMapYaml('lines', `data:\n  a: |\n    x\n${'\n'.repeat(150_000)}    y\n`), 400],
   ['YAML scalar past 3 MiB', 'application/yaml', configMapYaml('huge', `data:\n  a: ${'x'.repeat(3 * MiB)}\n`), 413],
   ['JSON scalar past 3 MiB', 'application/json', JSON.stringify({ metadata: { name: 'huge' }, data: { a: 'x'.repeat(3 * MiB) } }), 413],
-  ['YAML plain scalar of 3 MiB - 1 KiB', 'application/yaml', configMapYaml('plain', `data:\n  a: ${'x'.repeat(3 * MiB - 1024)}\n`), 201],
-  ['YAML double-quoted scalar of 3 MiB - 1 KiB', 'application/yaml', configMapYaml('quoted', `data:\n  a: "${'x'.repeat(3 * MiB - 1024)}"\n`), 201],
-  ['JSON string of 3 MiB - 1 KiB', 'application/json', JSON.stringify({ metadata: { name: 'json' }, data: { a: 'x'.repeat(3 * MiB - 1024) } }), 201],
+  ['YAML plain scalar of 3 MiB - 1 KiB', 'application/yaml', configMapYaml('plain', `data:\n  a: ${'x'.repeat(3 * MiB - 1024)}\n`), 413],
+  ['YAML double-quoted scalar of 3 MiB - 1 KiB', 'application/yaml', configMapYaml('quoted', `data:\n  a: "${'x'.repeat(3 * MiB - 1024)}"\n`), 413],
+  ['JSON string of 3 MiB - 1 KiB', 'application/json', JSON.stringify({ metadata: { name: 'json' }, data: { a: 'x'.repeat(3 * MiB - 1024) } }), 413],
   ['YAML 1,200 keys (9,631 tokens)', 'application/yaml', configMapYaml('keys', `data:\n${Array.from({ length: 1200 }, (_, index) => `  k${index}: v`).join('\n')}\n`), 201],
 ];
 

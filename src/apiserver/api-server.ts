@@ -46,6 +46,8 @@ export interface ApiServerInit {
   bookmarkIntervalMs: number;
   /** A watch whose unsent response bytes exceed this many bytes is closed (the client relists). */
   watchSendBufferBytes: number;
+  /** The largest object stored, in bytes of JSON (413 beyond, dry runs too). Default 1.5 MiB, etcd's request limit. */
+  maxObjectBytes?: number | undefined;
   /** Wall clock in ms since the epoch (timestamps, table ages). Default `Date.now`. */
   now?: () => number;
   logger: Logger;
@@ -68,7 +70,7 @@ export interface ApiServer {
  */
 export function buildApiServer(init: ApiServerInit): ApiServer {
   const now = init.now ?? ((): number => Date.now());
-  const writer = new ObjectWriter({ storage: init.storage, admission: init.admission, now });
+  const writer = new ObjectWriter({ storage: init.storage, admission: init.admission, now, maxObjectBytes: init.maxObjectBytes });
   const watches = new Set<WatchStream>();
   const bodyDecoders = init.bodyDecoders ?? [];
   const handler = new ResourceHandler({

@@ -1,5 +1,6 @@
-import fastJsonPatch from 'fast-json-patch';
 import { ApiError, badRequest } from './api-error.js';
+import { MAX_BODY_NESTING_DEPTH, resolvedNestingViolation } from './body-limits.js';
+import { applyJsonPatch } from './json-patch.js';
 import { applyStrategicMergePatch, type PatchStrategyTable } from './strategic-merge-patch.js';
 import { isJsonObject } from './kind-strategy.js';
 
@@ -22,25 +23,14 @@ export function applyMergePatch(original: unknown, patch: unknown): unknown {
   return result;
 }
 
-function applyJsonPatch(original: JsonObject, patch: unknown): unknown {
-  if (!Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-  for (const [index, operation] of patch.entries()) {
-    if (!isJsonObject(operation) || typeof operation['op'] !== 'string' || typeof operation['path'] !== 'string') {
-      throw badRequest(`invalid JSON patch operation at index ${index}: each operation needs "op" and "path"`);
-    }
-  }
-  try {
-    return fastJsonPatch.applyPatch(original, patch as fastJsonPatch.Operation[], true, false, true).newDocument;
-  } catch (error: unknown) {
-    const message = error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error);
-    throw new ApiError('Invalid', `the server rejected our request due to an error in our request: ${message}`, undefined, { cause: error });
-  }
-}
-
 /**
  * Applies `patch` of `mediaType` to `original` (an object of a kind whose merging lists are
  * `strategies`) and returns the patched object; `original` is not mutated. Malformed patches answer 400, patches that cannot apply
- * (a failed `test`, a missing path) 422, as the real server does.
+ * (a failed `test`, a missing path) 422, as the real server does. A JSON patch is bounded while it
+ * applies (see `json-patch.ts`: 413 past 10,000 operations, 422 past 3 MiB added), and every
+ * result nesting deeper than a body may is 422: copies can nest a value inside itself level by
+ * level, and the code after a patch recurses per level. The size of the result is the object
+ * writer's to check, as for every write.
  */
 export function applyPatch(mediaType: PatchMediaType, strategies: PatchStrategyTable, original: JsonObject, patch: unknown): JsonObject {
   let patched: unknown;
@@ -57,5 +47,8 @@ export function applyPatch(mediaType: PatchMediaType, strategies: PatchStrategyT
       break;
   }
   if (!isJsonObject(patched)) throw new ApiError('Invalid', 'the patched document is not a JSON object');
+  if (resolvedNestingViolation(patched) !== undefined) {
+    throw new ApiError('Invalid', `the patched object nests objects and arrays more than ${MAX_BODY_NESTING_DEPTH} levels deep; the limit is ${MAX_BODY_NESTING_DEPTH} levels, as for a request body`);
+  }
   return patched;
 }

@@ -4,6 +4,7 @@ import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { isDateTime, schemaTypeViolations } from './schema-types.js';
+import { jsonByteLength } from './json-size.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
 import { type CreateAdmission, isJsonObject, type JsonObject, type WriteContext } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
@@ -69,7 +70,18 @@ export interface ObjectWriterInit {
   admission?: CreateAdmission | undefined;
   /** Wall clock in ms since the epoch (timestamps). */
   now: () => number;
+  /**
+   * The largest object stored, in bytes of compact JSON: larger ones are refused 413 before they
+   * are stored, and under `dryRun` too. Default {@link MAX_OBJECT_BYTES} (etcd's request limit).
+   */
+  maxObjectBytes?: number | undefined;
 }
+
+/**
+ * The largest object the writer stores by default: 1.5 MiB as JSON, etcd's default request limit
+ * (`--max-request-bytes`), past which a real cluster cannot store it either.
+ */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
 
 /** Characters of generated name suffixes, as Kubernetes uses (no vowels, no look-alikes). */
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -162,12 +174,14 @@ export class ObjectWriter {
   readonly #storage: Storage;
   readonly #admission: CreateAdmission | undefined;
   readonly #now: () => number;
+  readonly #maxObjectBytes: number;
 
   /** Does no I/O. */
   constructor(init: ObjectWriterInit) {
     this.#storage = init.storage;
     this.#admission = init.admission;
     this.#now = init.now;
+    this.#maxObjectBytes = init.maxObjectBytes ?? MAX_OBJECT_BYTES;
   }
 
   /**
@@ -220,6 +234,7 @@ export class ObjectWriter {
     const reveal = type.strategy.seal?.(object, undefined);
     this.#trackFields(type, undefined, object, requestedManagedFields, options);
     this.#allocate(type, object, undefined);
+    this.#checkSize(type, object);
     // Held from validation on: what defaulting took (a cluster IP) stays taken until the write settled.
     const stored = await this.#reserved(type, object, async () => {
       await this.#admission?.admitCreate(type, namespace, admittedName);
@@ -473,6 +488,7 @@ export class ObjectWriter {
     else nextMetadata['generation'] = generation;
     this.#trackFields(type, current as JsonObject, next, requestedManagedFields, options);
     this.#allocate(type, next, current);
+    this.#checkSize(type, next);
     const currentFinalizers = Array.isArray(current.metadata['finalizers']) ? (current.metadata['finalizers'] as string[]) : [];
     const nextMeta = next['metadata'] as JsonObject;
     const nextFinalizers = Array.isArray(nextMeta['finalizers']) ? (nextMeta['finalizers'] as string[]) : [];
@@ -566,6 +582,22 @@ export class ObjectWriter {
   #allocate(type: ResourceType, object: JsonObject, current: StoredObject | undefined): void {
     const causes = type.strategy.allocate?.(object, current as JsonObject | undefined) ?? [];
     if (causes.length > 0) throw invalid(type.kind, type.group, String((object['metadata'] as JsonObject)['name'] ?? ''), causes);
+  }
+
+  /**
+   * 413 when `object`, as it would be stored (managedFields included), is larger than the limit:
+   * after validation, as a real server's storage refuses it after validation passed; before any
+   * write, and for a dry run too, so that no client learns the limit only when it stops dry-running.
+   */
+  #checkSize(type: ResourceType, object: JsonObject): void {
+    const size = jsonByteLength(object);
+    const limit = this.#maxObjectBytes;
+    if (size <= limit) return;
+    const name = String((object['metadata'] as JsonObject)['name'] ?? '');
+    throw new ApiError(
+      'RequestEntityTooLarge',
+      `Request entity too large: ${type.kind} ${JSON.stringify(name)} would be ${size} bytes as JSON, more than ${limit} bytes (${(limit / 1024 / 1024).toFixed(2).replace(/\.?0+$/, '')} MiB), the largest object this server stores; make it smaller, e.g. keep large data outside the object`,
+    );
   }
 
   /** Runs `write` while the kind's strategy holds what `object` takes from a shared pool. */

@@ -94,7 +94,8 @@ function mergeMap(strategies: PatchStrategyTable, original: JsonObject, patch: J
       const field = key.slice(DELETE_PRIMITIVES_PREFIX.length);
       if (!Array.isArray(value)) throw badRequest(`${key} must be a list`);
       const current = result[field];
-      if (Array.isArray(current)) result[field] = current.filter((item) => !value.some((removed) => deepEqual(removed, item)));
+      const removed = new Set(value.map(canonicalJson));
+      if (Array.isArray(current)) result[field] = current.filter((item) => !removed.has(canonicalJson(item)));
       continue;
     }
     if (key.startsWith('$')) throw badRequest(`unknown patch directive ${key} at ${path || '<root>'}`);
@@ -138,34 +139,109 @@ function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unk
   }
   const base = Array.isArray(original) ? [...(original as unknown[])] : [];
   const mergeKey = strategy.mergeKey;
+  // Items are found by their identity through a map, never by a scan per patch item: a patch and a
+  // list of tens of thousands of items each took over a minute of the event loop compared pairwise.
   if (mergeKey === undefined) {
+    const present = new Set(base.map(canonicalJson));
     for (const element of patch) {
       if (isJsonObject(element)) throw badRequest(`the list at ${path} holds primitives; it cannot be patched with objects`);
-      if (!base.some((item) => deepEqual(item, element))) base.push(element);
+      const identity = canonicalJson(element);
+      if (present.has(identity)) continue;
+      present.add(identity);
+      base.push(element);
     }
     return normalizeElementOrder(base, patch, Array.isArray(original) ? original : [], undefined);
   }
+  const items = new KeyedItems(base, mergeKey);
   for (const element of patch) {
     if (!isJsonObject(element)) throw badRequest(`the list at ${path} is merged by "${mergeKey}"; every element must be an object`);
     const key = element[mergeKey];
     if (key === undefined) throw badRequest(`an element of the list at ${path} has no merge key "${mergeKey}"`);
-    const index = base.findIndex((item) => isJsonObject(item) && deepEqual(item[mergeKey], key));
+    const index = items.first(key);
     if (element['$patch'] === 'delete') {
-      if (index >= 0) base.splice(index, 1);
+      if (index !== undefined) items.remove(index);
       continue;
     }
-    if (index >= 0) {
-      const existing = base[index];
+    if (index !== undefined) {
+      const existing = items.at(index);
       const merged = mergeMap(strategies, isJsonObject(existing) ? existing : {}, element, path);
-      if (merged === undefined) base.splice(index, 1);
-      else base[index] = merged;
+      if (merged === undefined) items.remove(index);
+      else items.replace(index, merged);
     } else {
       const created = mergeMap(strategies, {}, element, path);
-      if (created !== undefined) base.push(created);
+      if (created !== undefined) items.push(created);
     }
   }
   const kept = patch.filter((element) => !(isJsonObject(element) && element['$patch'] === 'delete'));
-  return normalizeElementOrder(base, kept, Array.isArray(original) ? original : [], mergeKey);
+  return normalizeElementOrder(items.list(), kept, Array.isArray(original) ? original : [], mergeKey);
+}
+
+/** A JSON value as text that is the same for values {@link deepEqual} calls equal (object keys sorted): a map key. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/**
+ * The items of a list merged by `mergeKey`, found by key in constant time: removals leave holes
+ * (compacted by {@link KeyedItems.list}), so positions stay valid; as a scan from the front
+ * would, a key finds the first item that still has it.
+ */
+class KeyedItems {
+  readonly #items: unknown[];
+  readonly #removed = new Set<number>();
+  readonly #positions = new Map<string, number[]>();
+  readonly #mergeKey: string;
+
+  constructor(items: unknown[], mergeKey: string) {
+    this.#items = items;
+    this.#mergeKey = mergeKey;
+    items.forEach((item, index) => this.#index(item, index));
+  }
+
+  #index(item: unknown, index: number): void {
+    if (!isJsonObject(item)) return;
+    const key = canonicalJson(item[this.#mergeKey]);
+    const positions = this.#positions.get(key);
+    if (positions === undefined) this.#positions.set(key, [index]);
+    else positions.push(index);
+  }
+
+  /** The position of the first item whose merge key is `key`. */
+  first(key: unknown): number | undefined {
+    return this.#positions.get(canonicalJson(key))?.[0];
+  }
+
+  at(index: number): unknown {
+    return this.#items[index];
+  }
+
+  replace(index: number, item: JsonObject): void {
+    this.#items[index] = item;
+  }
+
+  remove(index: number): void {
+    const item = this.#items[index];
+    this.#removed.add(index);
+    if (!isJsonObject(item)) return;
+    const positions = this.#positions.get(canonicalJson(item[this.#mergeKey]));
+    positions?.splice(positions.indexOf(index), 1);
+  }
+
+  push(item: JsonObject): void {
+    this.#items.push(item);
+    this.#index(item, this.#items.length - 1);
+  }
+
+  list(): unknown[] {
+    return this.#items.filter((_, index) => !this.#removed.has(index));
+  }
 }
 
 function applyOrder(strategies: PatchStrategyTable, list: unknown[], order: unknown[], original: unknown, path: string): unknown[] {
@@ -179,30 +255,41 @@ function applyOrder(strategies: PatchStrategyTable, list: unknown[], order: unkn
  * first there. So items new in the patch come before the server's remaining ones.
  */
 function normalizeElementOrder(merged: readonly unknown[], order: readonly unknown[], original: readonly unknown[], mergeKey: string | undefined): unknown[] {
-  const identity = (item: unknown): unknown => (mergeKey !== undefined && isJsonObject(item) ? item[mergeKey] : item);
-  const indexIn = (list: readonly unknown[], item: unknown): number => list.findIndex((entry) => deepEqual(identity(entry), identity(item)));
-  const named = merged.filter((item) => indexIn(order, item) >= 0).sort((a, b) => indexIn(order, a) - indexIn(order, b));
-  const serverOnly = merged.filter((item) => indexIn(order, item) < 0);
+  const identity = (item: unknown): string => canonicalJson(mergeKey !== undefined && isJsonObject(item) ? item[mergeKey] : item);
+  /** Each identity's first position in `list`, as a scan from the front would find it. */
+  const positionsIn = (list: readonly unknown[]): Map<string, number> => {
+    const positions = new Map<string, number>();
+    list.forEach((item, index) => {
+      const key = identity(item);
+      if (!positions.has(key)) positions.set(key, index);
+    });
+    return positions;
+  };
+  const inOrder = positionsIn(order);
+  const inOriginal = positionsIn(original);
+  const keyed = merged.map((item) => ({ item, key: identity(item) }));
+  const named = keyed.filter(({ key }) => inOrder.has(key)).sort((a, b) => (inOrder.get(a.key) as number) - (inOrder.get(b.key) as number));
+  const serverOnly = keyed.filter(({ key }) => !inOrder.has(key));
   const result: unknown[] = [];
   let left = 0;
   let right = 0;
   while (left < serverOnly.length || right < named.length) {
     const server = serverOnly[left];
     const patched = named[right];
-    if (right >= named.length) {
-      result.push(server);
+    if (patched === undefined) {
+      result.push(server?.item);
       left += 1;
-    } else if (left >= serverOnly.length) {
-      result.push(patched);
+    } else if (server === undefined) {
+      result.push(patched.item);
       right += 1;
     } else {
-      const serverAt = indexIn(original, server);
-      const patchedAt = indexIn(original, patched);
-      if (serverAt >= 0 && patchedAt >= 0 && serverAt < patchedAt) {
-        result.push(server);
+      const serverAt = inOriginal.get(server.key);
+      const patchedAt = inOriginal.get(patched.key);
+      if (serverAt !== undefined && patchedAt !== undefined && serverAt < patchedAt) {
+        result.push(server.item);
         left += 1;
       } else {
-        result.push(patched);
+        result.push(patched.item);
         right += 1;
       }
     }

@@ -11,6 +11,7 @@ import type { ObjectWriter } from '../apiserver/object-writer.js';
 import { GarbageCollector } from '../apiserver/garbage-collector.js';
 import { StorageControllers } from '../apiserver/storage-controllers.js';
 import type { Logger } from '../observe/logger.js';
+import { MAX_MANAGEMENT_OBJECT_BYTES } from './secret-encoding.js';
 import { AccessKeyAuthenticator } from './access-key-authenticator.js';
 import { AccessKeyHasher } from './access-key-hasher.js';
 import { ensureBootstrapAdminKey } from './bootstrap-admin-key.js';
@@ -204,6 +205,8 @@ export async function startManagementServer(options: ManagementServerOptions): P
     storage: options.storage,
     serverName: MANAGEMENT_SERVER_NAME,
     version: MANAGEMENT_VERSION_INFO,
+    // Each object is one host Secret's data: refused before the host cluster refuses the Secret.
+    maxObjectBytes: MAX_MANAGEMENT_OBJECT_BYTES,
     authenticator: { authenticate: (input) => (late.authenticator as AccessKeyAuthenticator).authenticate(input) },
     authorizer: options.authorizer ?? MANAGEMENT_AUTHORIZER,
     // kubectl sends its self reviews (`auth can-i`, `auth whoami`) as protobuf.

@@ -28,6 +28,12 @@ export const MANAGEMENT_SECRET_TYPE = `${MANAGEMENT_KEY_PREFIX}object`;
 /** The data key that holds the object as JSON (without its resourceVersion). */
 export const OBJECT_DATA_KEY = 'object';
 
+/**
+ * The largest management object, in bytes of JSON: 1 MiB, what one Secret's data may hold on a
+ * real cluster (kube-apiserver's `MaxSecretSize`), since each object is one Secret's data.
+ */
+export const MAX_MANAGEMENT_OBJECT_BYTES = 1024 * 1024;
+
 /** Longest Secret name (a DNS subdomain). */
 const MAX_SECRET_NAME = 253;
 /** Longest label value. */

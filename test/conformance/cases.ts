@@ -750,4 +750,35 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'error: create in a missing namespace is NotFound', category: 'errors', namespace: false, steps: [{ method: 'POST', path: '/api/v1/namespaces/conf-missing/configmaps', body: cm('c') }] },
   { name: 'error: a namespaced resource without a namespace name in a body', category: 'errors', steps: [{ method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} } }] },
   { name: 'error: Status shape of NotFound with message', strict: true, category: 'errors', steps: [{ path: `${CM}/missing`, keepMessage: true }] },
+  // Issue 19 §1: a small patch cannot grow an object without bound (the limits of k8s.io/apiserver's patch handler).
+  {
+    name: 'error: a JSON patch of more than 10,000 operations is RequestEntityTooLarge',
+    category: 'errors',
+    steps: [
+      { method: 'POST', path: CM, body: cm('c'), setup: true },
+      { method: 'PATCH', path: `${CM}/c`, contentType: JSON_PATCH, body: Array.from({ length: 10_001 }, () => ({ op: 'test', path: '/data/a', value: '1' })), keepMessage: true },
+    ],
+  },
+  {
+    name: 'error: a JSON patch whose copies add past 3 MiB is Invalid, dry run too',
+    category: 'errors',
+    steps: [
+      { method: 'POST', path: CM, body: cm('c', { annotations: { a: 'b' } }), setup: true },
+      {
+        method: 'PATCH',
+        path: `${CM}/c?dryRun=All`,
+        contentType: JSON_PATCH,
+        // Copies of 0.4, 0.8, 1.6 and 3.2 MB: past the limit at the fourth however add values count.
+        body: [{ op: 'add', path: '/metadata/annotations/d', value: 'x'.repeat(400 * 1024) }, ...[0, 1, 2, 3].map((copy) => ({ op: 'copy', from: '/metadata/annotations', path: `/metadata/annotations/c${copy}` }))],
+      },
+    ],
+  },
+  {
+    name: 'error: annotations past 256 KiB in all are Invalid',
+    category: 'errors',
+    steps: [
+      { method: 'POST', path: CM, body: cm('c'), setup: true },
+      { method: 'PATCH', path: `${CM}/c`, contentType: MERGE, body: { metadata: { annotations: { a: 'x'.repeat(200 * 1024), b: 'y'.repeat(60 * 1024) } } } },
+    ],
+  },
 ];

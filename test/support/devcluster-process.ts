@@ -13,10 +13,11 @@ export interface DevclusterProcess {
 /**
  * Starts `vcsync devcluster <args>` (add `--listen 127.0.0.1:0` for an ephemeral port) with
  * warn-level logs, and resolves once it printed its URL; rejects if it exits, or kills it and
- * rejects if it has not started within 30 s. The caller stops it ({@link stopProcess}).
+ * rejects if it has not started within 30 s. The caller stops it ({@link stopProcess}). `nodeArgs`
+ * go to Node before the CLI (e.g. `--max-old-space-size=512` to cap its heap).
  */
-export function startDevclusterProcess(args: readonly string[]): Promise<DevclusterProcess> {
-  const child = spawn(process.execPath, [...VCSYNC_NODE_ARGS, 'devcluster', ...args], { env: { ...process.env, VCSYNC_LOG_LEVEL: 'warn' } });
+export function startDevclusterProcess(args: readonly string[], nodeArgs: readonly string[] = []): Promise<DevclusterProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, ...VCSYNC_NODE_ARGS, 'devcluster', ...args], { env: { ...process.env, VCSYNC_LOG_LEVEL: 'warn' } });
   let output = '';
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => {

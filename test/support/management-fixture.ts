@@ -30,6 +30,8 @@ export interface Call {
   body?: unknown;
   contentType?: string;
   accept?: string;
+  /** Aborts the exchange (the promise rejects), e.g. `AbortSignal.timeout(ms)` to bound a request. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -49,7 +51,7 @@ export function callManagement(target: { url: string; caCertPem: string }, metho
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const request = httpsRequest({ host: url.hostname, port: url.port, method, path: fullPath, headers, ca: target.caCertPem }, (response) => {
+    const request = httpsRequest({ host: url.hostname, port: url.port, method, path: fullPath, headers, ca: target.caCertPem, ...(call.signal !== undefined ? { signal: call.signal } : {}) }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {

@@ -2,11 +2,13 @@ import { gzipSync } from 'node:zlib';
 import { request as httpRequest } from 'node:http';
 import { startDevCluster } from '../../devcluster/index.js';
 import { SeededRandom } from '../seeded-random.js';
+import { copyDoublingPatch, hugeMergePatch, manyOperationsPatch, stringDoublingPatch } from './growing-patches.js';
 
 /**
  * HTTP fuzzing of devcluster (issue 12 §3): seeded random requests (paths, methods, headers,
- * bodies in JSON, YAML with alias bombs, protobuf garbage, binary, huge and deeply nested), with
- * and without credentials. Every answer must be a 2xx or a 4xx Kubernetes Status, never a 5xx, a
+ * bodies in JSON, YAML with alias bombs, protobuf garbage, binary, huge and deeply nested; patches
+ * that grow an object by copying it into itself or whose result is too large to store, sent to an
+ * object that exists: {@link GROWTH_TARGET}), with and without credentials. Every answer must be a 2xx or a 4xx Kubernetes Status, never a 5xx, a
  * dropped connection or a hang; requests without credentials change nothing stored; the server
  * still answers a known-good request at the end. Shared by test/integration/devcluster/
  * devcluster-fuzz.test.ts and benchmarks/fuzz.mjs; the same seed yields the same requests.
@@ -36,8 +38,15 @@ export interface HttpFuzzReport {
   readonly tried: number;
   /** Answers by status code. */
   readonly statuses: Readonly<Record<string, number>>;
+  /** Answers by status code to the requests of the growth class (labels with `:growth:`), sent to the growth target. */
+  readonly growthStatuses: Readonly<Record<string, number>>;
   readonly problems: readonly string[];
 }
+
+/** The ConfigMap (in `default`) that patches of the growth class are sent to: created before the run. */
+export const GROWTH_TARGET = 'growth-target';
+const GROWTH_PATH = `/api/v1/namespaces/default/configmaps/${GROWTH_TARGET}`;
+const MiB = 1024 * 1024;
 
 const NAMESPACED = ['configmaps', 'secrets', 'services', 'endpoints', 'pods', 'serviceaccounts', 'events'];
 const KINDS: Record<string, string> = { configmaps: 'ConfigMap', secrets: 'Secret', services: 'Service', endpoints: 'Endpoints', pods: 'Pod', serviceaccounts: 'ServiceAccount', events: 'Event', namespaces: 'Namespace' };
@@ -202,6 +211,12 @@ function body(random: SeededRandom, resource: string): [string, Buffer, string] 
     () => ['binary', random.bytes(1 + random.int(4096)), random.pick(CONTENT_TYPES)],
     () => ['binary:json-type', Buffer.concat([Buffer.from([0xff, 0xfe]), random.bytes(64)]), 'application/json'],
     () => ['cbor', random.bytes(1 + random.int(64)), random.pick(['application/cbor', 'application/apply-patch+cbor'])],
+    // The growth class (issue 19 §1): small patches that copy a value into itself, and results past the object limit.
+    () => ['growth:copy-doubling', JSON.stringify(copyDoublingPatch(random.pick(['/metadata/annotations', '/data', '/metadata']))), 'application/json-patch+json'],
+    () => ['growth:string-doubling', JSON.stringify(stringDoublingPatch(random.pick(['/metadata/annotations', '/data']))), 'application/json-patch+json'],
+    () => ['growth:many-operations', JSON.stringify(manyOperationsPatch(10_000 + random.int(3))), 'application/json-patch+json'],
+    () => ['growth:huge-result', JSON.stringify(hugeMergePatch(2 * MiB + random.int(MiB / 2))), random.pick(['application/merge-patch+json', 'application/strategic-merge-patch+json'])],
+    () => ['growth:huge-annotations', JSON.stringify({ metadata: { annotations: { big: 'x'.repeat(256 * 1024 + random.int(1024)) } } }), 'application/merge-patch+json'],
   ];
   const [label, bytes, contentType] = random.pick(variants)();
   return [label, Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes), contentType];
@@ -237,14 +252,17 @@ export function devclusterRequests(seed: number, count: number, authorization: s
     const extra = extraHeaders(random, headers);
     let label = `${method}:${extra}`;
     let payload: Buffer | undefined;
+    let sent = { method, path };
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) && random.chance(0.9)) {
       const resource = NAMESPACED.find((r) => path.includes(`/${r}`)) ?? 'configmaps';
       const [bodyLabel, bytes, contentType] = body(random, resource);
       payload = headers['content-encoding'] === 'gzip' && random.chance(0.5) ? gzipSync(bytes) : bytes;
       if (contentType !== '') headers['content-type'] = method === 'PATCH' && random.chance(0.3) ? random.pick(CONTENT_TYPES) : contentType;
       label += `:${bodyLabel}`;
+      // A growing patch only grows an object that exists: most go to the target, half of them as a dry run.
+      if (bodyLabel.startsWith('growth:') && random.chance(0.8)) sent = { method: 'PATCH', path: random.chance(0.5) ? `${GROWTH_PATH}?dryRun=All` : GROWTH_PATH };
     }
-    requests.push({ index, label, method, path, headers, ...(payload !== undefined ? { body: payload } : {}) });
+    requests.push({ index, label, method: sent.method, path: sent.path, headers, ...(payload !== undefined ? { body: payload } : {}) });
   }
   return requests;
 }
@@ -300,8 +318,13 @@ export function replyProblem(request: FuzzRequest, reply: FuzzReply): string | u
 }
 
 /** Sends every request, `concurrency` at a time; counts statuses and collects problems (prefixed with `where`). */
-export async function sendAllFuzz(baseUrl: string, requests: readonly FuzzRequest[], options: { concurrency: number; deadlineMs: number; where: string }): Promise<{ statuses: Record<string, number>; problems: string[] }> {
+export async function sendAllFuzz(
+  baseUrl: string,
+  requests: readonly FuzzRequest[],
+  options: { concurrency: number; deadlineMs: number; where: string },
+): Promise<{ statuses: Record<string, number>; growthStatuses: Record<string, number>; problems: string[] }> {
   const statuses: Record<string, number> = {};
+  const growthStatuses: Record<string, number> = {};
   const problems: string[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -312,6 +335,7 @@ export async function sendAllFuzz(baseUrl: string, requests: readonly FuzzReques
       try {
         const reply = await sendFuzzRequest(baseUrl, request, options.deadlineMs);
         statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
+        if (request.label.includes(':growth:') && request.path.startsWith(GROWTH_PATH)) growthStatuses[reply.status] = (growthStatuses[reply.status] ?? 0) + 1;
         const problem = replyProblem(request, reply);
         if (problem !== undefined) problems.push(`${where}: ${problem}`);
       } catch (error: unknown) {
@@ -321,7 +345,7 @@ export async function sendAllFuzz(baseUrl: string, requests: readonly FuzzReques
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
-  return { statuses, problems };
+  return { statuses, growthStatuses, problems };
 }
 
 const TOKEN = 'fuzz-admin-token';
@@ -348,10 +372,14 @@ export async function runDevclusterFuzz(options: { seed: number; count: number; 
   };
   const problems: string[] = [];
   const statuses: Record<string, number> = {};
-  const add = (counts: Record<string, number>): void => {
-    for (const [status, n] of Object.entries(counts)) statuses[status] = (statuses[status] ?? 0) + n;
+  const growthStatuses: Record<string, number> = {};
+  const add = (counts: Record<string, number>, into = statuses): void => {
+    for (const [status, n] of Object.entries(counts)) into[status] = (into[status] ?? 0) + n;
   };
   try {
+    const target = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: GROWTH_TARGET, namespace: 'default', annotations: { a: 'b' } }, data: { a: 'b' } };
+    const prepared = await sendFuzzRequest(cluster.url, { index: -1, label: 'growth-target', method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: { ...admin, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(target)) }, deadlineMs);
+    if (prepared.status !== 201) problems.push(`creating the growth target answered ${prepared.status}: ${prepared.body.toString('utf8').slice(0, 300)}`);
     const before = await snapshot();
     const anonymous = await sendAllFuzz(cluster.url, devclusterRequests(options.seed, options.count, undefined), { concurrency, deadlineMs, where: `without credentials (seed ${options.seed})` });
     add(anonymous.statuses);
@@ -360,6 +388,7 @@ export async function runDevclusterFuzz(options: { seed: number; count: number; 
     if ((await snapshot()) !== before) problems.push(`requests without credentials (seed ${options.seed}) changed what is stored`);
     const authorized = await sendAllFuzz(cluster.url, devclusterRequests(options.seed + 1, options.count, `Bearer ${TOKEN}`), { concurrency, deadlineMs, where: `as the admin (seed ${options.seed + 1})` });
     add(authorized.statuses);
+    add(authorized.growthStatuses, growthStatuses);
     problems.push(...authorized.problems);
     const good = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `after-fuzz-${options.seed}`, namespace: 'default' }, data: { a: 'b' } };
     const created = await sendFuzzRequest(cluster.url, { index: -1, label: 'after', method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: { ...admin, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(good)) }, deadlineMs);
@@ -368,5 +397,5 @@ export async function runDevclusterFuzz(options: { seed: number; count: number; 
   } finally {
     await cluster.close();
   }
-  return { seed: options.seed, tried: 2 * options.count, statuses, problems };
+  return { seed: options.seed, tried: 2 * options.count, statuses, growthStatuses, problems };
 }

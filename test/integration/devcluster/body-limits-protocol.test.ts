@@ -119,14 +119,17 @@ describe('bodies past the limits are refused with a Status before they are parse
 });
 
 describe('bodies just under the limits still work', () => {
-  it('creates a ConfigMap with a value of nearly 3 MiB, as YAML and as JSON', async () => {
+  it('reads a body of nearly 3 MiB, as YAML and as JSON: past 1.5 MiB the object is refused 413 naming the object limit, under it created', async () => {
     const value = 'x'.repeat(3 * MiB - 1024);
     const yaml = await post('application/yaml', configMapYaml('big-yaml', `data:\n  a: ${value}\n`));
-    expect(yaml.status, JSON.stringify(yaml.body).slice(0, 300)).toBe(201);
-    expect(yaml.body.data.a).toHaveLength(value.length);
+    expect(yaml.status, JSON.stringify(yaml.body).slice(0, 300)).toBe(413);
+    expect(yaml.body.message).toMatch(/ConfigMap "big-yaml" would be \d+ bytes as JSON, more than 1572864 bytes \(1\.5 MiB\)/);
     const json = await post('application/json', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big-json' }, data: { a: value } }));
-    expect(json.status, JSON.stringify(json.body).slice(0, 300)).toBe(201);
-    expect(json.body.data.a).toHaveLength(value.length);
+    expect(json.status, JSON.stringify(json.body).slice(0, 300)).toBe(413);
+    const fits = 'x'.repeat(1.5 * MiB - 2048);
+    const created = await post('application/json', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fits-json' }, data: { a: fits } }));
+    expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(201);
+    expect(created.body.data.a).toHaveLength(fits.length);
   });
 
   it('accepts bodies nested exactly 100 levels deep, with aliases, as YAML and as JSON', async () => {

@@ -35,3 +35,36 @@ describe('strategic merge patch: the order of merged lists', () => {
     expect(ports(result)).toEqual([2, 3, 1]);
   });
 });
+
+describe('strategic merge patch: lists are merged by identity, not pairwise (issue 19)', () => {
+  /** A list of `count` ports whose `port` reads are counted in `reads`. */
+  function countedPorts(count: number, reads: { n: number }): unknown[] {
+    return Array.from({ length: count }, (_, index) => new Proxy({ port: index, name: `p${index}` }, {
+      get(target, key, receiver) {
+        if (key === 'port') reads.n += 1;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    }));
+  }
+
+  it('reads each item’s merge key a bounded number of times however long the list and the patch (2,000 each were 16 million reads)', () => {
+    const reads = { n: 0 };
+    const live = { spec: { ports: countedPorts(2000, reads) } };
+    const patch = { spec: { ports: Array.from({ length: 2000 }, (_, index) => ({ port: 2000 + index })) } };
+    const merged = applyStrategicMergePatch(SERVICE, live, patch);
+    expect((merged['spec'] as { ports: unknown[] }).ports).toHaveLength(4000);
+    expect(reads.n).toBeLessThan(10 * 2000);
+  });
+
+  it('keeps the semantics: a key repeated in the live list, deletes, set lists and $deleteFromPrimitiveList', () => {
+    const live = { spec: { ports: [{ port: 1, name: 'a' }, { port: 1, name: 'b' }, { port: 2 }] }, metadata: { finalizers: ['x', 'y'] } };
+    const patch = {
+      spec: { ports: [{ port: 1, $patch: 'delete' }, { port: 1, name: 'c' }, { port: 3 }] },
+      metadata: { finalizers: ['z', 'x'], '$deleteFromPrimitiveList/finalizers': ['y'] },
+    };
+    const merged = applyStrategicMergePatch(SERVICE, live, patch) as { spec: { ports: unknown[] }; metadata: { finalizers: string[] } };
+    // The delete removes the first port 1, the merge then finds the second.
+    expect(merged.spec.ports).toEqual([{ port: 1, name: 'c' }, { port: 3 }, { port: 2 }]);
+    expect(merged.metadata.finalizers).toEqual(['z', 'x']);
+  });
+});
