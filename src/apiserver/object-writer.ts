@@ -329,17 +329,23 @@ export class ObjectWriter {
     patch: unknown,
     options: WriteOptions & { subresource?: Subresource | undefined },
   ): Promise<StoredObject> {
-    // A patch that names a resourceVersion is conditional: its conflict is the client's to handle.
-    let conditional = false;
-    const retry = (error: unknown): boolean => !conditional && isReason(error, 'Conflict');
+    // The patched object carries the resourceVersion of the object it was applied to, unless the
+    // patch set another: that one is the client's precondition, and its conflict is the client's to
+    // handle. Any other conflict is a write that landed between this read and this write (another
+    // client, or the server's own bookkeeping such as an access key's lastActivity): the patch is
+    // applied again to the latest object, as the real server's GuaranteedUpdate does.
+    let preconditionFailed = false;
+    const retry = (error: unknown): boolean => !preconditionFailed && isReason(error, 'Conflict');
     return this.#guaranteed(this.#refOf(type, namespace, name), retry, async (current, latest) => {
       if (current === undefined) throw notFound(subjectOf(type, name));
       const patched = applyPatch(mediaType, type.mergeStrategies, structuredClone(current) as JsonObject, patch);
       const metadata = isJsonObject(patched['metadata']) ? patched['metadata'] : {};
       patched['metadata'] = metadata;
       const version = metadata['resourceVersion'];
-      conditional = typeof version === 'string' && version !== '';
-      if (conditional && version !== current.metadata.resourceVersion) throw conflict(subjectOf(type, name));
+      if (typeof version === 'string' && version !== '' && version !== current.metadata.resourceVersion) {
+        preconditionFailed = true;
+        throw conflict(subjectOf(type, name));
+      }
       if (metadata['name'] !== name) throw badRequest(`metadata.name: Invalid value: ${JSON.stringify(metadata['name'])}: field is immutable`);
       const uid = metadata['uid'];
       if (uid !== undefined && uid !== null && uid !== '' && uid !== current.metadata.uid) {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { parseObjectOutput } from './object-output.js';
 import type { AccessKeyFlags, CreateKeyFlags } from './run-accesskey.js';
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -18,7 +19,8 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-const kubeconfigOption = (): Option =>
+/** `--kubeconfig` of the management API, shared by every command that calls it. */
+export const kubeconfigOption = (): Option =>
   new Option('--kubeconfig <file>', 'kubeconfig of the management API (server = its base URL, token = an access key)').env('VCSYNC_MANAGEMENT_KUBECONFIG').default('.vcsync/dev/management.kubeconfig');
 
 /**
@@ -39,6 +41,8 @@ export function registerAccessKeyCommand(program: Command): void {
     .addOption(new Option('--group <group>', 'an extra group (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--ttl <duration>', 'time to live, e.g. 24h (default: no expiry)').argParser(parseTtl))
     .addOption(new Option('--ttl-after-last-activity', 'count the time to live from the last use'))
+    .addOption(new Option('--scope-file <file>', 'YAML or JSON file with the key\'s spec.scope (checked before anything is sent)'))
+    .addOption(new Option('-o, --output <format>', 'print the created object (key included): yaml, json, name or jsonpath=TEMPLATE').argParser(parseObjectOutput))
     .action(async (flags: CreateKeyFlags) => (await import('./run-accesskey.js')).createKey(flags));
   accesskey
     .command('list')

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerAccessKeyCommand } from './accesskey-command.js';
+import { registerCredentialCommands } from './credentials-command.js';
 import { registerDevClusterCommand } from './devcluster-command.js';
 import { registerDevCommand } from './dev-command.js';
 import { registerPreviewCommand } from './preview-command.js';
@@ -17,4 +18,5 @@ export function registerCommands(program: Command): void {
   registerValidateCommand(program);
   registerPreviewCommand(program);
   registerAccessKeyCommand(program);
+  registerCredentialCommands(program);
 }

@@ -14,6 +14,7 @@ export function registerDevCommand(program: Command): void {
     .addOption(new Option('--dir <dir>', 'where cluster data and kubeconfigs live').default('.vcsync/dev'))
     .addOption(new Option('--config <file>', 'vcluster.yaml of the virtual cluster').default('config/vcluster.yaml'))
     .addOption(new Option('--name <name>', 'name of the virtual cluster (a DNS-1123 label)').default('dev').argParser(dnsLabel))
+    .addOption(new Option('--new-ports', 'pick new ports instead of those kept in <dir>/ports.json (tokens and kube configs issued for the old addresses stop working)'))
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default: info)').env('VCSYNC_LOG_LEVEL').argParser(parseLogLevel))
     .action(async (flags: DevFlags) => {
       // Loaded when the command runs, so usage errors and --help stay fast.

@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { loadClusterConfig } from '../kube/kube-config.js';
 import { RestClient } from '../kube/rest-client.js';
+import { formatObject, type ObjectOutput } from './object-output.js';
+import { readScopeFile } from './scope-file.js';
 import { BOOTSTRAP_ADMIN_KEY_NAME, DEFAULT_PLATFORM, expiresAtMs, generateAccessKey, managementGroup, MANAGEMENT_VERSION, ownerOf, writeSecretFile } from '../management/index.js';
 
 /** Flags every `vcsync accesskey` subcommand has. */
@@ -19,9 +21,29 @@ export interface CreateKeyFlags extends AccessKeyFlags {
   group: string[];
   ttl?: number;
   ttlAfterLastActivity?: boolean;
+  /** A YAML or JSON file holding `spec.scope`, checked before anything is sent. */
+  scopeFile?: string;
+  /** Print the created object (the key included, shown only this once) instead of the key alone. */
+  output?: ObjectOutput;
 }
 
-const API_VERSION = `${managementGroup(DEFAULT_PLATFORM)}/${MANAGEMENT_VERSION}`;
+/** The management API's group/version, as `apiVersion`. */
+export const MANAGEMENT_API_VERSION = `${managementGroup(DEFAULT_PLATFORM)}/${MANAGEMENT_VERSION}`;
+
+/**
+ * The `spec.scope` of `--scope-file`: undefined without one, the scope when it is valid; when it is
+ * not, prints every problem located in the file, sets exit code 2 and answers `false`.
+ */
+export async function scopeFromFile(command: string, file: string | undefined): Promise<Record<string, unknown> | undefined | false> {
+  if (file === undefined) return undefined;
+  const read = await readScopeFile(file);
+  if (read.ok) return read.scope;
+  process.stderr.write(read.problems.map((problem) => `vcsync ${command}: ${problem}\n`).join(''));
+  process.exitCode = 2;
+  return false;
+}
+
+const API_VERSION = MANAGEMENT_API_VERSION;
 const KEYS = `/apis/${API_VERSION}/ownedaccesskeys`;
 
 interface KeyObject {
@@ -31,7 +53,8 @@ interface KeyObject {
   status?: Record<string, unknown>;
 }
 
-async function withClient<T>(kubeconfig: string, use: (client: RestClient) => Promise<T>): Promise<T> {
+/** Runs `use` with a client of the management API the kubeconfig names, closed afterwards. */
+export async function withClient<T>(kubeconfig: string, use: (client: RestClient) => Promise<T>): Promise<T> {
   const client = new RestClient({ cluster: loadClusterConfig({ kind: 'file', path: kubeconfig }, { name: 'accesskey' }) });
   try {
     return await use(client);
@@ -48,6 +71,8 @@ export async function createKey(flags: CreateKeyFlags): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  const scope = await scopeFromFile('accesskey create', flags.scopeFile);
+  if (scope === false) return;
   const spec: Record<string, unknown> = { type: 'User' };
   if (flags.user !== undefined) spec['user'] = flags.user;
   if (flags.team !== undefined) spec['team'] = flags.team;
@@ -56,9 +81,14 @@ export async function createKey(flags: CreateKeyFlags): Promise<void> {
   if (flags.group.length > 0) spec['groups'] = flags.group;
   if (flags.ttl !== undefined) spec['ttl'] = flags.ttl;
   if (flags.ttlAfterLastActivity === true) spec['ttlAfterLastActivity'] = true;
+  if (scope !== undefined) spec['scope'] = scope;
   const metadata = flags.name !== undefined ? { name: flags.name } : { generateName: 'accesskey-' };
   const body: Record<string, unknown> = { apiVersion: API_VERSION, kind: 'OwnedAccessKey', metadata, spec };
   const created = (await withClient(flags.kubeconfig, (client) => client.create(KEYS, body))) as KeyObject;
+  if (flags.output !== undefined) {
+    process.stdout.write(formatObject(created, flags.output, 'ownedaccesskey'));
+    return;
+  }
   process.stderr.write(`Created access key ${created.metadata.name}; the key is shown only now:\n`);
   process.stdout.write(`${String(created.spec?.['key'])}\n`);
 }

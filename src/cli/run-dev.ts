@@ -8,6 +8,7 @@ import { createLogger } from '../observe/logger.js';
 import type { LogLevel } from './option-parsers.js';
 import { deferredCsrClient } from '../management/index.js';
 import { startDevManagement } from './dev-management.js';
+import { assertDevPortsFree, DEV_LISTEN_HOST, DEV_PORTS_FILE, readDevPorts, writeDevPorts, type DevPorts } from './dev-ports.js';
 import { runSyncerUntilStopped } from './run-syncer.js';
 
 /**
@@ -22,6 +23,30 @@ export interface DevFlags {
   config: string;
   name: string;
   logLevel?: LogLevel;
+  /** Pick new ports instead of the ones kept in `<dir>/ports.json` (ends tokens issued for the old addresses). */
+  newPorts?: boolean;
+}
+
+function portOf(url: string): number {
+  return Number(new URL(url).port);
+}
+
+/**
+ * The ports to listen on: the ones kept from the last run, each checked free first; none with
+ * `--new-ports` (saying on stderr what that ends).
+ */
+async function keptPorts(dir: string, flags: DevFlags): Promise<DevPorts> {
+  const file = join(flags.dir, DEV_PORTS_FILE);
+  if (flags.newPorts === true) {
+    const old = await readDevPorts(dir).catch(() => ({}));
+    if (Object.keys(old).length > 0) {
+      process.stderr.write(`vcsync dev: --new-ports: picking new ports instead of those in ${file}; tokens and token-mode kube configs issued for the old addresses stop working\n`);
+    }
+    return {};
+  }
+  const ports = await readDevPorts(dir);
+  await assertDevPortsFree(ports, file);
+  return ports;
 }
 
 async function ensureNamespace(cluster: DevCluster, namespace: string): Promise<void> {
@@ -45,6 +70,7 @@ export async function runDev(flags: DevFlags): Promise<void> {
   const logger = createLogger({ pretty, ...(flags.logLevel !== undefined ? { level: flags.logLevel } : {}) });
   const dir = resolve(flags.dir);
   await mkdir(dir, { recursive: true });
+  const kept = await keptPorts(dir, flags);
   const hostNamespace = `vcluster-${flags.name}`;
   // The management API first: the virtual cluster authenticates bearer tokens through its TokenReview
   // webhook. Its kube configs point at the virtual cluster, which starts next (its TLS address is the
@@ -56,6 +82,7 @@ export async function runDev(flags: DevFlags): Promise<void> {
   };
   const management = await startDevManagement({
     dir,
+    ...(kept.management !== undefined ? { port: kept.management } : {}),
     logger,
     virtualCluster: {
       name: flags.name,
@@ -72,6 +99,8 @@ export async function runDev(flags: DevFlags): Promise<void> {
     clusters.push(
       await startDevCluster({
         dataDir: join(dir, 'virtual'),
+        host: DEV_LISTEN_HOST,
+        port: kept.virtual ?? 0,
         // TLS: kubectl sends no bearer token to a plain-http server, and access keys are bearer tokens.
         tls: { dir: join(dir, 'virtual-tls') },
         tokenReviewUrl: management.server.tokenReviewUrl,
@@ -80,7 +109,7 @@ export async function runDev(flags: DevFlags): Promise<void> {
         logger: logger.child({ cluster: 'virtual' }),
       }),
     );
-    clusters.push(await startDevCluster({ dataDir: join(dir, 'host'), logger: logger.child({ cluster: 'host' }) }));
+    clusters.push(await startDevCluster({ dataDir: join(dir, 'host'), host: DEV_LISTEN_HOST, port: kept.host ?? 0, logger: logger.child({ cluster: 'host' }) }));
   } catch (error: unknown) {
     await Promise.all([...clusters.map((cluster) => cluster.close()), management.close()]);
     throw error;
@@ -88,7 +117,10 @@ export async function runDev(flags: DevFlags): Promise<void> {
   const [virtual, host] = clusters as [DevCluster, DevCluster];
   late.virtual = virtual;
   late.client = new RestClient({ cluster: loadClusterConfig({ kind: 'object', config: virtual.kubeConfig }, { name: 'virtual-kubeconfigs' }), logger: logger.child({ component: 'kube-configs' }) });
+  // Kept from now on: the management URL issues tokens, and kube configs name both URLs.
+  const ports: DevPorts = { ...kept, management: management.server.port, virtual: portOf(virtual.url), host: portOf(host.url) };
   try {
+    await writeDevPorts(dir, ports);
     const virtualKubeconfig = join(dir, 'virtual.kubeconfig');
     const hostKubeconfig = join(dir, 'host.kubeconfig');
     await writeFile(virtualKubeconfig, virtual.kubeConfigYaml(), { mode: 0o600 });
@@ -100,7 +132,7 @@ export async function runDev(flags: DevFlags): Promise<void> {
       hostNamespace,
       virtual: { kind: 'object', config: virtual.kubeConfig },
       host: { kind: 'object', config: host.kubeConfig },
-      listenMetrics: { host: '127.0.0.1', port: 0 },
+      listenMetrics: { host: DEV_LISTEN_HOST, port: kept.metrics ?? 0 },
       hostQps: 40,
       hostBurst: 80,
       workers: 10,
@@ -109,6 +141,10 @@ export async function runDev(flags: DevFlags): Promise<void> {
       sandboxTimeoutMs: 50,
       logger,
       onListening: ({ metrics }) => {
+        writeDevPorts(dir, { ...ports, metrics: portOf(metrics) }).catch((error: unknown) => {
+          // The run goes on; only the next restart may pick another metrics port.
+          logger.warn({ err: error, file: join(dir, DEV_PORTS_FILE) }, 'Could not keep the metrics port');
+        });
         const rel = flags.dir;
         process.stdout.write(
           [

@@ -28,6 +28,25 @@ export class MapStorage implements Storage {
   watchCalls = 0;
   /** Watches registered so far, and how many of them are still open. */
   readonly registered = { total: 0, open: 0 };
+  /** The update {@link holdNextUpdate} is waiting for, then the one it holds back. */
+  #hold: { matches: (object: StoredObject) => boolean; held?: { id: string; release: () => void; committed: Promise<unknown> } } | undefined;
+  /** Updates that were held back and then committed just before another update of the same object. */
+  interleaved = 0;
+
+  /**
+   * Two writers racing on one object, deterministically: the next update whose new object
+   * `matches` is held back until another update of the same object arrives, which was therefore
+   * computed from a read taken before the held one; the held one is committed first, so the other
+   * finds the object changed under it (a Conflict unless its writer reads again and retries).
+   */
+  holdNextUpdate(matches: (object: StoredObject) => boolean): void {
+    this.#hold = { matches };
+  }
+
+  /** Whether an update is being held back by {@link holdNextUpdate} right now. */
+  get holding(): boolean {
+    return this.#hold?.held !== undefined;
+  }
 
   async get(ref: ObjectRef): Promise<StoredObject | undefined> {
     return this.#objects.get(key(ref.resource, ref.namespace, ref.name));
@@ -48,6 +67,24 @@ export class MapStorage implements Storage {
 
   async update(resource: ResourceId, object: StoredObject, preconditions?: Preconditions): Promise<StoredObject> {
     const id = key(resource, object.metadata.namespace ?? '', object.metadata.name);
+    const hold = this.#hold;
+    if (hold !== undefined && hold.held === undefined && hold.matches(object)) {
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const committed = gate.then(() => this.#replace(resource, id, object, preconditions));
+      hold.held = { id, release, committed };
+      return committed;
+    }
+    if (hold?.held?.id === id) {
+      this.#hold = undefined;
+      this.interleaved += 1;
+      hold.held.release();
+      await hold.held.committed.catch(() => undefined);
+    }
+    return this.#replace(resource, id, object, preconditions);
+  }
+
+  #replace(resource: ResourceId, id: string, object: StoredObject, preconditions: Preconditions | undefined): StoredObject {
     this.#check(id, preconditions);
     return this.#commit('MODIFIED', resource, id, object);
   }

@@ -3,15 +3,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildKubeConfig, kubeConfigYaml } from '../../../src/devcluster/kube-config.js';
 import { parseTtl } from '../../../src/cli/accesskey-command.js';
+import { rfc3339 } from '../../../src/apiserver/object-writer.js';
 import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
+import { MapStorage } from '../../support/map-storage.js';
 import { assertBuilt, runVcsync } from '../../support/vcsync-cli.js';
 
 describe('vcsync accesskey (issue 9 §3, §4): a client of the management API', () => {
   let fixture: ManagementFixture;
+  let storage: MapStorage;
   let kubeconfig: string;
   beforeAll(async () => {
     assertBuilt();
-    fixture = await ManagementFixture.start();
+    storage = new MapStorage();
+    fixture = await ManagementFixture.start({ storage });
     kubeconfig = join(fixture.dir, 'management.kubeconfig');
     await writeFile(kubeconfig, kubeConfigYaml(buildKubeConfig({ name: 'management', server: fixture.server.url, caCertPem: fixture.tls.caCertPem, token: fixture.adminKey })));
   });
@@ -66,9 +70,15 @@ describe('vcsync accesskey (issue 9 §3, §4): a client of the management API', 
 
   it('rotate-admin: a new bootstrap key in the 0600 key file and the kubeconfig, the old one refused, never printed', async () => {
     const old = fixture.adminKey;
+    // Idle for more than the activity interval: this request makes the server write the key's
+    // status.lastActivity, and that write lands between the PATCH's read and its write (issue 20 §4).
+    fixture.nowMs += 61_000;
+    const lastActivity = rfc3339(fixture.nowMs);
+    storage.holdNextUpdate((object) => (object['status'] as { lastActivity?: string } | undefined)?.lastActivity === lastActivity);
     const rotated = await runVcsync(['accesskey', 'rotate-admin', '--kubeconfig', kubeconfig, '--key-file', fixture.bootstrapKeyPath]);
     expect(rotated.stderr).toBe('');
     expect(rotated.code).toBe(0);
+    expect(storage.interleaved).toBe(1);
     const key = (await readFile(fixture.bootstrapKeyPath, 'utf8')).trim();
     expect(key).not.toBe(old);
     expect(rotated.stdout).not.toContain(key);

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApiServer, type ApiServer } from '../../../src/apiserver/api-server.js';
 import { invalidValue } from '../../../src/apiserver/metadata-validation.js';
 import { ResourceRegistry, type KindDefinition } from '../../../src/apiserver/resource-type.js';
+import type { StoredObject } from '../../../src/apiserver/storage.js';
 import { NAME_COLUMN, tableColumn } from '../../../src/apiserver/table-view.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -110,6 +111,31 @@ describe('a server built from the apiserver core alone', () => {
     expect(relabelled.body).toMatchObject({ metadata: { generation: 1, resourceVersion: 'v2' } });
     const resized = await send('PATCH', `${URL_BASE}/w`, { spec: { size: 'large' } }, 'application/merge-patch+json');
     expect(resized.body).toMatchObject({ metadata: { generation: 2 }, spec: { size: 'large' } });
+  });
+
+  it('computes a PATCH without resourceVersion again when another write lands between its read and its write; a PATCH naming one gets the 409', async () => {
+    await send('POST', URL_BASE, { metadata: { name: 'w' } });
+    const ownedBy = (owner: string) => (object: StoredObject): boolean => (object.metadata['labels'] as Record<string, string> | undefined)?.['owner'] === owner;
+    // The controller's write is held until the user's PATCH (read before it) writes: it lands in between.
+    storage.holdNextUpdate(ownedBy('controller'));
+    const controller = send('PATCH', `${URL_BASE}/w`, { metadata: { labels: { owner: 'controller' } } }, 'application/merge-patch+json');
+    await waitFor('the controller write to be held', () => storage.holding);
+    const user = await send('PATCH', `${URL_BASE}/w`, { spec: { size: 'large' } }, 'application/merge-patch+json');
+    expect(storage.interleaved).toBe(1);
+    expect(user.status).toBe(200);
+    expect(user.body).toMatchObject({ metadata: { labels: { owner: 'controller' } }, spec: { size: 'large' } });
+    expect((await controller).status).toBe(200);
+
+    const read = await send('GET', `${URL_BASE}/w`);
+    const version = (read.body['metadata'] as { resourceVersion: string }).resourceVersion;
+    storage.holdNextUpdate(ownedBy('someone-else'));
+    const other = send('PATCH', `${URL_BASE}/w`, { metadata: { labels: { owner: 'someone-else' } } }, 'application/merge-patch+json');
+    await waitFor('the other write to be held', () => storage.holding);
+    const conditional = await send('PATCH', `${URL_BASE}/w`, { metadata: { resourceVersion: version }, spec: { size: 'small' } }, 'application/merge-patch+json');
+    expect(storage.interleaved).toBe(2);
+    expect(conditional.status).toBe(409);
+    expect(conditional.body).toMatchObject({ kind: 'Status', reason: 'Conflict' });
+    expect((await other).status).toBe(200);
   });
 
   it('keeps an object with finalizers until the last one is removed', async () => {
