@@ -606,11 +606,14 @@ export class ObjectWriter {
     return object;
   }
 
-  /** Create: the body's namespace must match the URL's; it is filled in when absent. */
+  /**
+   * Create: the body's namespace must match the URL's; it is filled in when absent. A namespace
+   * sent on a cluster-scoped object is cleared, as the real server's registry does (a client that
+   * fills it in everywhere still works, and the stored object has none).
+   */
   #checkNamespace(type: ResourceType, namespace: string, metadata: JsonObject): void {
     const given = metadata['namespace'];
     if (!type.namespaced) {
-      if (typeof given === 'string' && given !== '') throw badRequest(`the namespace of the object (${given}) must be empty for the cluster-scoped ${type.plural}`);
       delete metadata['namespace'];
       return;
     }
