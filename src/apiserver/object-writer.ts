@@ -557,7 +557,7 @@ export class ObjectWriter {
     const metadata = object['metadata'] as JsonObject;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     const causes: StatusCause[] = stored ? validateObjectMeta(type, metadata) : [];
-    if (type.validatesSchemaTypes && type.schema !== undefined) causes.push(...schemaTypeViolations(type.schema, object));
+    if (type.validatesSchemaTypes && type.schema !== undefined) causes.push(...schemaTypeViolations(type.schema, object, current));
     causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined, context) ?? []));
     causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined, context) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
