@@ -265,7 +265,15 @@ func (p *program) run() {
 	want := shown(spec, false)
 	want.DisplayName = "updated by PUT"
 	expectSame("update", updated.Spec, want)
-	fmt.Println("ok update OwnedAccessKey (PUT of the decoded object; key and connectorData kept)")
+	// The PUT carried no key (reads never show it): the stored one must still authenticate.
+	withKey := rest.CopyConfig(p.config)
+	withKey.BearerToken = secret
+	keyClient, err := rest.RESTClientFor(withKey)
+	must("update", err)
+	if code := statusOf("update", keyClient.Get().Resource(keys).Do(p.ctx)); code != 200 {
+		fail("update", "after a PUT without spec.key, the key answered %d", code)
+	}
+	fmt.Println("ok update OwnedAccessKey (PUT of the decoded object; the key still authenticates)")
 
 	select {
 	case event := <-events:
