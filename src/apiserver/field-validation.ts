@@ -1,7 +1,9 @@
-import { badRequest, invalidOptions } from './api-error.js';
+import { badRequest, invalid, invalidOptions, type StatusCause } from './api-error.js';
 import { reportedFields } from './duplicate-fields.js';
 import { genericKindSchema } from './openapi.js';
 import type { ResourceType } from './resource-type.js';
+import { isJsonObject } from './kind-strategy.js';
+import { forbiddenValue } from './metadata-validation.js';
 import { pruneObject } from './schema-pruning.js';
 
 /** The `fieldValidation` query parameter of writes. */
@@ -33,6 +35,9 @@ export function fieldValidationOf(query: URLSearchParams, options: WriteOptionsK
  * object was copied from, whose duplicate JSON keys are reported too. `Strict` refuses an object
  * with unknown or duplicate fields with the server's 400 message instead; `Warn` reports each
  * through `warn` (the handler turns them into `Warning` headers); both in document order.
+ * Unknown fields below an object whose schema refuses them (`x-vcsync-refuse-unknown-fields`,
+ * see `schema-pruning.ts`) are a 422 Invalid whatever the mode: dropping them could change what
+ * the object means.
  */
 export function pruneUnknownFields(
   type: ResourceType,
@@ -41,7 +46,15 @@ export function pruneUnknownFields(
   mode: FieldValidation,
   warn: (message: string) => void,
 ): void {
-  const { unknown } = pruneObject(type.schema ?? genericKindSchema(type), object);
+  const { unknown, refused } = pruneObject(type.schema ?? genericKindSchema(type), object);
+  if (refused.length > 0) {
+    const metadata = object['metadata'];
+    const name = isJsonObject(metadata) ? metadata['name'] : undefined;
+    const causes: StatusCause[] = refused.map(({ path, known }) =>
+      forbiddenValue(path, `unknown field; it is refused rather than dropped, since dropping it could change what this object means (known fields here: ${known.join(', ')})`),
+    );
+    throw invalid(type.kind, type.group, typeof name === 'string' ? name : '', causes);
+  }
   if (mode === 'Ignore') return;
   const messages = reportedFields(body, unknown).map(({ path, problem }) => `${problem} field ${JSON.stringify(path)}`);
   if (messages.length === 0) return;

@@ -579,7 +579,7 @@ export class ObjectWriter {
     const metadata = object['metadata'] as JsonObject;
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     const causes: StatusCause[] = stored ? validateObjectMeta(type, metadata) : [];
-    if (type.validatesSchemaTypes && type.schema !== undefined) causes.push(...schemaTypeViolations(type.schema, object));
+    if (type.validatesSchemaTypes && type.schema !== undefined) causes.push(...schemaTypeViolations(type.schema, object, current));
     causes.push(...(type.strategy.prepareForWrite?.(object, current as JsonObject | undefined, context) ?? []));
     causes.push(...(type.strategy.validate?.(object, current as JsonObject | undefined, context) ?? []));
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
@@ -644,11 +644,14 @@ export class ObjectWriter {
     return object;
   }
 
-  /** Create: the body's namespace must match the URL's; it is filled in when absent. */
+  /**
+   * Create: the body's namespace must match the URL's; it is filled in when absent. A namespace
+   * sent on a cluster-scoped object is cleared, as the real server's registry does (a client that
+   * fills it in everywhere still works, and the stored object has none).
+   */
   #checkNamespace(type: ResourceType, namespace: string, metadata: JsonObject): void {
     const given = metadata['namespace'];
     if (!type.namespaced) {
-      if (typeof given === 'string' && given !== '') throw badRequest(`the namespace of the object (${given}) must be empty for the cluster-scoped ${type.plural}`);
       delete metadata['namespace'];
       return;
     }

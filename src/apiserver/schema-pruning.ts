@@ -10,15 +10,27 @@ export interface KindSchema {
   readonly components: Readonly<Record<string, SchemaObject>>;
 }
 
+/**
+ * The schema extension that makes an object and everything below it refuse the fields it does not
+ * know instead of dropping them: for values whose meaning would change if a part the server does
+ * not understand were dropped (an access key's scope, where dropping a restriction widens it).
+ */
+export const REFUSE_UNKNOWN_FIELDS = 'x-vcsync-refuse-unknown-fields';
+
 /** What one walk over a written object found (see {@link pruneObject}). */
 export interface PruneOutcome {
   /** Paths of the fields the schema does not know, in document order, e.g. `spec.ports[0].bogus`. */
   readonly unknown: string[];
+  /**
+   * Paths of the unknown fields under a {@link REFUSE_UNKNOWN_FIELDS} object, in document order,
+   * each with the fields its object knows; they are left in place (the write is to be refused).
+   */
+  readonly refused: { path: string; known: string[] }[];
 }
 
 /** A schema compiled for walking: `$ref` and single-`allOf` wrappers resolved, one shape per node. */
 type Node =
-  | { readonly shape: 'struct'; readonly properties: ReadonlyMap<string, Node>; readonly required: ReadonlySet<string> }
+  | { readonly shape: 'struct'; readonly properties: ReadonlyMap<string, Node>; readonly required: ReadonlySet<string>; readonly refusesUnknown: boolean }
   | { readonly shape: 'list'; items: Node }
   | { readonly shape: 'map'; values: Node }
   /** Kept as sent: scalars, int-or-string, `x-kubernetes-preserve-unknown-fields`, objects without properties. */
@@ -53,7 +65,7 @@ function compile(schema: SchemaObject, components: Readonly<Record<string, Schem
     const compiled = new Map<string, Node>();
     for (const [field, property] of Object.entries(properties)) compiled.set(field, isJsonObject(property) ? compile(property, components, named) : FREE);
     const required = Array.isArray(schema['required']) ? schema['required'].filter((field): field is string => typeof field === 'string') : [];
-    return { shape: 'struct', properties: compiled, required: new Set(required) };
+    return { shape: 'struct', properties: compiled, required: new Set(required), refusesUnknown: schema[REFUSE_UNKNOWN_FIELDS] === true };
   }
   const additional = schema['additionalProperties'];
   if (isJsonObject(additional)) return { shape: 'map', values: compile(additional, components, named) };
@@ -89,15 +101,26 @@ function isEmptyCollection(node: Node, value: unknown): boolean {
   return false;
 }
 
-function walk(node: Node, value: unknown, path: string, unknown: string[]): void {
+/** What a walk collects, and whether it is below an object that refuses unknown fields. */
+interface Walk {
+  readonly found: PruneOutcome;
+  readonly refusing: boolean;
+}
+
+function walk(node: Node, value: unknown, path: string, state: Walk): void {
   switch (node.shape) {
     case 'struct': {
       if (!isJsonObject(value)) return;
+      const inner: Walk = node.refusesUnknown && !state.refusing ? { ...state, refusing: true } : state;
       for (const field of Object.keys(value)) {
         const property = node.properties.get(field);
         const at = path === '' ? field : `${path}.${field}`;
         if (property === undefined) {
-          unknown.push(at);
+          if (inner.refusing) {
+            inner.found.refused.push({ path: at, known: [...node.properties.keys()] });
+            continue;
+          }
+          state.found.unknown.push(at);
           delete value[field];
           continue;
         }
@@ -109,7 +132,7 @@ function walk(node: Node, value: unknown, path: string, unknown: string[]): void
           if (!required) delete value[field];
           continue;
         }
-        walk(property, child, at, unknown);
+        walk(property, child, at, inner);
         if (isEmptyCollection(property, child)) {
           if (required) value[field] = null;
           else delete value[field];
@@ -119,11 +142,11 @@ function walk(node: Node, value: unknown, path: string, unknown: string[]): void
     }
     case 'list':
       if (!Array.isArray(value) || node.items.shape === 'free') return;
-      for (let index = 0; index < value.length; index += 1) walk(node.items, value[index], `${path}[${index}]`, unknown);
+      for (let index = 0; index < value.length; index += 1) walk(node.items, value[index], `${path}[${index}]`, state);
       return;
     case 'map':
       if (!isJsonObject(value) || node.values.shape === 'free') return;
-      for (const [key, item] of Object.entries(value)) walk(node.values, item, `${path}.${key}`, unknown);
+      for (const [key, item] of Object.entries(value)) walk(node.values, item, `${path}.${key}`, state);
       return;
     case 'free':
       return;
@@ -134,12 +157,13 @@ function walk(node: Node, value: unknown, path: string, unknown: string[]): void
  * Prunes `object` (changed in place) in one walk over its schema, as the real server's decoding
  * and storage do: drops the fields the schema does not know, at every depth, and reporting their
  * paths; drops null and empty optional lists and maps (`labels: {}`, `finalizers: []`) and turns
- * empty required ones into null, as Go's encoding of the stored object does.
+ * empty required ones into null, as Go's encoding of the stored object does. Below an object
+ * marked {@link REFUSE_UNKNOWN_FIELDS}, unknown fields are reported as `refused` and kept.
  */
 export function pruneObject(schema: KindSchema, object: Record<string, unknown>): PruneOutcome {
-  const unknown: string[] = [];
-  walk(rootOf(schema), object, '', unknown);
-  return { unknown };
+  const found: PruneOutcome = { unknown: [], refused: [] };
+  walk(rootOf(schema), object, '', { found, refusing: false });
+  return found;
 }
 
 /**

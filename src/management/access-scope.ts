@@ -77,7 +77,7 @@ export interface ScopeRule {
   allowPlatformCli?: boolean;
 }
 
-/** An access key's scope (seed 2.6). A key without one, or with every list empty, is not restricted. */
+/** An access key's scope (seed 2.6). A key without one, or with every list empty and no `allowLoftCli`, is not restricted. */
 export interface AccessScope {
   roles?: ScopeRole[];
   projects?: ScopeProject[];
@@ -85,7 +85,15 @@ export interface AccessScope {
   virtualClusters?: ScopeVirtualCluster[];
   clusters?: ScopeCluster[];
   rules?: ScopeRule[];
+  /**
+   * The reference platform's scope-level CLI allowance (`AccessKeyScope.AllowLoftCLI`): the same
+   * as a `loft-cli` (`platformCLI`) roles entry. `{allowLoftCli: true}` alone is a CLI-only key.
+   */
+  allowLoftCli?: boolean;
 }
+
+/** The fields of a scope object; anything else under `spec.scope` is refused, never dropped. */
+export const SCOPE_FIELDS = ['roles', 'projects', 'spaces', 'virtualClusters', 'clusters', 'rules', 'allowLoftCli'] as const;
 
 /**
  * The role names a `roles` entry may carry. `platformCLI` is the seed's name for the reference
@@ -96,18 +104,23 @@ export const SCOPE_ROLES = ['platformCLI', 'loft-cli', 'agent', 'vcluster', 'net
 /** A role name of {@link SCOPE_ROLES}. */
 export type ScopeRoleName = (typeof SCOPE_ROLES)[number];
 
-/** Where a request goes; a rule's `requestTargets` lists these. */
-export const REQUEST_TARGET_KINDS = ['Management', 'Cluster', 'VirtualCluster'] as const;
+/**
+ * The values a rule's `requestTargets` may list: the reference platform's (`Management`,
+ * `Cluster`, `ProjectSpace`, `ProjectVirtualCluster`) and its earlier `VirtualCluster`, which keys
+ * stored before still carry. What each matches is `scope-rules.ts`'s `targetMatches`.
+ */
+export const REQUEST_TARGET_KINDS = ['Management', 'Cluster', 'ProjectSpace', 'ProjectVirtualCluster', 'VirtualCluster'] as const;
 
-/** A kind of {@link REQUEST_TARGET_KINDS}. */
+/** A value of {@link REQUEST_TARGET_KINDS}. */
 export type RequestTargetKind = (typeof REQUEST_TARGET_KINDS)[number];
 
 /** The verbs a rule's `verbs` may list: resource verbs and non-resource (HTTP method) verbs, or `*`. */
 export const SCOPE_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'post', 'put', 'head', SCOPE_WILDCARD] as const;
 
-/** Whether `scope` restricts nothing: absent, or every list empty or absent. */
+/** Whether `scope` restricts nothing: absent, or every list empty or absent and no `allowLoftCli`. */
 export function isUnrestricted(scope: AccessScope | undefined): boolean {
   if (scope === undefined) return true;
+  if (scope.allowLoftCli === true) return false;
   return [scope.roles, scope.projects, scope.spaces, scope.virtualClusters, scope.clusters, scope.rules].every((list) => list === undefined || list.length === 0);
 }
 
@@ -236,10 +249,11 @@ export function validateAccessScope(scope: unknown, field: string): StatusCause[
   const causes: StatusCause[] = [];
   if (scope === undefined || scope === null) return causes;
   if (!isRecord(scope)) return [invalidValue(field, scope, 'must be an object')];
-  const known = ['roles', 'projects', 'spaces', 'virtualClusters', 'clusters', 'rules'];
   for (const key of Object.keys(scope)) {
-    if (!known.includes(key)) causes.push(forbiddenValue(`${field}.${key}`, `unknown scope field; the scope fields are ${known.join(', ')}`));
+    if (!(SCOPE_FIELDS as readonly string[]).includes(key)) causes.push(forbiddenValue(`${field}.${key}`, `unknown scope field; the scope fields are ${SCOPE_FIELDS.join(', ')}`));
   }
+  const allowLoftCli = scope['allowLoftCli'];
+  if (allowLoftCli !== undefined && allowLoftCli !== null && typeof allowLoftCli !== 'boolean') causes.push(invalidValue(`${field}.allowLoftCli`, allowLoftCli, 'must be a boolean'));
   for (const [role, at] of entries(scope, 'roles', `${field}.roles`, causes)) {
     const name = role['role'];
     if (typeof name !== 'string' || name === '') causes.push(requiredValue(`${at}.role`, `one of ${SCOPE_ROLES.join(', ')}`));

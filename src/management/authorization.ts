@@ -30,7 +30,7 @@ function isRead(attrs: RequestAttributes): boolean {
   return attrs.isResourceRequest ? PLATFORM_CLI_VERBS.includes(attrs.verb) : attrs.verb === 'get' || attrs.verb === 'head';
 }
 
-/** Whether the `platformCLI` role (and a rule's `allowPlatformCli`) allows the request. */
+/** Whether the `platformCLI` role (and a rule's `allowPlatformCli`, the scope's `allowLoftCli`) allows the request. */
 export function platformCliAllows(attrs: RequestAttributes): boolean {
   if (!isRead(attrs)) return false;
   if (!attrs.isResourceRequest) return PLATFORM_CLI_PATHS.some((pattern) => nonResourceUrlMatches(pattern, attrs.path));
@@ -106,7 +106,8 @@ export function allowingEntry(scope: AccessScope, attrs: RequestAttributes): str
     firstAllowing('spaces', scope.spaces, (entry) => nameMatches(entry.project, project) && nameMatches(entry.space, spaceOf(attrs))) ??
     firstAllowing('virtualClusters', scope.virtualClusters, (entry) => nameMatches(entry.project, project) && nameMatches(entry.virtualCluster, virtualCluster)) ??
     firstAllowing('clusters', scope.clusters, (entry) => target.kind === 'Cluster' && nameMatches(entry.cluster, target.cluster)) ??
-    firstAllowing('rules', scope.rules, (entry) => ruleMatches(entry, attrs) || (entry.allowPlatformCli === true && platformCliAllows(attrs)))
+    firstAllowing('rules', scope.rules, (entry) => ruleMatches(entry, attrs) || (entry.allowPlatformCli === true && platformCliAllows(attrs))) ??
+    (scope.allowLoftCli === true && platformCliAllows(attrs) ? 'allowLoftCli' : undefined)
   );
 }
 

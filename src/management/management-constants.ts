@@ -36,8 +36,12 @@ export const BOOTSTRAP_ADMIN_USER = 'admin';
 /** The name of the bootstrap admin key's OwnedAccessKey. */
 export const BOOTSTRAP_ADMIN_KEY_NAME = 'vcsync-bootstrap-admin';
 
-/** `spec.type` of keys the platform itself manages (the bootstrap key), as opposed to `User`. */
-export const PLATFORM_KEY_TYPE = 'Platform';
+/**
+ * `spec.type` of keys vcsync itself manages (the bootstrap key), as opposed to `User`: `Other`,
+ * one of the reference platform's values (keys stored before with `Platform` keep it; validation
+ * ratchets).
+ */
+export const PLATFORM_KEY_TYPE = 'Other';
 
 /** The field manager of the server's own writes (lastActivity, the bootstrap key). */
 export const MANAGEMENT_FIELD_MANAGER = 'vcsync-management';

@@ -76,7 +76,7 @@ const COLUMNS: readonly TableColumn[] = [
       return owner === undefined ? '<none>' : `${owner.kind}:${owner.name}`;
     },
   },
-  { name: 'Type', type: 'string', format: '', description: 'User or Platform managed.', priority: 0, cell: (object) => textCell(object, 'spec', 'type') },
+  { name: 'Type', type: 'string', format: '', description: 'The key type: User, or Other for the keys vcsync manages.', priority: 0, cell: (object) => textCell(object, 'spec', 'type') },
   { name: 'Disabled', type: 'string', format: '', description: 'Whether the key is disabled.', priority: 0, cell: (object) => String(specOf(object)['disabled'] === true) },
   {
     name: 'Expires',

@@ -1,36 +1,50 @@
 import { COMMON_SCHEMAS, type SchemaObject } from '../apiserver/openapi.js';
-import type { KindSchema } from '../apiserver/schema-pruning.js';
+import { REFUSE_UNKNOWN_FIELDS, type KindSchema } from '../apiserver/schema-pruning.js';
+import { REQUEST_TARGET_KINDS } from './access-scope.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const string = (description: string): SchemaObject => ({ type: 'string', description });
 const boolean = (description: string): SchemaObject => ({ type: 'boolean', description });
 const timestamp = (description: string): SchemaObject => ({ type: 'string', format: 'date-time', description });
+/** A Go `[]byte`: base64 in JSON. */
+const bytes = (description: string): SchemaObject => ({ type: 'string', format: 'byte', description: `${description} Base64.` });
 const strings = (description: string): SchemaObject => ({ type: 'array', items: { type: 'string' }, description });
 const object = (description: string, properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'object', description, properties });
 const list = (description: string, properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'array', description, items: { type: 'object', properties } });
 
-/** seed 2.6: what a key (or a token issued with one) may reach. */
-export const ACCESS_SCOPE_SCHEMA: SchemaObject = object('The reach of the key (seed 2.6).', {
-  roles: list('Managed permissions.', { role: string('Name of the role, e.g. platformCLI.'), projects: strings('Projects the key can access.'), virtualClusters: strings('Virtual clusters the key can access.') }),
-  projects: list('Projects the key can access.', { project: string('Project name; * selects all projects.') }),
-  spaces: list('Spaces the key can access.', { project: string('Project name.'), space: string('Space name; * selects all spaces.') }),
-  virtualClusters: list('Virtual clusters the key can access.', { project: string('Project name.'), virtualCluster: string('Virtual cluster name; * selects all.') }),
-  clusters: list('Clusters the key can access.', { cluster: string('Cluster name; * selects all clusters.') }),
-  rules: list('Deprecated, use projects, spaces and virtualClusters.', {
-    verbs: strings('Matching verbs; empty means every verb.'),
-    resources: list('Matching resources; empty means all kinds in all groups.', {
-      group: string('API group; empty is the core group.'),
-      resources: strings('Resource names, subresources as name/sub.'),
-      resourceNames: strings('Instance names; empty means all.'),
+/** The values of OwnedAccessKey `spec.type` (the reference platform's `AccessKeyType`, REFERENCE §7). */
+export const ACCESS_KEY_TYPES = ['', 'Login', 'User', 'Other', 'Reset', 'OIDCRefreshToken', 'NetworkPeer', 'Workspace'] as const;
+
+/**
+ * seed 2.6: what a key (or a token issued with one) may reach. Nothing in it is ever dropped: an
+ * unknown field anywhere below is refused (422) whatever `fieldValidation` says, since a scope
+ * missing a part it was written with could reach further than meant.
+ */
+export const ACCESS_SCOPE_SCHEMA: SchemaObject = {
+  ...object('The reach of the key (seed 2.6); absent, or every list empty and allowLoftCli unset: unrestricted. An unknown field anywhere in it is refused (422).', {
+    roles: list('Managed permissions.', { role: string('Name of the role, e.g. platformCLI.'), projects: strings('Projects the key can access.'), virtualClusters: strings('Virtual clusters the key can access.') }),
+    projects: list('Projects the key can access.', { project: string('Project name; * selects all projects.') }),
+    spaces: list('Spaces the key can access.', { project: string('Project name.'), space: string('Space name; * selects all spaces.') }),
+    virtualClusters: list('Virtual clusters the key can access.', { project: string('Project name.'), virtualCluster: string('Virtual cluster name; * selects all.') }),
+    clusters: list('Clusters the key can access.', { cluster: string('Cluster name; * selects all clusters.') }),
+    rules: list('Deprecated, use projects, spaces and virtualClusters.', {
+      verbs: strings('Matching verbs; empty means every verb.'),
+      resources: list('Matching resources; empty means all kinds in all groups.', {
+        group: string('API group; empty is the core group.'),
+        resources: strings('Resource names, subresources as name/sub.'),
+        resourceNames: strings('Instance names; empty means all.'),
+      }),
+      namespaces: strings('Matching namespaces; empty string matches non-namespaced resources.'),
+      nonResourceURLs: strings('URL paths; a wildcard only as the full, final step.'),
+      requestTargets: strings(`Allowed request targets (${REQUEST_TARGET_KINDS.join(', ')}); empty means every request.`),
+      cluster: string('Cluster the rule matches.'),
+      virtualClusters: list('Virtual clusters the rule matches.', { name: string('Name; empty means all.'), namespace: string('Namespace; empty means all.') }),
+      allowPlatformCli: boolean('Deprecated: allows the read-only requests the CLI needs.'),
     }),
-    namespaces: strings('Matching namespaces; empty string matches non-namespaced resources.'),
-    nonResourceURLs: strings('URL paths; a wildcard only as the full, final step.'),
-    requestTargets: strings('Allowed request targets; empty means every request.'),
-    cluster: string('Cluster the rule matches.'),
-    virtualClusters: list('Virtual clusters the rule matches.', { name: string('Name; empty means all.'), namespace: string('Namespace; empty means all.') }),
-    allowPlatformCli: boolean('Deprecated: allows the read-only requests the CLI needs.'),
+    allowLoftCli: boolean('Deprecated (the reference platform\'s name): allows the read-only requests the CLI needs, as a loft-cli (platformCLI) roles entry; alone, a CLI-only key.'),
   }),
-});
+  [REFUSE_UNKNOWN_FIELDS]: true,
+};
 
 const SPEC = object('The desired state of an access key (seed 2.3).', {
   displayName: string('Name shown in the UI.'),
@@ -44,7 +58,7 @@ const SPEC = object('The desired state of an access key (seed 2.3).', {
   ttl: { type: 'integer', format: 'int64', description: 'Time to live of the key in seconds, from creation (or from status.lastActivity with ttlAfterLastActivity); 0 or absent: no expiry.' },
   ttlAfterLastActivity: boolean('If set, the time to live counts from status.lastActivity instead of from creation time.'),
   scope: ACCESS_SCOPE_SCHEMA,
-  type: string('Whether the key is user managed (User) or managed by the platform itself (Platform).'),
+  type: { type: 'string', enum: [...ACCESS_KEY_TYPES], description: `Whether the key is user managed (User, what the CLI sets) or managed by the platform itself: one of ${ACCESS_KEY_TYPES.map((one) => JSON.stringify(one)).join(', ')}.` },
   identity: object('Single-sign-on login data.', {
     userId: string('Subject of the user.'),
     username: string('Username.'),
@@ -54,9 +68,10 @@ const SPEC = object('The desired state of an access key (seed 2.3).', {
     extraClaims: { type: 'object', description: 'Further claims from the OIDC provider.', 'x-kubernetes-preserve-unknown-fields': true },
     groups: strings('Groups from the identity provider.'),
     connector: string('Name of the connector that created the key.'),
-    connectorData: string('Connector data for later requests; never returned through the API.'),
-    identityRefresh: timestamp('Last time the identity was refreshed.'),
+    connectorData: bytes('Connector data for later requests; never returned through the API.'),
+    identityRefresh: timestamp('Last time the identity was refreshed (also accepted at spec level, where the reference platform has it).'),
   }),
+  identityRefresh: timestamp('Last time the identity was refreshed (the reference platform\'s place for it).'),
   oidcProvider: object('Data about a refresh token.', {
     clientId: string('Client the token was generated for.'),
     nonce: string('Nonce to use.'),
@@ -65,9 +80,9 @@ const SPEC = object('The desired state of an access key (seed 2.3).', {
   }),
   parent: string('Deprecated. Shares OIDC and external token information between keys.'),
   oidcLogin: object('Deprecated, use identity.', {
-    idToken: string('ID token.'),
-    accessToken: string('Access token.'),
-    refreshToken: string('Refresh token.'),
+    idToken: bytes('ID token.'),
+    accessToken: bytes('Access token.'),
+    refreshToken: bytes('Refresh token.'),
     lastRefresh: timestamp('Last refresh.'),
   }),
 });

@@ -5,7 +5,7 @@
  * non-resource request, and one with them but without `resources` matches no resource request.
  */
 import { SCOPE_WILDCARD, resourcePatternMatches, type ScopeRule, type ScopeRuleResources } from './access-scope.js';
-import type { RequestAttributes } from './request-attributes.js';
+import type { RequestAttributes, RequestTarget } from './request-attributes.js';
 
 function emptyOr(list: readonly string[] | undefined, value: string): boolean {
   return list === undefined || list.length === 0 || list.includes(SCOPE_WILDCARD) || list.includes(value);
@@ -31,9 +31,29 @@ function resourcesEntryMatches(entry: ScopeRuleResources, attrs: RequestAttribut
   return names.length === 0 || names.includes(attrs.name);
 }
 
+/**
+ * Whether a `requestTargets` value matches where a request goes: `Management`, `Cluster` and the
+ * earlier `VirtualCluster` their own kind of request; `ProjectSpace` a cluster request into a
+ * project's space, `ProjectVirtualCluster` a request into a project's virtual cluster (narrower
+ * forms of `Cluster` and `VirtualCluster`). A value this server does not know matches nothing.
+ */
+export function requestTargetMatches(value: string, target: RequestTarget): boolean {
+  switch (value) {
+    case SCOPE_WILDCARD:
+      return true;
+    case 'ProjectSpace':
+      return target.kind === 'Cluster' && target.project !== undefined && target.space !== undefined;
+    case 'ProjectVirtualCluster':
+      return target.kind === 'VirtualCluster' && target.project !== undefined;
+    default:
+      return value === target.kind;
+  }
+}
+
 function targetMatches(rule: ScopeRule, attrs: RequestAttributes): boolean {
   const { target } = attrs;
-  if (!emptyOr(rule.requestTargets, target.kind)) return false;
+  const targets = rule.requestTargets ?? [];
+  if (targets.length > 0 && !targets.some((value) => requestTargetMatches(value, target))) return false;
   // Seed: `cluster` applies to cluster requests only; when set, non-cluster requests are not allowed.
   if (rule.cluster !== undefined && rule.cluster !== '') {
     if (target.kind !== 'Cluster') return false;

@@ -29,8 +29,9 @@ function sameRole(a: string, b: string): boolean {
   return a === b || (PLATFORM_CLI_ROLES.includes(a) && PLATFORM_CLI_ROLES.includes(b));
 }
 
-/** Whether the caller may use every `platformCLI` request: an un-narrowed platformCLI role or a rule with allowPlatformCli. */
+/** Whether the caller may use every `platformCLI` request: an un-narrowed platformCLI role, a rule with allowPlatformCli, or allowLoftCli. */
 function hasWholePlatformCli(caller: AccessScope): boolean {
+  if (caller.allowLoftCli === true) return true;
   const role = (caller.roles ?? []).some((entry) => PLATFORM_CLI_ROLES.includes(entry.role) && (entry.projects ?? []).length === 0 && (entry.virtualClusters ?? []).length === 0);
   return role || (caller.rules ?? []).some((rule) => rule.allowPlatformCli === true);
 }
@@ -121,7 +122,8 @@ export function scopeExcess(caller: AccessScope | undefined, requested: AccessSc
       (want) => projectCovered(caller, want.project) || (caller.virtualClusters ?? []).some((have) => nameCovers(have.project, want.project) && nameCovers(have.virtualCluster, want.virtualCluster)),
     ) ??
     first('clusters', requested.clusters, (want) => (caller.clusters ?? []).some((have) => nameCovers(have.cluster, want.cluster))) ??
-    first('rules', requested.rules, (want) => ruleCovered(caller, want))
+    first('rules', requested.rules, (want) => ruleCovered(caller, want)) ??
+    (requested.allowLoftCli === true && !hasWholePlatformCli(caller) ? 'allowLoftCli' : undefined)
   );
 }
 

@@ -70,10 +70,20 @@ export const SCOPE_TABLE_ROWS: readonly ScopeTableRow[] = [
     entry: '`rules: [{nonResourceURLs: [...]}]`',
     allows: 'Non-resource requests to these paths; `*` only as the whole final step (`/apis/*`: every path below `/apis/`, not `/apis` itself; `*` alone: every path). Other wildcards are refused (422). A rule with `nonResourceURLs` and no `resources` matches no resource request (as in RBAC).',
   },
-  { id: 'rule-requestTargets', entry: '`rules: [{requestTargets: [...]}]`', allows: 'Requests to one of the targets `Management`, `Cluster`, `VirtualCluster` (every request to this server is `Management`); empty: every target.' },
+  {
+    id: 'rule-requestTargets',
+    entry: '`rules: [{requestTargets: [...]}]`',
+    allows:
+      'Requests to one of the targets `Management`, `Cluster`, `ProjectSpace` (a cluster request into a project\'s space), `ProjectVirtualCluster` (a request into a project\'s virtual cluster), or the earlier `VirtualCluster` (every request to this server is `Management`); other values are refused (422); empty: every target.',
+  },
   { id: 'rule-cluster', entry: '`rules: [{cluster: C}]`', allows: 'Only cluster requests to C; no management or virtual-cluster request, so here nothing.' },
   { id: 'rule-virtualClusters', entry: '`rules: [{virtualClusters: [{name, namespace}]}]`', allows: 'Virtual-cluster requests must go to a listed one (empty name or namespace: any); other requests are not restricted by it.' },
   { id: 'rule-allowPlatformCli', entry: '`rules: [{allowPlatformCli: true, ...}]`', allows: 'What `platformCLI` allows, in addition to what the rule matches (the deprecated form of that role). Alone, `{allowPlatformCli: true}` still matches every resource request (its other lists are empty, meaning all): for the CLI only, use the `platformCLI` role.' },
+  {
+    id: 'allowLoftCli',
+    entry: '`allowLoftCli: true` (scope level, as in the reference platform\'s types)',
+    allows: 'What `platformCLI` allows (the same as a `loft-cli` roles entry). Alone, it makes a CLI-only key: it reads, it does not write.',
+  },
   { id: 'union', entry: 'several entries', allows: 'A request is allowed when any one entry allows it; entries add up, none takes away. Refused requests get 403 Forbidden.' },
 ];
 

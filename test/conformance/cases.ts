@@ -392,6 +392,16 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'metadata: empty labels and annotations are normalised', category: 'metadata', steps: [{ method: 'POST', path: CM, body: cm('e', { labels: {}, annotations: {} }, {}), pick: (c: Record<string, unknown>) => ({ ...c, metadata: { ...(c['metadata'] as object), managedFields: undefined } }) }] },
   { name: 'metadata: empty finalizers, ownerReferences and binaryData are dropped', category: 'metadata', steps: [{ method: 'POST', path: CM, body: { ...cm('e', { finalizers: [], ownerReferences: [], labels: null }), binaryData: {}, immutable: false }, pick: (c: { metadata: Record<string, unknown> }) => ({ ...c, metadata: Object.keys(c.metadata).filter((key) => key !== 'managedFields').sort() }) }] },
   { name: 'metadata: Service defaulting', category: 'metadata', steps: [{ method: 'POST', path: SVC, body: svc('s'), pick: (s: { spec: unknown }) => s.spec }] },
+  {
+    // The real registry clears a namespace sent on a cluster-scoped object (create, update, apply), no error.
+    name: 'metadata: a namespace sent on a cluster-scoped object is cleared',
+    category: 'metadata',
+    steps: [
+      { method: 'POST', path: CSRS, body: { ...csr('nsc'), metadata: { name: '{ns}-nsc', namespace: '{ns}' } }, pick: (c: { metadata: { namespace?: string } }) => c.metadata.namespace ?? null },
+      { method: 'PATCH', path: csrPath('nsc'), contentType: MERGE, body: { metadata: { namespace: '{ns}', labels: { a: 'b' } } }, pick: (c: { metadata: { namespace?: string } }) => c.metadata.namespace ?? null },
+      { method: 'PATCH', path: `${csrPath('nsa')}?fieldManager=conf`, contentType: APPLY, body: { ...csr('nsa'), metadata: { name: '{ns}-nsa', namespace: '{ns}' } }, pick: (c: { metadata: { namespace?: string } }) => c.metadata.namespace ?? null },
+    ],
+  },
   { name: 'metadata: Namespace defaulting', category: 'metadata', steps: [{ path: NS, pick: (n: { metadata: { labels?: unknown }; spec?: unknown; status?: unknown }) => ({ labels: n.metadata.labels, spec: n.spec, status: n.status }) }] },
   {
     name: 'metadata: Pod defaulting',

@@ -96,7 +96,7 @@ describe.skipIf(missing)('vcsync dev, driven by the commands it prints', () => {
     // The management API, through the kubeconfig it wrote (HTTPS, the CA, the bootstrap admin key).
     const keys = await runPrinted(management, home);
     expect(keys.stderr).toBe('');
-    expect(keys.stdout).toMatch(/vcsync-bootstrap-admin\s+user:admin\s+Platform\s+false/);
+    expect(keys.stdout).toMatch(/vcsync-bootstrap-admin\s+user:admin\s+Other\s+false/);
 
     // The virtual cluster authenticates access keys through the management API's TokenReview webhook.
     const managementConfig = parse(await readFile(join(dir, 'management.kubeconfig'), 'utf8')) as {

@@ -33,7 +33,7 @@ describe.skipIf(kubectlMissing('the management kubectl tests'))('kubectl against
     const result = await kubectl.run(['--server', fixture.server.url, '--token', fixture.adminKey, '--certificate-authority', fixture.tls.caCertPath, 'get', 'ownedaccesskeys']);
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/^NAME\s+OWNER\s+TYPE\s+DISABLED\s+EXPIRES\s+LAST ACTIVITY\s+AGE/);
-    expect(result.stdout).toMatch(/vcsync-bootstrap-admin\s+user:admin\s+Platform\s+false\s+<never>/);
+    expect(result.stdout).toMatch(/vcsync-bootstrap-admin\s+user:admin\s+Other\s+false\s+<never>/);
   });
 
   it('a wrong token: kubectl reports the 401', async () => {

@@ -41,12 +41,12 @@ const FULL_SPEC = {
     extraClaims: { department: ['eng'] },
     groups: ['eng'],
     connector: 'github',
-    connectorData: 'upstream-refresh-token',
+    connectorData: Buffer.from('upstream-refresh-token').toString('base64'),
     identityRefresh: '2026-01-01T00:00:00Z',
   },
   oidcProvider: { clientId: 'cli', nonce: 'n', redirectUri: 'http://localhost/cb', scopes: 'openid' },
   parent: 'parent-key',
-  oidcLogin: { idToken: 'id', accessToken: 'at', refreshToken: 'rt', lastRefresh: '2026-01-01T00:00:00Z' },
+  oidcLogin: { idToken: Buffer.from('id').toString('base64'), accessToken: Buffer.from('at').toString('base64'), refreshToken: Buffer.from('rt').toString('base64'), lastRefresh: '2026-01-01T00:00:00Z' },
 };
 
 function withoutHidden(spec: typeof FULL_SPEC): Record<string, unknown> {
@@ -75,7 +75,7 @@ describe('OwnedAccessKey over HTTPS (issue 9 §3)', () => {
     expect(read.body.spec).toEqual(withoutHidden(FULL_SPEC));
     expect(read.text).not.toContain(created.body.spec.key);
     const stored = await fixture.storage.get({ resource: 'management.loft.sh/v1/ownedaccesskeys', namespace: '', name: 'full' });
-    expect(stored?.['spec']).toMatchObject({ key: expect.stringMatching(/^hmac-sha256:/), identity: { connectorData: 'upstream-refresh-token' } });
+    expect(stored?.['spec']).toMatchObject({ key: expect.stringMatching(/^hmac-sha256:/), identity: { connectorData: FULL_SPEC.identity.connectorData } });
     expect(JSON.stringify(stored)).not.toContain(created.body.spec.key);
   });
 

@@ -73,3 +73,35 @@ describe('pruneObject', () => {
     expect(object).toEqual({ metadata: { name: 'a' }, spec: { flag: false, tree: {} }, items: null });
   });
 });
+
+describe('pruneObject below an object that refuses unknown fields', () => {
+  const GUARDED: KindSchema = {
+    name: 'Guarded',
+    components: {
+      Guarded: {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            properties: {
+              note: { type: 'string' },
+              scope: { type: 'object', 'x-vcsync-refuse-unknown-fields': true, properties: { rules: { type: 'array', items: { type: 'object', properties: { verbs: { type: 'array', items: { type: 'string' } } } } } } },
+            },
+          },
+        },
+      },
+    },
+  };
+
+  it('reports unknown fields at every depth below it as refused, with the fields their object knows, and keeps them; elsewhere still prunes', () => {
+    const object = { spec: { extra: 1, scope: { widen: true, rules: [{ verbs: ['get'], notVerbs: ['delete'] }] } } };
+    expect(pruneObject(GUARDED, object)).toEqual({
+      unknown: ['spec.extra'],
+      refused: [
+        { path: 'spec.scope.widen', known: ['rules'] },
+        { path: 'spec.scope.rules[0].notVerbs', known: ['verbs'] },
+      ],
+    });
+    expect(object).toEqual({ spec: { scope: { widen: true, rules: [{ verbs: ['get'], notVerbs: ['delete'] }] } } });
+  });
+});

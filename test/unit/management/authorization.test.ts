@@ -80,6 +80,7 @@ const INVALID_SCOPES: [string, unknown, string[]][] = [
   ['a cluster that is not a string', { rules: [{ cluster: ['c1'] }] }, ['spec.scope.rules[0].cluster FieldValueInvalid']],
   ['virtual clusters with a bad name', { rules: [{ virtualClusters: [{ name: 1 }] }] }, ['spec.scope.rules[0].virtualClusters[0].name FieldValueInvalid']],
   ['allowPlatformCli not a boolean', { rules: [{ allowPlatformCli: 'yes' }] }, ['spec.scope.rules[0].allowPlatformCli FieldValueInvalid']],
+  ['allowLoftCli not a boolean', { allowLoftCli: 'yes' }, ['spec.scope.allowLoftCli FieldValueInvalid']],
 ];
 
 describe('validateAccessScope', () => {
@@ -100,12 +101,13 @@ describe('validateAccessScope', () => {
           resources: [{ group: '', resources: ['pods', 'pods/log', '*/status'], resourceNames: ['a'] }, { group: '*' }],
           namespaces: ['', 'default'],
           nonResourceURLs: ['*', '/apis/*', '/version'],
-          requestTargets: ['Management', 'Cluster', 'VirtualCluster'],
+          requestTargets: ['Management', 'Cluster', 'VirtualCluster', 'ProjectSpace', 'ProjectVirtualCluster'],
           cluster: 'c1',
           virtualClusters: [{ name: 'v1' }, {}],
           allowPlatformCli: true,
         },
       ],
+      allowLoftCli: true,
     };
     expect(validateAccessScope(scope, 'spec.scope')).toEqual([]);
     expect(validateAccessScope(undefined, 'spec.scope')).toEqual([]);

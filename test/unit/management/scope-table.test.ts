@@ -95,6 +95,8 @@ const ROW_CASES: Record<string, ScopeCase[]> = deepFreeze({
   'rule-requestTargets': [
     { scope: { rules: [{ requestTargets: ['Management'] }] }, allowed: ['listKeys', 'getInstanceP1V1'], denied: ['podsOnC1', 'endpointsInV1'] },
     { scope: { rules: [{ requestTargets: ['Cluster', 'VirtualCluster'] }] }, allowed: ['podsOnC1', 'endpointsInV1'], denied: ['listKeys'] },
+    { scope: { rules: [{ requestTargets: ['ProjectSpace'] }] }, allowed: ['podsInSpaceP1S1'], denied: ['podsOnC1', 'endpointsInV1', 'listKeys'] },
+    { scope: { rules: [{ requestTargets: ['ProjectVirtualCluster'] }] }, allowed: ['endpointsInV1'], denied: ['podsOnC1', 'podsInSpaceP1S1', 'listKeys'] },
   ],
   'rule-cluster': [{ scope: { rules: [{ cluster: 'c1' }] }, allowed: ['podsOnC1', 'podsInSpaceP1S1'], denied: ['podsOnC2', 'listKeys', 'endpointsInV1'] }],
   'rule-virtualClusters': [
@@ -106,6 +108,15 @@ const ROW_CASES: Record<string, ScopeCase[]> = deepFreeze({
     { scope: { rules: [{ allowPlatformCli: true, verbs: ['create'], resources: [keys] }] }, allowed: ['listKeys', 'version', 'getInstanceP2V1', 'createKey'], denied: ['deleteKey', 'kubeconfigP1V1'] },
     { scope: { rules: [{ allowPlatformCli: false, nonResourceURLs: ['/metrics'] }] }, allowed: ['metrics'], denied: ['listKeys', 'version'] },
     { scope: { rules: [{ allowPlatformCli: true }] }, allowed: ['version', 'listKeys', 'deleteKey', 'podsOnC1'], denied: ['metrics', 'healthz'] },
+  ],
+  allowLoftCli: [
+    {
+      scope: { allowLoftCli: true },
+      allowed: ['listKeys', 'watchKeys', 'getKey', 'getInstanceP1V1', 'version', 'headVersion', 'apis', 'openapiV3'],
+      denied: ['createKey', 'deleteKey', 'patchKey', 'updateKeyStatus', 'kubeconfigP1V1', 'postVersion', 'metrics', 'podsOnC1', 'endpointsInV1'],
+    },
+    { scope: { allowLoftCli: false, projects: [{ project: 'p1' }] }, allowed: ['getInstanceP1V1'], denied: ['listKeys', 'version'] },
+    { scope: { allowLoftCli: true, projects: [{ project: 'p1' }] }, allowed: ['getInstanceP1V1', 'kubeconfigP1V1', 'listKeys', 'version'], denied: ['kubeconfigP2V1', 'createKey'] },
   ],
   union: [
     { scope: { projects: [{ project: 'p1' }], roles: [{ role: 'platformCLI' }] }, allowed: ['kubeconfigP1V1', 'listKeys', 'version', 'getInstanceP2V1'], denied: ['kubeconfigP2V1', 'createKey'] },
