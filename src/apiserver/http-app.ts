@@ -1,11 +1,11 @@
-import type { Duplex } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observe/logger.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './api-error.js';
 import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
 import { answerOnSocket, clientErrorStatus, connectStatus, isHeadRequest } from './connection-errors.js';
-import { negotiate } from './content-negotiation.js';
+import { bodyMediaType, negotiate, OPENAPI_V2_PROTOBUF } from './content-negotiation.js';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryContentType,
@@ -169,8 +169,20 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       done(null, decodeBody(decoder, request.method, body as Buffer));
     });
   }
-  // Any other media type is read as bytes; the route answers 415 when the verb needs a body.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // Any other media type is read as bytes; the route answers 415 when the verb needs a body. A
+  // body without a Content-Type is JSON (bodyMediaType), as on the real server.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    const readAsJson = request.headers['content-type'] === undefined && bodyMediaType(request.method, undefined) === 'application/json';
+    if (!readAsJson) {
+      done(null, body);
+      return;
+    }
+    try {
+      done(null, parseJsonBody((body as Buffer).toString('utf8')));
+    } catch (error: unknown) {
+      done(error as Error, undefined);
+    }
+  });
 
   app.setErrorHandler(sendFailure);
   app.setNotFoundHandler((request, reply) => {
@@ -291,10 +303,11 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
     return get(() => {
       if (path === '/openapi/v3') return sendJson(reply, init.openApi.index());
       if (path === '/openapi/v2') {
-        // JSON only: a client that accepts nothing but the protobuf encoding gets a 406 (client-go
-        // then falls back as from a server without v2), not JSON it would fail to decode.
-        negotiate(request.headers.accept, ['json']);
-        return sendJson(reply, init.openApi.documentV2());
+        // client-go asks for protobuf only (kubectl's client-side validation); other clients JSON.
+        if (negotiate(request.headers.accept, ['openapi-v2-protobuf', 'json']) === 'json') return sendJson(reply, init.openApi.documentV2());
+        // As a stream: Fastify replaces the media type of a Buffer by application/octet-stream, as
+        // the `@` in this one is not a token character.
+        return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(Readable.from([init.openApi.documentV2Protobuf()]));
       }
       const document = parts[1] === 'v3' ? init.openApi.document(parts.slice(2).join('/')) : undefined;
       if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
