@@ -25,6 +25,7 @@ import { TEXT_OBJECT_MEDIA_TYPES, type ResourceHandler } from './resource-handle
 import type { ResourceRegistry } from './resource-type.js';
 import type { ObjectRef, StoredObject } from './storage.js';
 import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview } from './self-reviews.js';
+import { SELF_SUBJECT_RULES_REVIEWS, selfSubjectRulesReview } from './self-subject-rules-review.js';
 import { bodyLimitError, parseJsonBody, parseYamlBody } from './text-body-parsers.js';
 
 /** TLS material for serving HTTPS with client-certificate authentication. */
@@ -263,12 +264,17 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
   };
   if (path === '/healthz' || path === '/readyz' || path === '/livez') return get(() => reply.code(200).type('text/plain; charset=utf-8').send('ok'));
   if (path === '/version') return get(() => sendJson(reply, versionInfo(init.version)));
-  if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS) {
+  if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS || path === SELF_SUBJECT_RULES_REVIEWS) {
     if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
     const created = (body: unknown): FastifyReply => reply.code(201).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
     if (path === SELF_SUBJECT_REVIEWS) return created(selfSubjectReview(user ?? ANONYMOUS));
-    const authorizer = user !== undefined ? init.authorizer : undefined;
     const asked = request.body;
+    if (path === SELF_SUBJECT_RULES_REVIEWS) {
+      if (asked instanceof UndecodableBody) throw asked.failure;
+      if (Buffer.isBuffer(asked)) throw unsupportedMediaType(String(request.headers['content-type'] ?? ''), [...TEXT_OBJECT_MEDIA_TYPES, ...init.bodyDecoders.map((decoder) => decoder.mediaType)]);
+      return selfSubjectRulesReview(asked, { user, authorizer: user !== undefined ? init.authorizer : undefined, registry: init.registry }).then(created);
+    }
+    const authorizer = user !== undefined ? init.authorizer : undefined;
     // A server that allows everything needs no spec: an undecodable body is answered all the same.
     if (authorizer !== undefined && asked instanceof UndecodableBody) throw asked.failure;
     if (authorizer !== undefined && Buffer.isBuffer(asked)) throw unsupportedMediaType(String(request.headers['content-type'] ?? ''), [...TEXT_OBJECT_MEDIA_TYPES, ...init.bodyDecoders.map((decoder) => decoder.mediaType)]);
