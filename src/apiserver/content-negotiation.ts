@@ -7,8 +7,13 @@ import { ApiError } from './api-error.js';
  */
 export type Representation = 'json' | 'yaml' | 'table' | 'partial' | 'discovery-v2' | 'discovery-v2beta1' | 'openapi-v2-protobuf';
 
-/** The media type client-go asks `/openapi/v2` for: gnostic's `openapi.v2.Document` as protobuf. */
-export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+/**
+ * The media type of `/openapi/v2` as protobuf (gnostic's `openapi.v2.Document`), as the real
+ * server answers it. client-go asks for the older spelling with `@`, which the server also
+ * accepts, but parses the answer's Content-Type with Go's mime package, which refuses the `@`.
+ */
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const OPENAPI_V2_PROTOBUF_REQUESTED = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 interface MediaRange {
   type: string;
@@ -29,7 +34,7 @@ function parseAccept(accept: string): MediaRange[] {
 
 function representationOf(range: MediaRange): Representation | undefined {
   const as = range.params.get('as');
-  if (range.type === OPENAPI_V2_PROTOBUF) return 'openapi-v2-protobuf';
+  if (range.type === OPENAPI_V2_PROTOBUF || range.type === OPENAPI_V2_PROTOBUF_REQUESTED) return 'openapi-v2-protobuf';
   const isJson = range.type === 'application/json' || range.type === 'application/*' || range.type === '*/*';
   if (!isJson) return range.type === 'application/yaml' && as === undefined ? 'yaml' : undefined;
   if (as === undefined) return 'json';

@@ -1,4 +1,4 @@
-import { Readable, type Duplex } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observe/logger.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './api-error.js';
@@ -311,9 +311,7 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
       if (path === '/openapi/v2') {
         // client-go asks for protobuf only (kubectl's client-side validation); other clients JSON.
         if (negotiate(request.headers.accept, ['openapi-v2-protobuf', 'json']) === 'json') return sendJson(reply, init.openApi.documentV2());
-        // As a stream: Fastify replaces the media type of a Buffer by application/octet-stream, as
-        // the `@` in this one is not a token character.
-        return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(Readable.from([init.openApi.documentV2Protobuf()]));
+        return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(init.openApi.documentV2Protobuf());
       }
       const document = parts[1] === 'v3' ? init.openApi.document(parts.slice(2).join('/')) : undefined;
       if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');

@@ -16,6 +16,7 @@ describe('bodyMediaType', () => {
 
 describe('negotiate the OpenAPI v2 document', () => {
   it('answers protobuf to client-go, which asks for nothing else, and JSON to everyone else', () => {
+    expect(negotiate('application/com.github.proto-openapi.spec.v2@v1.0+protobuf', ['openapi-v2-protobuf', 'json'])).toBe('openapi-v2-protobuf');
     expect(negotiate(OPENAPI_V2_PROTOBUF, ['openapi-v2-protobuf', 'json'])).toBe('openapi-v2-protobuf');
     expect(negotiate('application/json', ['openapi-v2-protobuf', 'json'])).toBe('json');
     expect(negotiate(undefined, ['openapi-v2-protobuf', 'json'])).toBe('json');
