@@ -124,8 +124,8 @@ async function resourceRules(namespace: string, registry: ResourceRegistry, cont
 }
 
 /**
- * The answer to the SelfSubjectRulesReview `body` (JSON, or decoded from protobuf): its spec
- * echoed, and the caller's rules in `spec.namespace`. Throws a 400 when the spec names no
+ * The answer to the SelfSubjectRulesReview `body` (JSON, or decoded from protobuf): the
+ * caller's rules in `spec.namespace`, with an empty spec as the real server answers. Throws a 400 when the spec names no
  * namespace, as the real server does.
  */
 export async function selfSubjectRulesReview(body: unknown, context: RulesReviewContext): Promise<Record<string, unknown>> {
@@ -136,7 +136,8 @@ export async function selfSubjectRulesReview(body: unknown, context: RulesReview
     apiVersion: 'authorization.k8s.io/v1',
     kind: 'SelfSubjectRulesReview',
     metadata: {},
-    spec: { namespace },
+    // The real server does not echo the spec either.
+    spec: {},
     status,
   });
   const { user, authorizer } = context;
