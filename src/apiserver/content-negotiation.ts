@@ -2,9 +2,18 @@ import { ApiError } from './api-error.js';
 
 /**
  * The representations the core can answer: plain JSON, YAML, a meta.k8s.io/v1 Table,
- * PartialObjectMetadata(List), and aggregated discovery (apidiscovery.k8s.io v2 / v2beta1).
+ * PartialObjectMetadata(List), aggregated discovery (apidiscovery.k8s.io v2 / v2beta1), and the
+ * OpenAPI v2 document as protobuf.
  */
-export type Representation = 'json' | 'yaml' | 'table' | 'partial' | 'discovery-v2' | 'discovery-v2beta1';
+export type Representation = 'json' | 'yaml' | 'table' | 'partial' | 'discovery-v2' | 'discovery-v2beta1' | 'openapi-v2-protobuf';
+
+/**
+ * The media type of `/openapi/v2` as protobuf (gnostic's `openapi.v2.Document`), as the real
+ * server answers it. client-go asks for the older spelling with `@`, which the server also
+ * accepts, but parses the answer's Content-Type with Go's mime package, which refuses the `@`.
+ */
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const OPENAPI_V2_PROTOBUF_REQUESTED = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 interface MediaRange {
   type: string;
@@ -25,6 +34,7 @@ function parseAccept(accept: string): MediaRange[] {
 
 function representationOf(range: MediaRange): Representation | undefined {
   const as = range.params.get('as');
+  if (range.type === OPENAPI_V2_PROTOBUF || range.type === OPENAPI_V2_PROTOBUF_REQUESTED) return 'openapi-v2-protobuf';
   const isJson = range.type === 'application/json' || range.type === 'application/*' || range.type === '*/*';
   if (!isJson) return range.type === 'application/yaml' && as === undefined ? 'yaml' : undefined;
   if (as === undefined) return 'json';
@@ -51,4 +61,15 @@ export function negotiate(accept: string | undefined, supported: readonly Repres
     if (representation !== undefined && supported.includes(representation)) return representation;
   }
   throw new ApiError('NotAcceptable', `only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io`);
+}
+
+/**
+ * The media type of a request's body: the Content-Type's type, lower case, without parameters.
+ * A request that sends no Content-Type is read as JSON, the first media type the server
+ * supports, as the real server reads it (`kubectl create --raw -f` sends none), except a PATCH,
+ * which must say which patch it is: '' there, which the handler answers 415.
+ */
+export function bodyMediaType(method: string, contentType: string | undefined): string {
+  if (contentType === undefined) return method === 'PATCH' ? '' : 'application/json';
+  return contentType.split(';')[0]?.trim().toLowerCase() ?? '';
 }

@@ -5,7 +5,7 @@ import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaT
 import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
 import { answerOnSocket, clientErrorStatus, connectStatus, isHeadRequest } from './connection-errors.js';
-import { negotiate } from './content-negotiation.js';
+import { bodyMediaType, negotiate, OPENAPI_V2_PROTOBUF } from './content-negotiation.js';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryContentType,
@@ -25,6 +25,7 @@ import { TEXT_OBJECT_MEDIA_TYPES, type ResourceHandler } from './resource-handle
 import type { ResourceRegistry } from './resource-type.js';
 import type { ObjectRef, StoredObject } from './storage.js';
 import { ANONYMOUS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, selfSubjectAccessReview, selfSubjectReview } from './self-reviews.js';
+import { SELF_SUBJECT_RULES_REVIEWS, selfSubjectRulesReview } from './self-subject-rules-review.js';
 import { bodyLimitError, parseJsonBody, parseYamlBody } from './text-body-parsers.js';
 
 /** TLS material for serving HTTPS with client-certificate authentication. */
@@ -169,8 +170,20 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       done(null, decodeBody(decoder, request.method, body as Buffer));
     });
   }
-  // Any other media type is read as bytes; the route answers 415 when the verb needs a body.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // Any other media type is read as bytes; the route answers 415 when the verb needs a body. A
+  // body without a Content-Type is JSON (bodyMediaType), as on the real server.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    const readAsJson = request.headers['content-type'] === undefined && bodyMediaType(request.method, undefined) === 'application/json';
+    if (!readAsJson) {
+      done(null, body);
+      return;
+    }
+    try {
+      done(null, parseJsonBody((body as Buffer).toString('utf8')));
+    } catch (error: unknown) {
+      done(error as Error, undefined);
+    }
+  });
 
   app.setErrorHandler(sendFailure);
   app.setNotFoundHandler((request, reply) => {
@@ -251,12 +264,17 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
   };
   if (path === '/healthz' || path === '/readyz' || path === '/livez') return get(() => reply.code(200).type('text/plain; charset=utf-8').send('ok'));
   if (path === '/version') return get(() => sendJson(reply, versionInfo(init.version)));
-  if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS) {
+  if (path === SELF_SUBJECT_ACCESS_REVIEWS || path === SELF_SUBJECT_REVIEWS || path === SELF_SUBJECT_RULES_REVIEWS) {
     if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
     const created = (body: unknown): FastifyReply => reply.code(201).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
     if (path === SELF_SUBJECT_REVIEWS) return created(selfSubjectReview(user ?? ANONYMOUS));
-    const authorizer = user !== undefined ? init.authorizer : undefined;
     const asked = request.body;
+    if (path === SELF_SUBJECT_RULES_REVIEWS) {
+      if (asked instanceof UndecodableBody) throw asked.failure;
+      if (Buffer.isBuffer(asked)) throw unsupportedMediaType(String(request.headers['content-type'] ?? ''), [...TEXT_OBJECT_MEDIA_TYPES, ...init.bodyDecoders.map((decoder) => decoder.mediaType)]);
+      return selfSubjectRulesReview(asked, { user, authorizer: user !== undefined ? init.authorizer : undefined, registry: init.registry }).then(created);
+    }
+    const authorizer = user !== undefined ? init.authorizer : undefined;
     // A server that allows everything needs no spec: an undecodable body is answered all the same.
     if (authorizer !== undefined && asked instanceof UndecodableBody) throw asked.failure;
     if (authorizer !== undefined && Buffer.isBuffer(asked)) throw unsupportedMediaType(String(request.headers['content-type'] ?? ''), [...TEXT_OBJECT_MEDIA_TYPES, ...init.bodyDecoders.map((decoder) => decoder.mediaType)]);
@@ -291,10 +309,9 @@ function serveNonResource(init: HttpAppInit, path: string, request: FastifyReque
     return get(() => {
       if (path === '/openapi/v3') return sendJson(reply, init.openApi.index());
       if (path === '/openapi/v2') {
-        // JSON only: a client that accepts nothing but the protobuf encoding gets a 406 (client-go
-        // then falls back as from a server without v2), not JSON it would fail to decode.
-        negotiate(request.headers.accept, ['json']);
-        return sendJson(reply, init.openApi.documentV2());
+        // client-go asks for protobuf only (kubectl's client-side validation); other clients JSON.
+        if (negotiate(request.headers.accept, ['openapi-v2-protobuf', 'json']) === 'json') return sendJson(reply, init.openApi.documentV2());
+        return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(init.openApi.documentV2Protobuf());
       }
       const document = parts[1] === 'v3' ? init.openApi.document(parts.slice(2).join('/')) : undefined;
       if (document === undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { encodeOpenApiV2 } from './openapi-v2-protobuf.js';
 import type { ResourceRegistry, ResourceType } from './resource-type.js';
 import type { KindSchema } from './schema-pruning.js';
 
@@ -313,6 +314,7 @@ export interface OpenApiInit {
 export class OpenApiDocuments {
   readonly #init: OpenApiInit;
   readonly #hashes = new Map<string, string>();
+  #v2Protobuf: Buffer | undefined;
 
   /** Builds nothing until asked. */
   constructor(init: OpenApiInit) {
@@ -350,6 +352,12 @@ export class OpenApiDocuments {
       for (const [name, schema] of Object.entries(document.components.schemas)) definitions[name] = schemaV2(schema);
     }
     return { swagger: '2.0', info: { title: 'Kubernetes', version: this.#init.gitVersion }, paths, definitions };
+  }
+
+  /** `GET /openapi/v2` as protobuf ({@link encodeOpenApiV2}), encoded once. */
+  documentV2Protobuf(): Buffer {
+    this.#v2Protobuf ??= encodeOpenApiV2(this.documentV2());
+    return this.#v2Protobuf;
   }
 
   /** A stable hash of a group-version's document, used in `serverRelativeURL` like the real server. */

@@ -3,6 +3,7 @@ import type { JsonObject } from './kind-strategy.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { OwnerFinalizersCheck, ReferencedOwner } from './owner-reference-permission.js';
 import type { ResourceRequest } from './request-info.js';
+import type { RulesDescription } from './self-subject-rules-review.js';
 import type { StoredObject } from './storage.js';
 
 /**
@@ -39,6 +40,13 @@ export interface RequestAuthorizer {
    * and every such reference is admitted (the devcluster, which has no authorization).
    */
   authorizeOwnerFinalizers?(user: AuthenticatedUser, owner: ReferencedOwner): NonResourceDecision | Promise<NonResourceDecision>;
+  /**
+   * For `kubectl auth can-i --list` (SelfSubjectRulesReview): `user`'s non-resource rules, and
+   * whether it is allowed more than asking {@link authorize} about every served collection finds.
+   * When absent the review lists no non-resource rules (or all, without `authorizeNonResource`)
+   * and says it is incomplete.
+   */
+  describeRules?(user: AuthenticatedUser): RulesDescription;
 }
 
 /** What an authorizer decides about a non-resource request: allowed, or refused (403 with `reason`). */

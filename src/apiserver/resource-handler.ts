@@ -4,7 +4,7 @@ import type { Logger } from '../observe/logger.js';
 import { ApiError, badRequest, forbidden, invalidOptions, notFound, unsupportedMediaType, wireDetails } from './api-error.js';
 import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
 import { UndecodableBody } from './body-decoder.js';
-import { negotiate, type Representation } from './content-negotiation.js';
+import { bodyMediaType, negotiate, type Representation } from './content-negotiation.js';
 import { parseFieldSelector, type FieldSelector } from './field-selector.js';
 import { fieldValidationOf, type WriteOptionsKind } from './field-validation.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
@@ -49,7 +49,7 @@ export interface ResourceHandlerInit {
 }
 
 function mediaTypeOf(request: FastifyRequest): string {
-  return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return bodyMediaType(request.method, request.headers['content-type']);
 }
 
 function booleanParam(query: URLSearchParams, name: string): boolean | undefined {

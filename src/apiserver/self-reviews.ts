@@ -22,6 +22,7 @@ export const SELF_SUBJECT_REVIEWS = '/apis/authentication.k8s.io/v1/selfsubjectr
 export interface ReviewUser {
   username: string;
   groups: string[];
+  extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The user of a request to a server that runs without authentication. */
@@ -178,13 +179,13 @@ export async function selfSubjectAccessReview(body: unknown, context: SelfAccess
   return answer(verdict);
 }
 
-/** A SelfSubjectReview answer for `user`. */
+/** A SelfSubjectReview answer for `user`: its name, groups and `extra` (`kubectl auth whoami` shows each). */
 export function selfSubjectReview(user: ReviewUser): Record<string, unknown> {
   const groups = user.username === ANONYMOUS.username ? user.groups : [...new Set([...user.groups, 'system:authenticated'])];
   return {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'SelfSubjectReview',
     metadata: {},
-    status: { userInfo: { username: user.username, groups } },
+    status: { userInfo: { username: user.username, groups, ...(user.extra !== undefined && Object.keys(user.extra).length > 0 ? { extra: user.extra } : {}) } },
   };
 }

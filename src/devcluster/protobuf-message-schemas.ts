@@ -8,6 +8,7 @@
 
 import { message, OBJECT_META, type MessageSchema } from '../apiserver/protobuf-message-schema.js';
 import { SELF_REVIEW_PROTOBUF_KINDS } from '../apiserver/self-reviews.js';
+import { SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND } from '../apiserver/self-subject-rules-review.js';
 
 const OBJECT_REFERENCE = message('ObjectReference', {
   1: { json: 'kind', type: 'string' },
@@ -151,6 +152,7 @@ const CERTIFICATE_SIGNING_REQUEST = message('CertificateSigningRequest', {
  */
 export const PROTOBUF_KINDS: ReadonlyMap<string, MessageSchema> = new Map([
   ...SELF_REVIEW_PROTOBUF_KINDS,
+  SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND,
   ['v1/ConfigMap', CONFIG_MAP],
   ['v1/Namespace', NAMESPACE],
   ['v1/Secret', SECRET],

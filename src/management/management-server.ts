@@ -1,5 +1,6 @@
 import { protobufBodyDecoder } from '../apiserver/protobuf-decoder.js';
 import { SELF_REVIEW_PROTOBUF_KINDS } from '../apiserver/self-reviews.js';
+import { SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND } from '../apiserver/self-subject-rules-review.js';
 import type { Server as TlsServer } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { buildApiServer } from '../apiserver/api-server.js';
@@ -210,7 +211,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     authenticator: { authenticate: (input) => (late.authenticator as AccessKeyAuthenticator).authenticate(input) },
     authorizer: options.authorizer ?? MANAGEMENT_AUTHORIZER,
     // kubectl sends its self reviews (`auth can-i`, `auth whoami`) as protobuf.
-    bodyDecoders: [protobufBodyDecoder(SELF_REVIEW_PROTOBUF_KINDS)],
+    bodyDecoders: [protobufBodyDecoder(new Map([...SELF_REVIEW_PROTOBUF_KINDS, SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND]))],
     basePath: MANAGEMENT_BASE_PATH,
     // The webhook's caller is a kube-apiserver, which holds no access key: see docs/adr/0020-token-review-webhook.md.
     publicRoutes: [{ method: 'POST', path: TOKEN_REVIEW_PATH, handle: tokenReview }],

@@ -13,6 +13,7 @@ import type { ResourceRequest } from '../apiserver/request-info.js';
 import type { StoredObject } from '../apiserver/storage.js';
 import type { AccessScope } from './access-scope.js';
 import { authorizeScope, forbiddenRequest } from './authorization.js';
+import { describeKeyRules, isDiscoveryRead } from './key-rules.js';
 import { authorizeKeyRequest, ownsKey, type CallerIdentity, type KeyOwnership } from './key-ownership.js';
 import { keyWidenings } from './key-widening.js';
 import { KEY_OWNERS_EXTRA, KEY_SCOPE_EXTRA, MANAGEMENT_ADMIN_GROUP, SCOPE_PARSE_CACHE_MAX } from './management-constants.js';
@@ -111,9 +112,13 @@ export function authorizeManagementRequest(user: AuthenticatedUser, request: Res
   return authorizeOwnership(user, request);
 }
 
-/** The management server's rule for discovery, OpenAPI and `/version`: the caller key's scope must allow it (else the 403 of `forbiddenRequest`). */
+/**
+ * The management server's rule for non-resource requests: every key may read discovery, OpenAPI
+ * and `/version` (`isDiscoveryRead`); anything else its scope must allow (else the 403 of `forbiddenRequest`).
+ */
 export function authorizeManagementNonResource(user: AuthenticatedUser, method: string, path: string): NonResourceDecision {
   const attrs = nonResourceAttributes(method, path);
+  if (isDiscoveryRead(attrs)) return { allowed: true };
   const scoped = authorizeScope(callerScope(user), attrs);
   if (!scoped.allowed) throw forbiddenRequest(attrs, scoped.reason);
   return { allowed: true };
@@ -154,4 +159,5 @@ export const MANAGEMENT_AUTHORIZER: RequestAuthorizer = {
   authorize: authorizeManagementRequest,
   authorizeNonResource: authorizeManagementNonResource,
   authorizeOwnerFinalizers: authorizeManagementOwnerFinalizers,
+  describeRules: (user) => describeKeyRules(callerScope(user)),
 };

@@ -15,7 +15,7 @@ export interface Step {
   path: string;
   /** JSON-encoded unless a string. */
   body?: unknown;
-  /** Default `application/json` when there is a body. */
+  /** Default `application/json` when there is a body; '' sends the body without a Content-Type. */
   contentType?: string;
   headers?: Record<string, string>;
   /** Prepares state: sent on both backends, not compared. */
@@ -238,6 +238,8 @@ export const CASES: readonly ConformanceCase[] = [
     ],
   },
   { name: 'write: update without resourceVersion is unconditional', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PUT', path: `${CM}/c`, body: cm('c', {}, { b: '2' }) }] },
+  { name: 'write: a create without a Content-Type is read as JSON', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('untyped'), contentType: '' }, { path: `${CM}/untyped` }] },
+  { name: 'write: a patch without a Content-Type is refused', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PATCH', path: `${CM}/c`, contentType: '', body: { data: { a: '2' } } }] },
   { name: 'write: merge patch', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PATCH', path: `${CM}/c`, contentType: MERGE, body: { data: { a: null, b: '2' }, metadata: { labels: { x: 'y' } } } }] },
   { name: 'write: JSON patch with a failing test op', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PATCH', path: `${CM}/c`, contentType: JSON_PATCH, body: [{ op: 'test', path: '/data/a', value: 'nope' }] }] },
   { name: 'write: JSON patch add and remove', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PATCH', path: `${CM}/c`, contentType: JSON_PATCH, body: [{ op: 'add', path: '/data/b', value: '2' }, { op: 'remove', path: '/data/a' }] }] },
@@ -607,6 +609,23 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'csr: delete answers a Success Status', category: 'certificates', steps: [createCsr('del'), { method: 'DELETE', path: csrPath('del') }, { path: csrPath('del') }] },
 
   // ---- RBAC kinds (stored; the devcluster's authorizer does not read them)
+  {
+    name: 'rbac: a SelfSubjectRulesReview lists the caller’s rules in a namespace (the suite’s client may do everything)',
+    category: 'rbac',
+    steps: [
+      {
+        method: 'POST',
+        path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: '{ns}' } },
+        pick: (review: { kind: string; spec: unknown; status: { resourceRules: Array<{ verbs: string[]; apiGroups: string[]; resources: string[] }> } }) => ({
+          kind: review.kind,
+          spec: review.spec,
+          everything: review.status.resourceRules.some((rule) => rule.verbs.includes('*') && rule.apiGroups.includes('*') && rule.resources.includes('*')),
+        }),
+      },
+    ],
+  },
+  { name: 'rbac: a SelfSubjectRulesReview without a namespace is refused', category: 'rbac', steps: [{ method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: {} } }] },
   { name: 'rbac: a Role is stored with its rules', category: 'rbac', steps: [{ method: 'POST', path: ROLES, body: role('r') }, { path: `${ROLES}/r` }] },
   { name: 'rbac: a rule needs verbs, API groups and resources', category: 'rbac', steps: [{ method: 'POST', path: ROLES, body: role('r', [{}, { verbs: ['get'], resources: ['pods'] }]) }] },
   { name: 'rbac: a Role may not name non-resource URLs', category: 'rbac', steps: [{ method: 'POST', path: ROLES, body: role('r', [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }]) }] },

@@ -122,7 +122,7 @@ export function send(backend: Backend, step: Pick<Step, 'method' | 'path' | 'bod
   const body = step.body === undefined ? undefined : typeof step.body === 'string' ? step.body : JSON.stringify(step.body);
   const headers: Record<string, string> = { accept: 'application/json', ...step.headers };
   if (body !== undefined) {
-    headers['content-type'] = step.contentType ?? 'application/json';
+    if (step.contentType !== '') headers['content-type'] = step.contentType ?? 'application/json';
     headers['content-length'] = String(Buffer.byteLength(body));
   }
   return new Promise((resolve, reject) => {

@@ -43,6 +43,17 @@ export interface ResolvedAuthenticatorOptions {
 export interface AuthenticatedUser {
   username: string;
   groups: string[];
+  /** Further facts about the user (Kubernetes' UserInfo.Extra), as a TokenReview webhook answered them. Default: none. */
+  extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The `extra` of a TokenReview's `status.user`: its string-list entries, or undefined when there are none. */
+export function reviewedExtra(value: unknown): Record<string, string[]> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value).flatMap(([key, values]): Array<[string, string[]]> =>
+    Array.isArray(values) ? [[key, values.filter((item): item is string => typeof item === 'string')]] : [],
+  );
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
 
 /** The outcome of {@link Authenticator.authenticate}; failures are data, never exceptions. */
@@ -202,7 +213,7 @@ class ChainAuthenticator implements Authenticator {
       return { result: { ok: false, reason }, cacheable: false };
     }
     const status = (body as { status?: unknown } | null)?.status as
-      | { authenticated?: unknown; user?: { username?: unknown; groups?: unknown }; error?: unknown }
+      | { authenticated?: unknown; user?: { username?: unknown; groups?: unknown; extra?: unknown }; error?: unknown }
       | undefined;
     if (status?.authenticated === true) {
       const username = status.user?.username;
@@ -212,7 +223,8 @@ class ChainAuthenticator implements Authenticator {
       const groups = Array.isArray(status.user?.groups)
         ? status.user.groups.filter((group): group is string => typeof group === 'string')
         : [];
-      return { result: { ok: true, user: { username, groups } }, cacheable: true };
+      const extra = reviewedExtra(status.user?.extra);
+      return { result: { ok: true, user: { username, groups, ...(extra !== undefined ? { extra } : {}) } }, cacheable: true };
     }
     const detail = typeof status?.error === 'string' && status.error !== '' ? `: ${status.error}` : '';
     return { result: { ok: false, reason: `token rejected by token review webhook${detail}` }, cacheable: true };

@@ -3,40 +3,22 @@
  * decoder's fixtures say which field numbers they hold.
  */
 
-function varintBytes(value: number | bigint): Buffer {
-  let rest = BigInt.asUintN(64, BigInt(value));
-  const bytes: number[] = [];
-  do {
-    let byte = Number(rest & 0x7fn);
-    rest >>= 7n;
-    if (rest !== 0n) byte |= 0x80;
-    bytes.push(byte);
-  } while (rest !== 0n);
-  return Buffer.from(bytes);
-}
-
-function tag(number: number, wireType: number): Buffer {
-  return varintBytes((number << 3) | wireType);
-}
+import { bytesField, fieldTag, stringField, varintField } from '../../../src/apiserver/protobuf-wire-writer.js';
 
 /** A varint field (int32, int64, bool, enum); negative numbers take ten bytes as in Go. */
-export function varint(number: number, value: number | bigint | boolean): Buffer {
-  return Buffer.concat([tag(number, 0), varintBytes(typeof value === 'boolean' ? (value ? 1 : 0) : value)]);
-}
+export const varint = varintField;
 
 /** A length-delimited field holding raw bytes. */
 export function bytes(number: number, value: Buffer): Buffer {
-  return Buffer.concat([tag(number, 2), varintBytes(value.length), value]);
+  return bytesField(number, value);
 }
 
 /** A string field. */
-export function str(number: number, value: string): Buffer {
-  return bytes(number, Buffer.from(value, 'utf8'));
-}
+export const str = stringField;
 
 /** An embedded message field made of `fields`. */
 export function msg(number: number, ...fields: Buffer[]): Buffer {
-  return bytes(number, Buffer.concat(fields));
+  return bytesField(number, ...fields);
 }
 
 /** One entry of a `map<string,string>` or `map<string,bytes>` field. */
@@ -48,7 +30,7 @@ export function entry(number: number, key: string, value: string | Buffer): Buff
 export function fixed32(number: number, value: number): Buffer {
   const body = Buffer.alloc(4);
   body.writeUInt32LE(value);
-  return Buffer.concat([tag(number, 5), body]);
+  return Buffer.concat([fieldTag(number, 5), body]);
 }
 
 /** The whole body: `k8s\0` then runtime.Unknown {typeMeta, raw, contentEncoding, contentType}. */

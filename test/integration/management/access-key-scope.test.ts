@@ -44,13 +44,17 @@ describe('access-key scope enforced on every management request over HTTPS (issu
     expect((await fixture.call('GET', `${KEYS_PATH}/cli`, { key: fixture.adminKey })).status).toBe(200);
   });
 
-  it('a rules entry allowing only get on ownedaccesskeys: get is allowed, list and /version answer 403 Status', async () => {
+  it('a rules entry allowing only get on ownedaccesskeys: get is allowed, list and /metrics answer 403 Status; discovery and /version are every key’s (issue 20 §3)', async () => {
     const getter = await aliceKey(fixture, 'getter', KEY_RULES(['get']));
     expect((await fixture.call('GET', `${KEYS_PATH}/getter`, { key: getter.key })).status).toBe(200);
     expectScopeRefusal(await fixture.call('GET', KEYS_PATH, { key: getter.key }));
-    const version = await fixture.call('GET', '/version', { key: getter.key });
-    expectScopeRefusal(version);
-    expect(version.body.message).toContain('get /version');
+    const metrics = await fixture.call('GET', '/metrics', { key: getter.key });
+    expectScopeRefusal(metrics);
+    expect(metrics.body.message).toContain('get /metrics');
+    for (const path of ['/version', '/api', '/apis', '/apis/management.loft.sh/v1', '/openapi/v3']) {
+      expect((await fixture.call('GET', path, { key: getter.key })).status, path).toBe(200);
+    }
+    expectScopeRefusal(await fixture.call('POST', '/version', { key: getter.key, body: {} }));
   });
 
   it('an unscoped key is not restricted by scope (only by ownership)', async () => {

@@ -421,10 +421,11 @@ function oneRequest(random: SeededRandom, keys: HostileKeys, name: string): Host
     const contentType = wrongContentType(random);
     const hdrs: Record<string, string> = { ...headers };
     if (contentType !== undefined) hdrs['content-type'] = contentType;
-    const method = random.pick(['POST', 'PUT', 'PATCH']);
+    // No Content-Type is JSON for a create or update, as on the real server; only a PATCH must name its type.
+    const method = contentType === undefined ? 'PATCH' : random.pick(['POST', 'PUT', 'PATCH']);
     const path = method === 'POST' ? KEYS : `${KEYS}/${keys.victim}`;
     const body = method === 'PATCH' ? json({ spec: { disabled: true } }) : json(validKeyBody(method === 'POST' ? name : keys.victim));
-    if (method === 'PATCH' && contentType === undefined) hdrs['content-type'] = random.pick(['application/json', 'application/yaml']);
+    if (method === 'PATCH' && contentType === undefined && random.next() < 0.5) hdrs['content-type'] = random.pick(['application/json', 'application/yaml']);
     return { label: `content-type:${String(contentType)}:${method}`, method, path, headers: hdrs, body, expect: { kind: 'refused' } };
   }
   if (roll < 76) {
