@@ -16,6 +16,7 @@ import type { Storage } from './storage.js';
 import type { ApiServerMetrics } from './api-server-metrics.js';
 import { WatchAdmission, watchLimitsWithDefaults, type WatchLimits } from './watch-admission.js';
 import { WatchEventCache } from './watch-event-cache.js';
+import { WatchWriteTurns } from './watch-write-turns.js';
 import type { WatchStream } from './watch-stream.js';
 import { connectionLimitsWithDefaults, type ConnectionLimits } from '../observe/connection-guard.js';
 
@@ -93,6 +94,7 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
     watches,
     watchAdmission: new WatchAdmission(watchLimitsWithDefaults(init.watchLimits)),
     watchLines: new WatchEventCache((representation) => init.metrics?.watchEventEncoded(representation)),
+    watchTurns: new WatchWriteTurns(),
     metrics: init.metrics,
     logger: init.logger,
   });

@@ -26,6 +26,7 @@ import { parseIncludeObject, partialObjectMetadata, toTable, type TableListMeta 
 import type { ApiServerMetrics } from './api-server-metrics.js';
 import { WatchLimitError, type WatchAdmission } from './watch-admission.js';
 import type { WatchEventCache } from './watch-event-cache.js';
+import type { WatchWriteTurns } from './watch-write-turns.js';
 import { WatchStream } from './watch-stream.js';
 
 /** The media types of object bodies the core parses itself (DeleteOptions are only these). */
@@ -53,6 +54,8 @@ export interface ResourceHandlerInit {
   watchAdmission: WatchAdmission;
   /** The event lines the watches share. */
   watchLines: WatchEventCache;
+  /** Where watches with a backlog take turns to write. */
+  watchTurns: WatchWriteTurns;
   /** Counts watches; undefined: not counted. */
   metrics: ApiServerMetrics | undefined;
   logger: Logger;
@@ -382,6 +385,7 @@ export class ResourceHandler {
       response: reply.raw,
       encoding: { representation, shared: representation !== 'table', encode },
       lines: this.#init.watchLines,
+      turns: this.#init.watchTurns,
       events: metrics === undefined ? undefined : { sent: () => metrics.watchEventSent(), slowClosed: () => metrics.slowWatchClosed() },
       logger: this.#init.logger,
       onEnd: () => {

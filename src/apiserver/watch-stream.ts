@@ -7,6 +7,7 @@ import { resourceVersionFailure } from './object-writer.js';
 import type { ResourceType } from './resource-type.js';
 import type { Storage, StorageEvent, StorageWatch, StorageWatchListener, StoredObject } from './storage.js';
 import { watchEventLine, type WatchEncoding, type WatchEventCache, type WatchEventType } from './watch-event-cache.js';
+import type { WatchWriteTurns } from './watch-write-turns.js';
 
 export type { WatchEventType } from './watch-event-cache.js';
 
@@ -53,6 +54,8 @@ export interface WatchStreamInit {
   encoding: WatchEncoding;
   /** The event lines shared between the server's watches. */
   lines: WatchEventCache;
+  /** Where watches with a backlog take turns to write, so that other requests are served between bursts. Default: no turns. */
+  turns?: WatchWriteTurns | undefined;
   /** Told of sent events and slow-client closes. Default: nothing. */
   events?: WatchStreamEvents | undefined;
   logger: Logger;
@@ -188,13 +191,19 @@ export class WatchStream {
     if (this.#init.timeoutMs !== undefined) this.#timers.push(setTimeout(() => this.end(), this.#init.timeoutMs));
   }
 
-  /** The initial state as ADDED events, each written once the client has read what came before. */
+  /**
+   * The initial state as ADDED events, written in bursts: after each, the next waits until the
+   * client has read it and it is this watch's turn (see {@link WatchWriteTurns}).
+   */
   async #sendInitialState(snapshot: readonly StoredObject[]): Promise<void> {
     for (const object of snapshot) {
       if (this.#ended) return;
       const matches = this.#matches(object);
       this.#matched?.set(keyOf(object), matches && object);
-      if (matches && !this.#sendObject('ADDED', object)) await this.#drained();
+      if (matches && !this.#sendObject('ADDED', object)) {
+        await this.#drained();
+        await this.#init.turns?.next();
+      }
     }
   }
 
