@@ -18,5 +18,8 @@ describe(`devcluster HTTP fuzzing (seed ${SEED}, ${COUNT} requests without crede
     expect(report.problems.slice(0, 20)).toEqual([]);
     expect(report.statuses['401']).toBeGreaterThan(0);
     expect(Object.keys(report.statuses).some((status) => status.startsWith('2'))).toBe(true);
+    // The exhaustion classes (issue 19 §7) reached the caps: some watches refused, every stalled head closed.
+    expect(report.pressure?.watchFlood.refused).toBeGreaterThan(0);
+    expect(report.pressure?.slowHeads.closed).toBe(report.pressure?.slowHeads.opened);
   }, 300_000);
 });
