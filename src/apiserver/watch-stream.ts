@@ -109,6 +109,8 @@ export class WatchStream {
   #resumed = false;
   /** Whether the socket is corked until the current burst of events is written. */
   #corked = false;
+  /** Ends the wait for `drain` of the initial state (an ended watch waits for nothing). */
+  #stopWaiting: (() => void) | undefined;
 
   /** Does no I/O; {@link start} registers the watch and writes the response. */
   constructor(init: WatchStreamInit) {
@@ -207,7 +209,7 @@ export class WatchStream {
     }
   }
 
-  /** Resolves when the response has flushed what it buffers, or has closed. */
+  /** Resolves when the response has flushed what it buffers, has closed, or the watch has ended. */
   #drained(): Promise<void> {
     const response = this.#init.response;
     if (this.#ended || response.destroyed) return Promise.resolve();
@@ -215,10 +217,12 @@ export class WatchStream {
       const done = (): void => {
         response.off('drain', done);
         response.off('close', done);
+        this.#stopWaiting = undefined;
         resolve();
       };
       response.on('drain', done);
       response.on('close', done);
+      this.#stopWaiting = done;
     });
   }
 
@@ -233,6 +237,7 @@ export class WatchStream {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#stopWaiting?.();
     this.#handle?.close();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers = [];

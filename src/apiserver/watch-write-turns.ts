@@ -10,8 +10,8 @@ export class WatchWriteTurns {
   #waiting: Array<() => void> = [];
   #scheduled = false;
 
-  /** `watchesPerTurn`: how many waiting watches write in one turn. Default 16 (about 256 KiB). */
-  constructor(watchesPerTurn = 16) {
+  /** `watchesPerTurn`: how many waiting watches write in one turn. Default 4 (about 64 KiB). */
+  constructor(watchesPerTurn = 4) {
     this.#watchesPerTurn = watchesPerTurn;
   }
 
