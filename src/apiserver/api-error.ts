@@ -20,6 +20,7 @@ export const STATUS_REASON_CODES = {
   RequestEntityTooLarge: 413,
   UnsupportedMediaType: 415,
   Invalid: 422,
+  TooManyRequests: 429,
   InternalError: 500,
   ServiceUnavailable: 503,
   Timeout: 504,

@@ -13,7 +13,12 @@ import type { RequestAuthorizer } from './request-authorization.js';
 import { ResourceHandler, TEXT_OBJECT_MEDIA_TYPES } from './resource-handler.js';
 import type { ResourceRegistry } from './resource-type.js';
 import type { Storage } from './storage.js';
+import type { ApiServerMetrics } from './api-server-metrics.js';
+import { WatchAdmission, watchLimitsWithDefaults, type WatchLimits } from './watch-admission.js';
+import { WatchEventCache } from './watch-event-cache.js';
+import { WatchWriteTurns } from './watch-write-turns.js';
 import type { WatchStream } from './watch-stream.js';
+import { connectionLimitsWithDefaults, type ConnectionLimits } from '../observe/connection-guard.js';
 
 /** What a server is built from: its kinds, its storage, and how it presents itself. */
 export interface ApiServerInit {
@@ -48,6 +53,12 @@ export interface ApiServerInit {
   watchSendBufferBytes: number;
   /** The largest object stored, in bytes of JSON (413 beyond, dry runs too). Default 1.5 MiB, etcd's request limit. */
   maxObjectBytes?: number | undefined;
+  /** Caps on concurrent watches (429 with Retry-After beyond). Default {@link DEFAULT_WATCH_LIMITS}. */
+  watchLimits?: Partial<WatchLimits> | undefined;
+  /** Head and idle timeouts and the connection cap of the listener. Default {@link DEFAULT_CONNECTION_LIMITS}. */
+  connectionLimits?: Partial<ConnectionLimits> | undefined;
+  /** Counts watches, shared encodings and closed connections. Default: not counted. */
+  metrics?: ApiServerMetrics | undefined;
   /** Wall clock in ms since the epoch (timestamps, table ages). Default `Date.now`. */
   now?: () => number;
   logger: Logger;
@@ -83,6 +94,10 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
     bookmarkIntervalMs: init.bookmarkIntervalMs,
     watchSendBufferBytes: init.watchSendBufferBytes,
     watches,
+    watchAdmission: new WatchAdmission(watchLimitsWithDefaults(init.watchLimits)),
+    watchLines: new WatchEventCache((representation) => init.metrics?.watchEventEncoded(representation)),
+    watchTurns: new WatchWriteTurns(),
+    metrics: init.metrics,
     logger: init.logger,
   });
   const app = buildHttpApp({
@@ -100,6 +115,8 @@ export function buildApiServer(init: ApiServerInit): ApiServer {
     ...(init.publicDocuments !== undefined ? { publicDocuments: init.publicDocuments } : {}),
     https: init.https,
     serverAddress: init.serverAddress,
+    connectionLimits: connectionLimitsWithDefaults(init.connectionLimits),
+    metrics: init.metrics,
     logger: init.logger,
   });
   return {

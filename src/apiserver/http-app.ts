@@ -1,6 +1,8 @@
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { guardConnections, type ConnectionLimits } from '../observe/connection-guard.js';
 import type { Logger } from '../observe/logger.js';
+import type { ApiServerMetrics } from './api-server-metrics.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './api-error.js';
 import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
@@ -67,6 +69,10 @@ export interface HttpAppInit {
   publicRoutes?: readonly PublicRoute[];
   /** Documents served outside the base path without authentication. Default: none. */
   publicDocuments?: readonly PublicDocument[];
+  /** Head and idle timeouts and the connection cap of the listener (see {@link guardConnections}). */
+  connectionLimits: Readonly<ConnectionLimits>;
+  /** Counts the connections the guard closes. Default: not counted. */
+  metrics?: ApiServerMetrics | undefined;
   logger: Logger;
 }
 
@@ -105,6 +111,8 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
       init.logger.error({ err: error, method: request.method, url: request.url }, 'Request failed with an unexpected error');
       failure = new ApiError('InternalError', `Internal error occurred: ${error instanceof Error ? error.message : String(error)}`);
     }
+    // An overload answer says when to come back, as the real server's 429s do.
+    if (failure.details?.retryAfterSeconds !== undefined) reply.header('retry-after', String(failure.details.retryAfterSeconds));
     return reply.code(failure.code).type('application/json').send(JSON.stringify(failure.toStatus()));
   };
   const publicRoutes = new Map((init.publicRoutes ?? []).map((route) => [route.path, route]));
@@ -145,6 +153,7 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
         }
       : {}),
   }) as unknown as FastifyInstance;
+  guardConnections(app.server, init.connectionLimits, init.metrics);
   // Node hands CONNECT to this event, not to the routes; unheard, it drops the connection unanswered.
   app.server.on('connect', (_request: unknown, socket: Duplex) => answerOnSocket(socket, connectStatus()));
 

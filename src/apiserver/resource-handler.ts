@@ -19,9 +19,14 @@ import { invisibleResult, type RequestAccess } from './request-authorization.js'
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceRequest } from './request-info.js';
 import type { ResourceRegistry, ResourceType, Subresource } from './resource-type.js';
+import { ANONYMOUS } from './self-reviews.js';
 import { APPLY_PATCH_MEDIA_TYPE } from './server-side-apply.js';
 import type { Preconditions, Storage, StoredObject } from './storage.js';
 import { parseIncludeObject, partialObjectMetadata, toTable, type TableListMeta } from './table-view.js';
+import type { ApiServerMetrics } from './api-server-metrics.js';
+import { WatchLimitError, type WatchAdmission } from './watch-admission.js';
+import type { WatchEventCache } from './watch-event-cache.js';
+import type { WatchWriteTurns } from './watch-write-turns.js';
 import { WatchStream } from './watch-stream.js';
 
 /** The media types of object bodies the core parses itself (DeleteOptions are only these). */
@@ -45,6 +50,14 @@ export interface ResourceHandlerInit {
   watchSendBufferBytes: number;
   /** Every open watch, so that closing the server can end them. */
   watches: Set<WatchStream>;
+  /** Admits watches below the per-user and global caps. */
+  watchAdmission: WatchAdmission;
+  /** The event lines the watches share. */
+  watchLines: WatchEventCache;
+  /** Where watches with a backlog take turns to write. */
+  watchTurns: WatchWriteTurns;
+  /** Counts watches; undefined: not counted. */
+  metrics: ApiServerMetrics | undefined;
   logger: Logger;
 }
 
@@ -190,7 +203,7 @@ export class ResourceHandler {
       case 'list':
         return this.#list(target, request, reply, query, access);
       case 'watch':
-        return this.#watch(target, request, reply, query, access);
+        return this.#watch(target, request, reply, query, access, user);
       case 'create': {
         const action = target.subresource === undefined ? undefined : type.actions.get(target.subresource);
         if (action !== undefined || type.procedure !== undefined) {
@@ -327,7 +340,7 @@ export class ResourceHandler {
     return this.#send(reply, 200, { kind: type.listKind, apiVersion: type.apiVersion, metadata, items: items.map(withoutTypeMeta) }, representation);
   }
 
-  async #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access: RequestAccess | undefined): Promise<undefined> {
+  async #watch(target: ResourceRequest, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams, access: RequestAccess | undefined, user: AuthenticatedUser | undefined): Promise<undefined> {
     const { type, namespace, name } = target;
     const representation = negotiate(request.headers.accept, ['json', 'table', 'partial']);
     const selected = selectors(query, type);
@@ -347,6 +360,15 @@ export class ResourceHandler {
       if (representation === 'partial') return partialObjectMetadata(object);
       return object;
     };
+    const metrics = this.#init.metrics;
+    let release: () => void;
+    try {
+      release = this.#init.watchAdmission.admit((user ?? ANONYMOUS).username);
+    } catch (error: unknown) {
+      if (error instanceof WatchLimitError) metrics?.watchRefused(error.limit);
+      throw error;
+    }
+    metrics?.watchesChanged(1);
     const stream = new WatchStream({
       storage: this.#init.storage,
       type,
@@ -361,9 +383,16 @@ export class ResourceHandler {
       bookmarkIntervalMs: this.#init.bookmarkIntervalMs,
       sendBufferBytes: this.#init.watchSendBufferBytes,
       response: reply.raw,
-      encode,
+      encoding: { representation, shared: representation !== 'table', encode },
+      lines: this.#init.watchLines,
+      turns: this.#init.watchTurns,
+      events: metrics === undefined ? undefined : { sent: () => metrics.watchEventSent(), slowClosed: () => metrics.slowWatchClosed() },
       logger: this.#init.logger,
-      onEnd: () => this.#init.watches.delete(stream),
+      onEnd: () => {
+        this.#init.watches.delete(stream);
+        release();
+        metrics?.watchesChanged(-1);
+      },
     });
     reply.hijack();
     // Held from the start, so that closing the server also ends a watch still registering.

@@ -6,9 +6,25 @@ import type { LabelSelector } from './label-selector.js';
 import { resourceVersionFailure } from './object-writer.js';
 import type { ResourceType } from './resource-type.js';
 import type { Storage, StorageEvent, StorageWatch, StorageWatchListener, StoredObject } from './storage.js';
+import { watchEventLine, type WatchEncoding, type WatchEventCache, type WatchEventType } from './watch-event-cache.js';
+import type { WatchWriteTurns } from './watch-write-turns.js';
 
-/** A watch event type on the wire. */
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+export type { WatchEventType } from './watch-event-cache.js';
+
+/**
+ * Changes a watch holds while its client has not yet read the initial state. More, and the client
+ * is too slow to follow: the watch ends (it relists), as the real server's watch cache drops a
+ * watcher whose buffer is full.
+ */
+export const MAX_QUEUED_WATCH_EVENTS = 10_000;
+
+/** What a watch reports; the server counts it in its metrics. */
+export interface WatchStreamEvents {
+  /** One event line was written to this watch's response. */
+  sent(): void;
+  /** The watch was closed because its client read too slowly. */
+  slowClosed(): void;
+}
 
 /** The annotation that marks the bookmark ending the initial events of `sendInitialEvents=true`. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
@@ -34,8 +50,14 @@ export interface WatchStreamInit {
   /** A response whose unsent bytes exceed this is ended (the client relists). */
   sendBufferBytes: number;
   response: ServerResponse;
-  /** Turns an object into what the client asked for (JSON object, Table, partial metadata). */
-  encode: (object: StoredObject) => unknown;
+  /** How objects are encoded for this client. */
+  encoding: WatchEncoding;
+  /** The event lines shared between the server's watches. */
+  lines: WatchEventCache;
+  /** Where watches with a backlog take turns to write, so that other requests are served between bursts. Default: no turns. */
+  turns?: WatchWriteTurns | undefined;
+  /** Told of sent events and slow-client closes. Default: nothing. */
+  events?: WatchStreamEvents | undefined;
   logger: Logger;
   /** Called once when the stream has ended, whatever the reason. */
   onEnd: () => void;
@@ -56,7 +78,13 @@ function atVersionOf(object: StoredObject, change: StoredObject): StoredObject {
 /**
  * One HTTP watch (`?watch=true`): registers a storage watch, streams newline-terminated JSON events
  * on a chunked 200 response, and ends on `timeoutSeconds`, client disconnect, storage close, or
- * when the client reads too slowly (its unsent bytes pass `sendBufferBytes`).
+ * when the client reads too slowly (its unsent bytes pass `sendBufferBytes`, or more than
+ * {@link MAX_QUEUED_WATCH_EVENTS} changes wait behind the initial state).
+ *
+ * Memory stays bounded by the socket, not by the number of objects or watchers: event lines come
+ * from the shared {@link WatchEventCache} (one serialisation per object, event type and
+ * representation), and the initial state is written only as fast as the client reads it (the
+ * next object waits for the response's `drain`); changes arriving meanwhile wait as references.
  *
  * Start points follow the real server: resourceVersion unset or "0" (or `sendInitialEvents=true`)
  * sends the current state as ADDED events first (ended by an annotated BOOKMARK when
@@ -81,6 +109,8 @@ export class WatchStream {
   #resumed = false;
   /** Whether the socket is corked until the current burst of events is written. */
   #corked = false;
+  /** Ends the wait for `drain` of the initial state (an ended watch waits for nothing). */
+  #stopWaiting: (() => void) | undefined;
 
   /** Does no I/O; {@link start} registers the watch and writes the response. */
   constructor(init: WatchStreamInit) {
@@ -120,7 +150,8 @@ export class WatchStream {
       const listener: StorageWatchListener = {
         onEvent: (event) => {
           if (this.#streaming) this.#handleEvent(event);
-          else this.#queued.push(event);
+          else if (this.#queued.length < MAX_QUEUED_WATCH_EVENTS) this.#queued.push(event);
+          else this.#closeSlow(MAX_QUEUED_WATCH_EVENTS);
         },
         onClosed: (end) => {
           if (end === 'storage-closed') this.end();
@@ -148,11 +179,8 @@ export class WatchStream {
       return;
     }
     this.#writeHead();
-    for (const object of snapshot) {
-      const matches = this.#matches(object);
-      this.#matched?.set(keyOf(object), matches && object);
-      if (matches) this.#send('ADDED', this.#init.encode(object));
-    }
+    await this.#sendInitialState(snapshot);
+    if (this.#ended) return;
     // The real server marks the end of the initial events only for a client that takes bookmarks.
     if (sendInitialEvents === true && this.#init.allowBookmarks) this.#sendBookmark(from, true);
     this.#streaming = true;
@@ -163,6 +191,39 @@ export class WatchStream {
       this.#timers.push(setInterval(() => this.#sendBookmark(this.#handle?.progressResourceVersion() ?? from, false), this.#init.bookmarkIntervalMs));
     }
     if (this.#init.timeoutMs !== undefined) this.#timers.push(setTimeout(() => this.end(), this.#init.timeoutMs));
+  }
+
+  /**
+   * The initial state as ADDED events, written in bursts: after each, the next waits until the
+   * client has read it and it is this watch's turn (see {@link WatchWriteTurns}).
+   */
+  async #sendInitialState(snapshot: readonly StoredObject[]): Promise<void> {
+    for (const object of snapshot) {
+      if (this.#ended) return;
+      const matches = this.#matches(object);
+      this.#matched?.set(keyOf(object), matches && object);
+      if (matches && !this.#sendObject('ADDED', object)) {
+        await this.#drained();
+        await this.#init.turns?.next();
+      }
+    }
+  }
+
+  /** Resolves when the response has flushed what it buffers, has closed, or the watch has ended. */
+  #drained(): Promise<void> {
+    const response = this.#init.response;
+    if (this.#ended || response.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        response.off('drain', done);
+        response.off('close', done);
+        this.#stopWaiting = undefined;
+        resolve();
+      };
+      response.on('drain', done);
+      response.on('close', done);
+      this.#stopWaiting = done;
+    });
   }
 
   #writeHead(): void {
@@ -176,6 +237,7 @@ export class WatchStream {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#stopWaiting?.();
     this.#handle?.close();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers = [];
@@ -194,7 +256,7 @@ export class WatchStream {
     if (this.#ended) return;
     const matched = this.#matched;
     if (matched === undefined) {
-      this.#send(event.type, this.#init.encode(event.object));
+      this.#sendObject(event.type, event.object);
       return;
     }
     const key = keyOf(event.object);
@@ -209,12 +271,12 @@ export class WatchStream {
     const before = seen === undefined ? undefined : seen !== false;
     if (event.type === 'DELETED') {
       matched.delete(key);
-      if (before === true || (before === undefined && (now || replaying))) this.#send('DELETED', this.#init.encode(event.object));
+      if (before === true || (before === undefined && (now || replaying))) this.#sendObject('DELETED', event.object);
       return;
     }
     matched.set(key, now && event.object);
-    if (now) this.#send(before === false ? 'ADDED' : 'MODIFIED', this.#init.encode(event.object));
-    else if (seen !== false) this.#send('DELETED', this.#init.encode(seen === undefined ? event.object : atVersionOf(seen, event.object)));
+    if (now) this.#sendObject(before === false ? 'ADDED' : 'MODIFIED', event.object);
+    else if (seen !== false) this.#sendObject('DELETED', seen === undefined ? event.object : atVersionOf(seen, event.object));
   }
 
   /**
@@ -229,8 +291,8 @@ export class WatchStream {
     const after = event.type !== 'DELETED' && now;
     if (event.type === 'DELETED') this.#matched?.delete(key);
     else this.#matched?.set(key, after && event.object);
-    if (after) this.#send(before ? 'MODIFIED' : 'ADDED', this.#init.encode(event.object));
-    else if (before) this.#send('DELETED', this.#init.encode(event.type === 'DELETED' ? event.object : atVersionOf(previous, event.object)));
+    if (after) this.#sendObject(before ? 'MODIFIED' : 'ADDED', event.object);
+    else if (before) this.#sendObject('DELETED', event.type === 'DELETED' ? event.object : atVersionOf(previous, event.object));
   }
 
   #sendBookmark(resourceVersion: string, initialEnd: boolean): void {
@@ -245,20 +307,45 @@ export class WatchStream {
     this.end();
   }
 
+  /** Sends a stored object's event with the shared line; false when the client should be let to read first. */
+  #sendObject(type: WatchEventType, object: StoredObject): boolean {
+    return this.#write(this.#init.lines.line(type, object, this.#init.encoding));
+  }
+
   #send(type: WatchEventType, object: unknown): void {
+    this.#write(watchEventLine(type, object));
+  }
+
+  /** Writes one event line; false when the response buffers past its high-water mark (or has ended). */
+  #write(line: Buffer): boolean {
     const response = this.#init.response;
-    if (this.#ended || response.destroyed) return;
+    if (this.#ended || response.destroyed) return false;
     this.#corkUntilMicrotask(response);
-    response.write(`${JSON.stringify({ type, object })}\n`);
+    const flowing = response.write(line);
+    this.#init.events?.sent();
     if (response.writableLength > this.#init.sendBufferBytes) {
-      this.#init.logger.warn({ resource: this.#init.type.id, bufferedBytes: response.writableLength }, 'Watch client reads too slowly; ending its watch');
-      this.#ended = true;
-      this.#handle?.close();
-      for (const timer of this.#timers) clearTimeout(timer);
-      // Dropping the connection frees the buffered bytes at once; the client relists and re-watches.
-      response.destroy();
-      this.#init.onEnd();
+      this.#closeSlow(response.writableLength);
+      return false;
     }
+    return flowing;
+  }
+
+  /**
+   * Ends the watch of a client that does not read fast enough (`backlog`: its unsent bytes, or
+   * its waiting changes). Dropping the connection frees what it buffers at once; the client's
+   * reflector relists and watches again, as after the real server's watch cache drops it.
+   */
+  #closeSlow(backlog: number): void {
+    if (this.#ended) return;
+    this.#init.logger.warn({ resource: this.#init.type.id, backlog }, 'Watch client reads too slowly; ending its watch');
+    this.#ended = true;
+    this.#queued = [];
+    this.#handle?.close();
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers = [];
+    this.#init.response.destroy();
+    this.#init.events?.slowClosed();
+    this.#init.onEnd();
   }
 
   /**

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { parseListenAddress, parseLogLevel, positiveInteger, type LogLevel } from './option-parsers.js';
+import { definedOnly, parseListenAddress, parseLogLevel, positiveInteger, type LogLevel } from './option-parsers.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
 /** Parsed flags of `vcsync devcluster`. */
@@ -12,6 +12,11 @@ interface DevClusterFlags {
   token: string[];
   tokenReviewUrl?: string;
   watchWindow?: number;
+  maxWatches?: number;
+  maxWatchesPerUser?: number;
+  maxConnections?: number;
+  headersTimeoutMs?: number;
+  idleTimeoutMs?: number;
   kubeconfig?: string;
   logLevel?: LogLevel;
 }
@@ -36,6 +41,11 @@ export function registerDevClusterCommand(program: Command): void {
     .option('--token <token>', 'accept this bearer token (repeatable); enforces authentication', collect, [])
     .option('--token-review-url <url>', 'TokenReview webhook for other bearer tokens')
     .option('--watch-window <n>', 'events retained for watch resume', positiveInteger)
+    .option('--max-watches <n>', 'concurrent watches of the server; more are answered 429 (default: 1000)', positiveInteger)
+    .option('--max-watches-per-user <n>', 'concurrent watches of one user; more are answered 429 (default: 100)', positiveInteger)
+    .option('--max-connections <n>', 'open connections; at the cap the longest-idle one is closed for a newcomer (default: 2048)', positiveInteger)
+    .option('--headers-timeout-ms <n>', 'a new connection must send a complete request head within this, ms (default: 10000)', positiveInteger)
+    .option('--idle-timeout-ms <n>', 'a connection with no request in flight is closed after this, ms (default: 60000)', positiveInteger)
     .option('--kubeconfig <file>', 'write a kubeconfig for this server to FILE')
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default: info)').env('VCSYNC_LOG_LEVEL').argParser(parseLogLevel))
     .action(async (flags: DevClusterFlags) => {
@@ -51,6 +61,8 @@ export function registerDevClusterCommand(program: Command): void {
         ...(flags.tls === true ? { tls: { dir: flags.tlsDir ?? '.vcsync/devcluster-tls' } } : {}),
         ...(flags.tokenReviewUrl !== undefined ? { tokenReviewUrl: flags.tokenReviewUrl } : {}),
         ...(flags.watchWindow !== undefined ? { watchWindow: flags.watchWindow } : {}),
+        watchLimits: definedOnly({ maxWatches: flags.maxWatches, maxWatchesPerUser: flags.maxWatchesPerUser }),
+        connectionLimits: definedOnly({ maxConnections: flags.maxConnections, headersTimeoutMs: flags.headersTimeoutMs, idleTimeoutMs: flags.idleTimeoutMs }),
       });
       if (flags.kubeconfig !== undefined) await writeFile(flags.kubeconfig, cluster.kubeConfigYaml(), { mode: 0o600 });
       process.stdout.write(`devcluster listening on ${cluster.url}\n`);

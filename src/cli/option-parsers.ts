@@ -36,6 +36,11 @@ export function positiveInteger(value: string): number {
   return Number(value);
 }
 
+/** `values` without the entries whose value is undefined (flags not given: their defaults apply). */
+export function definedOnly<T extends Record<string, number | undefined>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
 /** Parses one of {@link LOG_LEVELS}. */
 export function parseLogLevel(value: string): LogLevel {
   const level = LOG_LEVELS.find((candidate) => candidate === value);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { BooleanEnvOption, RequiredOption, USAGE_EXIT_CODE } from './cli-options.js';
-import { dnsLabel, issuerUrl, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, signingAlgorithm, type LogLevel } from './option-parsers.js';
+import { definedOnly, dnsLabel, issuerUrl, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, signingAlgorithm, type LogLevel } from './option-parsers.js';
 import type { KubeConfigSource } from '../kube/kube-config.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -38,6 +38,11 @@ interface StartFlags {
   managementAdminKeyFile?: string;
   managementTokenIssuer?: string;
   managementTokenAlgorithm?: 'RS256' | 'ES256';
+  managementMaxWatches?: number;
+  managementMaxWatchesPerUser?: number;
+  managementMaxConnections?: number;
+  managementHeadersTimeoutMs?: number;
+  managementIdleTimeoutMs?: number;
 }
 
 /**
@@ -105,6 +110,15 @@ export function registerStartCommand(program: Command): void {
         .argParser(issuerUrl),
     )
     .addOption(new Option('--management-token-algorithm <alg>', 'signature algorithm of newly generated token-signing keys: RS256 (default) or ES256').env('VCSYNC_MANAGEMENT_TOKEN_ALGORITHM').argParser(signingAlgorithm))
+    .addOption(new Option('--management-max-watches <n>', 'concurrent watches of the management API; more are answered 429 (default: 1000)').env('VCSYNC_MANAGEMENT_MAX_WATCHES').argParser(positiveInteger))
+    .addOption(new Option('--management-max-watches-per-user <n>', 'concurrent watches of one user; more are answered 429 (default: 100)').env('VCSYNC_MANAGEMENT_MAX_WATCHES_PER_USER').argParser(positiveInteger))
+    .addOption(
+      new Option('--management-max-connections <n>', 'open connections of the management listener; at the cap the longest-idle one is closed for a newcomer (default: 2048)')
+        .env('VCSYNC_MANAGEMENT_MAX_CONNECTIONS')
+        .argParser(positiveInteger),
+    )
+    .addOption(new Option('--management-headers-timeout-ms <n>', 'a new connection must send a complete request head within this, ms (default: 10000)').env('VCSYNC_MANAGEMENT_HEADERS_TIMEOUT_MS').argParser(positiveInteger))
+    .addOption(new Option('--management-idle-timeout-ms <n>', 'a connection with no request in flight is closed after this, ms (default: 60000)').env('VCSYNC_MANAGEMENT_IDLE_TIMEOUT_MS').argParser(positiveInteger))
     .action(async (flags: StartFlags, command: Command) => {
       const managementProblem = managementFlagsProblem(flags);
       if (managementProblem !== undefined) command.error(`error: ${managementProblem}`, { exitCode: USAGE_EXIT_CODE, code: 'vcsync.invalidOptionCombination' });
@@ -141,6 +155,12 @@ export function registerStartCommand(program: Command): void {
                 tls: flags.managementTlsCert !== undefined && flags.managementTlsKey !== undefined ? { certPath: flags.managementTlsCert, keyPath: flags.managementTlsKey } : undefined,
                 insecureHttp: flags.managementInsecureHttp === true,
                 bootstrapKeyPath: flags.managementAdminKeyFile as string,
+                watchLimits: definedOnly({ maxWatches: flags.managementMaxWatches, maxWatchesPerUser: flags.managementMaxWatchesPerUser }),
+                connectionLimits: definedOnly({
+                  maxConnections: flags.managementMaxConnections,
+                  headersTimeoutMs: flags.managementHeadersTimeoutMs,
+                  idleTimeoutMs: flags.managementIdleTimeoutMs,
+                }),
                 tokens: {
                   ...(flags.managementTokenIssuer !== undefined ? { issuer: flags.managementTokenIssuer } : {}),
                   ...(flags.managementTokenAlgorithm !== undefined ? { algorithm: flags.managementTokenAlgorithm } : {}),

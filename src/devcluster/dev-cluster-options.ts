@@ -1,3 +1,5 @@
+import { watchLimitsWithDefaults, type WatchLimits } from '../apiserver/watch-admission.js';
+import { connectionLimitsWithDefaults, type ConnectionLimits } from '../observe/connection-guard.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { DEFAULT_SIGNING_DURATION_MS } from './certificate-signer.js';
 
@@ -47,6 +49,13 @@ export interface DevClusterOptions {
   watchSendBufferBytes?: number;
   /** Interval of BOOKMARK events on watches with `allowWatchBookmarks=true`, in ms. Default 60_000. */
   bookmarkIntervalMs?: number;
+  /** Caps on concurrent watches, in all and per user (429 with Retry-After beyond). Default 1000 and 100. */
+  watchLimits?: Partial<WatchLimits>;
+  /**
+   * Timeouts of request heads (10 s) and idle keep-alive connections (60 s), of receiving a
+   * request (60 s), and the connection cap (2048; idle connections are evicted for newcomers).
+   */
+  connectionLimits?: Partial<ConnectionLimits>;
   /** Where the server logs. Default: silent. */
   logger?: Logger;
 }
@@ -65,6 +74,8 @@ export interface ResolvedDevClusterOptions {
   readonly watchWindow: number;
   readonly watchSendBufferBytes: number;
   readonly bookmarkIntervalMs: number;
+  readonly watchLimits: Readonly<WatchLimits>;
+  readonly connectionLimits: Readonly<ConnectionLimits>;
   readonly logger: Logger;
 }
 
@@ -94,6 +105,8 @@ export function withDefaults(options: DevClusterOptions = {}): ResolvedDevCluste
     watchWindow: positiveInteger('watchWindow', options.watchWindow ?? 10_000),
     watchSendBufferBytes: positiveInteger('watchSendBufferBytes', options.watchSendBufferBytes ?? DEFAULT_WATCH_SEND_BUFFER_BYTES),
     bookmarkIntervalMs: positiveInteger('bookmarkIntervalMs', options.bookmarkIntervalMs ?? 60_000),
+    watchLimits: watchLimitsWithDefaults(options.watchLimits),
+    connectionLimits: connectionLimitsWithDefaults(options.connectionLimits),
     logger: options.logger ?? silentLogger(),
   });
 }

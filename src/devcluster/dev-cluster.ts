@@ -127,6 +127,8 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
       serverAddress: () => address,
       bookmarkIntervalMs: resolved.bookmarkIntervalMs,
       watchSendBufferBytes: resolved.watchSendBufferBytes,
+      watchLimits: resolved.watchLimits,
+      connectionLimits: resolved.connectionLimits,
       logger,
     });
     await app.listen({ host: resolved.host, port: resolved.port });

@@ -3,6 +3,8 @@ import { CoreResources, collectionPath, objectPath } from '../kube/api-path.js';
 import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
 import type { KubeMetrics } from '../kube/metrics.js';
 import { retryWhileRetryable } from '../kube/retry.js';
+import type { WatchLimits } from '../apiserver/watch-admission.js';
+import type { ConnectionLimits } from '../observe/connection-guard.js';
 import type { Logger } from '../observe/logger.js';
 import type { ManagementMetrics } from './management-metrics.js';
 import { KEY_HASH_SECRET_BYTES, KEY_HASH_SECRET_NAME } from './management-constants.js';
@@ -80,6 +82,10 @@ export interface DaemonManagementOptions {
   metrics?: KubeMetrics;
   /** The management API's own metrics (refused access keys). Default: not counted. */
   managementMetrics?: ManagementMetrics;
+  /** Caps on concurrent watches. Default: 1000 in all, 100 per user. */
+  watchLimits?: Partial<WatchLimits> | undefined;
+  /** Head and idle timeouts and the connection cap. Default: the core's `DEFAULT_CONNECTION_LIMITS`. */
+  connectionLimits?: Partial<ConnectionLimits> | undefined;
   logger: Logger;
   /** Called once the API listens, with its base URL. */
   onListening?: (url: string) => void;
@@ -133,6 +139,8 @@ async function startDaemonManagement(options: DaemonManagementOptions): Promise<
       ...(options.tokens !== undefined ? { tokens: options.tokens } : {}),
       ...(options.virtualCluster !== undefined ? { virtualCluster: options.virtualCluster } : {}),
       ...(options.managementMetrics !== undefined ? { metrics: options.managementMetrics } : {}),
+      watchLimits: options.watchLimits,
+      connectionLimits: options.connectionLimits,
       logger,
     });
     return {

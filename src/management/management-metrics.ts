@@ -1,4 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
+import { PrometheusApiServerMetrics, type ApiServerMetrics } from '../apiserver/api-server-metrics.js';
 
 /** Every cause a refused access key is counted under: each series exists from start. */
 const CAUSES = ['no_key', 'malformed', 'unknown_key', 'disabled', 'expired', 'no_owner'] as const;
@@ -12,8 +13,11 @@ export type AuthenticationFailureCause = (typeof CAUSES)[number];
  */
 export class ManagementMetrics {
   readonly #authenticationFailures: Counter<'cause'>;
+  /** The server core's watch and connection metrics (`vcsync_apiserver_*`). */
+  readonly apiServer: ApiServerMetrics;
 
   constructor(registry: Registry) {
+    this.apiServer = new PrometheusApiServerMetrics(registry);
     this.#authenticationFailures = new Counter({
       name: 'vcsync_management_authentication_failures_total',
       help: `Management requests refused with 401 because of their access key, by cause: ${CAUSES.join(', ')}.`,

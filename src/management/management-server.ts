@@ -11,8 +11,10 @@ import type { Storage } from '../apiserver/storage.js';
 import type { ObjectWriter } from '../apiserver/object-writer.js';
 import { GarbageCollector } from '../apiserver/garbage-collector.js';
 import { StorageControllers } from '../apiserver/storage-controllers.js';
+import type { ConnectionLimits } from '../observe/connection-guard.js';
 import type { Logger } from '../observe/logger.js';
 import { MAX_MANAGEMENT_OBJECT_BYTES } from './secret-encoding.js';
+import type { WatchLimits } from '../apiserver/watch-admission.js';
 import { AccessKeyAuthenticator } from './access-key-authenticator.js';
 import { AccessKeyHasher } from './access-key-hasher.js';
 import { ensureBootstrapAdminKey } from './bootstrap-admin-key.js';
@@ -74,8 +76,12 @@ export interface ManagementServerOptions {
   tokenVerifiers?: readonly NamedTokenVerifier[];
   /** Verified keys the authenticator caches. Default `AUTH_CACHE_MAX_KEYS` (10,000). */
   authCacheMaxKeys?: number;
-  /** Counts requests refused for their access key. Default: not counted. */
+  /** Counts requests refused for their access key, and the core's watches and connections. Default: not counted. */
   metrics?: ManagementMetrics;
+  /** Caps on concurrent watches (429 with Retry-After beyond). Default: 1000 in all, 100 per user (the core's `DEFAULT_WATCH_LIMITS`). */
+  watchLimits?: Partial<WatchLimits> | undefined;
+  /** Head and idle timeouts and the connection cap of the listener. Default: the core's `DEFAULT_CONNECTION_LIMITS`. */
+  connectionLimits?: Partial<ConnectionLimits> | undefined;
   /**
    * Run the garbage collector over `storage` (keys whose owners are gone are deleted; orphan and
    * foreground deletions complete). Every replica may run it: its deletes carry a uid precondition
@@ -223,6 +229,9 @@ export async function startManagementServer(options: ManagementServerOptions): P
     serverAddress: () => address,
     bookmarkIntervalMs: 60_000,
     watchSendBufferBytes: 16 * 1024 * 1024,
+    watchLimits: options.watchLimits,
+    connectionLimits: options.connectionLimits,
+    metrics: options.metrics?.apiServer,
     now,
     logger,
   });

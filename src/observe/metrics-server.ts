@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { connectionLimitsWithDefaults, guardConnections } from './connection-guard.js';
 import type { HealthChecks, ReadinessReport } from './health.js';
 import type { Logger } from './logger.js';
 
@@ -43,7 +44,9 @@ export const MetricsServerPaths = Object.freeze({
  * passes; 503 otherwise). As kube-apiserver does, each health endpoint lists its failing checks as
  * `[-]name failed: reason` and, with `?verbose`, the passing ones as `[+]name ok`; `/readyz?verbose`
  * also lists the sync checks as `sync/<name>` lines, which do not change its status (ADR 0007).
- * Plain node:http: a few read-only routes need no framework.
+ * Plain node:http: a few read-only routes need no framework. The listener keeps the default
+ * connection limits (head and idle timeouts, a cap that evicts idle connections), so a flood of
+ * idle connections cannot keep probes out.
  */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const { registry, health, logger } = options;
@@ -54,6 +57,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       response.end('internal error\n');
     });
   });
+  guardConnections(server, connectionLimitsWithDefaults());
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { startDevCluster } from '../../devcluster/index.js';
 import { SeededRandom } from '../seeded-random.js';
 import { copyDoublingPatch, hugeMergePatch, manyOperationsPatch, stringDoublingPatch } from './growing-patches.js';
+import { runPressureFuzz, type PressureReport } from './pressure-fuzz.js';
 
 /**
  * HTTP fuzzing of devcluster (issue 12 §3): seeded random requests (paths, methods, headers,
@@ -40,6 +41,8 @@ export interface HttpFuzzReport {
   readonly statuses: Readonly<Record<string, number>>;
   /** Answers by status code to the requests of the growth class (labels with `:growth:`), sent to the growth target. */
   readonly growthStatuses: Readonly<Record<string, number>>;
+  /** The exhaustion classes: watches streamed and refused in the flood, stalled heads closed. */
+  readonly pressure?: Omit<PressureReport, 'problems'>;
   readonly problems: readonly string[];
 }
 
@@ -47,6 +50,9 @@ export interface HttpFuzzReport {
 export const GROWTH_TARGET = 'growth-target';
 const GROWTH_PATH = `/api/v1/namespaces/default/configmaps/${GROWTH_TARGET}`;
 const MiB = 1024 * 1024;
+
+/** The devcluster's limits during the fuzz: small, so that the pressure classes reach them. */
+const FUZZ_LIMITS = { maxWatchesPerUser: 8, headersTimeoutMs: 1000 } as const;
 
 const NAMESPACED = ['configmaps', 'secrets', 'services', 'endpoints', 'pods', 'serviceaccounts', 'events'];
 const KINDS: Record<string, string> = { configmaps: 'ConfigMap', secrets: 'Secret', services: 'Service', endpoints: 'Endpoints', pods: 'Pod', serviceaccounts: 'ServiceAccount', events: 'Event', namespaces: 'Namespace' };
@@ -354,10 +360,17 @@ const SNAPSHOT_PATHS = ['/api/v1/namespaces', ...NAMESPACED.map((resource) => `/
 /**
  * Starts a devcluster that requires a token, sends `count` requests without valid credentials
  * (nothing stored may change) and `count` with the admin token, checks every answer, then that a
- * ConfigMap can still be created and read. Returns the counts and every problem found.
+ * ConfigMap can still be created and read; then, as the admin, the exhaustion classes of
+ * pressure-fuzz.ts (a watch flood past the watch cap, stalled request heads). Returns the counts
+ * and every problem found.
  */
 export async function runDevclusterFuzz(options: { seed: number; count: number; concurrency?: number; deadlineMs?: number }): Promise<HttpFuzzReport> {
-  const cluster = await startDevCluster({ port: 0, tokens: [TOKEN] });
+  const cluster = await startDevCluster({
+    port: 0,
+    tokens: [TOKEN],
+    watchLimits: { maxWatchesPerUser: FUZZ_LIMITS.maxWatchesPerUser, maxWatches: 4 * FUZZ_LIMITS.maxWatchesPerUser },
+    connectionLimits: { headersTimeoutMs: FUZZ_LIMITS.headersTimeoutMs },
+  });
   const concurrency = options.concurrency ?? 4;
   const deadlineMs = options.deadlineMs ?? 20_000;
   const admin = { authorization: `Bearer ${TOKEN}`, accept: 'application/json' };
@@ -373,6 +386,7 @@ export async function runDevclusterFuzz(options: { seed: number; count: number; 
   const problems: string[] = [];
   const statuses: Record<string, number> = {};
   const growthStatuses: Record<string, number> = {};
+  let pressure: Omit<PressureReport, 'problems'> | undefined;
   const add = (counts: Record<string, number>, into = statuses): void => {
     for (const [status, n] of Object.entries(counts)) into[status] = (into[status] ?? 0) + n;
   };
@@ -394,8 +408,11 @@ export async function runDevclusterFuzz(options: { seed: number; count: number; 
     const created = await sendFuzzRequest(cluster.url, { index: -1, label: 'after', method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: { ...admin, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(good)) }, deadlineMs);
     const read = await get(`/api/v1/namespaces/default/configmaps/${good.metadata.name}`);
     if (created.status !== 201 || read.status !== 200) problems.push(`after the fuzzing a ConfigMap create answered ${created.status} and its read ${read.status}: ${created.body.toString('utf8').slice(0, 300)}`);
+    const { problems: pressureProblems, ...counts } = await runPressureFuzz({ baseUrl: cluster.url, headers: admin, limits: FUZZ_LIMITS, random: new SeededRandom(options.seed + 2) });
+    pressure = counts;
+    problems.push(...pressureProblems.map((problem) => `pressure (seed ${options.seed + 2}): ${problem}`));
   } finally {
     await cluster.close();
   }
-  return { seed: options.seed, tried: 2 * options.count, statuses, growthStatuses, problems };
+  return { seed: options.seed, tried: 2 * options.count, statuses, growthStatuses, ...(pressure !== undefined ? { pressure } : {}), problems };
 }

@@ -21,5 +21,8 @@ describe(`devcluster HTTP fuzzing (seed ${SEED}, ${COUNT} requests without crede
     expect(Object.keys(report.statuses).some((status) => status.startsWith('2'))).toBe(true);
     // The growth class reached its target as the admin and was refused by a limit (422, 413), never stored past it.
     expect((report.growthStatuses['422'] ?? 0) + (report.growthStatuses['413'] ?? 0)).toBeGreaterThan(0);
+    // The exhaustion classes (issue 19 §7) reached the caps: some watches refused, every stalled head closed.
+    expect(report.pressure?.watchFlood.refused).toBeGreaterThan(0);
+    expect(report.pressure?.slowHeads.closed).toBe(report.pressure?.slowHeads.opened);
   }, 300_000);
 });

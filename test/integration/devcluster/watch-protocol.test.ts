@@ -5,6 +5,7 @@ import { silentLogger } from '../../../src/observe/logger.js';
 import { parseFieldSelector } from '../../../src/apiserver/field-selector.js';
 import { parseLabelSelector } from '../../../src/apiserver/label-selector.js';
 import { ResourceRegistry } from '../../../src/apiserver/resource-type.js';
+import { WatchEventCache } from '../../../src/apiserver/watch-event-cache.js';
 import { WatchStream } from '../../../src/apiserver/watch-stream.js';
 import { coreKindDefinitions } from '../../../src/devcluster/core-kinds.js';
 import { ApiStorage } from '../../../src/devcluster/storage/api-storage.js';
@@ -225,7 +226,8 @@ describe('watch stream resources', () => {
         bookmarkIntervalMs: 60_000,
         sendBufferBytes,
         response,
-        encode: (object) => object,
+        encoding: { representation: 'json', shared: true, encode: (object) => object },
+        lines: new WatchEventCache(),
         logger: silentLogger(),
         onEnd: () => ended.push('ended'),
       });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dnsLabel, issuerUrl, parseBoolean, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, signingAlgorithm } from '../../../src/cli/option-parsers.js';
+import { definedOnly, dnsLabel, issuerUrl, parseBoolean, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, signingAlgorithm } from '../../../src/cli/option-parsers.js';
 
 describe('option parsers', () => {
   it.each([
@@ -54,5 +54,10 @@ describe('option parsers', () => {
     expect(signingAlgorithm('RS256')).toBe('RS256');
     expect(signingAlgorithm('ES256')).toBe('ES256');
     for (const bad of ['rs256', 'HS256', 'none', '']) expect(() => signingAlgorithm(bad)).toThrow(`expected RS256 or ES256, got "${bad}"`);
+  });
+
+  it('definedOnly keeps the flags given, so that the defaults of the rest apply', () => {
+    expect(definedOnly({ maxWatches: 5, maxWatchesPerUser: undefined })).toEqual({ maxWatches: 5 });
+    expect(Object.keys(definedOnly({ a: undefined }))).toEqual([]);
   });
 });
