@@ -1,20 +1,22 @@
+import fastJsonPatch, { type Operation as PatchOperation } from 'fast-json-patch';
 import { ApiError, badRequest } from './api-error.js';
 import { MAX_BODY_NESTING_DEPTH } from './body-limits.js';
 import { isJsonObject } from './kind-strategy.js';
 import { utf8Bytes } from './json-size.js';
 
 /**
- * RFC 6902 JSON patch, applied within the limits a Kubernetes API server keeps, so that a small
- * patch cannot grow an object without bound (issue 19 §1): at most
- * {@link MAX_JSON_PATCH_OPERATIONS} operations (kube-apiserver's `maxJSONPatchOperations`), and
- * at most {@link MAX_JSON_PATCH_ADDED_BYTES} added by the values of `add`, `replace` and `copy`
- * together, counted while applying and refused at the operation that passes the bound (the
- * apiserver sets evanphx/json-patch's `AccumulatedCopySizeLimit` to 3 MiB for copies; values
- * of add and replace come from the body, so counting them too costs nothing a valid patch needs),
- * and at most {@link MAX_JSON_PATCH_LIST_SHIFTS} list items shifted by inserts and removals.
- * Each operation works in place on one copy of the document: no operation clones the document
- * (fast-json-patch's validation cloned it for every `copy` and `move`), and every walk is
- * iterative, since copies can nest a value one level deeper per operation.
+ * RFC 6902 JSON patch, applied by fast-json-patch within the limits a Kubernetes API server keeps,
+ * so that a small patch cannot grow an object without bound (issue 19 §1). The library applies
+ * each operation; this file checks every operation against the document before the library runs
+ * it, since the library has no limits: at most {@link MAX_JSON_PATCH_OPERATIONS} operations
+ * (kube-apiserver's `maxJSONPatchOperations`), at most {@link MAX_JSON_PATCH_ADDED_BYTES} added
+ * by the values of `add`, `replace` and `copy` together, counted while applying and refused at the
+ * operation that passes the bound (the apiserver sets evanphx/json-patch's
+ * `AccumulatedCopySizeLimit` to 3 MiB for copies; values of add and replace come from the body,
+ * so counting them too costs nothing a valid patch needs), and at most
+ * {@link MAX_JSON_PATCH_LIST_SHIFTS} list items shifted by inserts and removals. The checks also
+ * answer a missing path with its own message, so the library runs without its validation, which
+ * cloned the whole document for every `copy` and `move`: the operations work in place on one copy.
  */
 
 /** The most operations one JSON patch may have: 10,000, as kube-apiserver (413 beyond). */
@@ -36,8 +38,6 @@ export const MAX_JSON_PATCH_ADDED_BYTES = 3 * 1024 * 1024;
  */
 export const MAX_JSON_PATCH_LIST_SHIFTS = 32 * 1024 * 1024;
 
-type Container = Record<string, unknown> | unknown[];
-
 /** One operation that cannot apply: answered 422, as kube-apiserver answers evanphx/json-patch's errors. */
 function cannotApply(index: number, message: string): ApiError {
   return new ApiError('Invalid', `the server rejected our request due to an error in our request: operation ${index} of the JSON patch: ${message}`);
@@ -47,15 +47,15 @@ function cannotApply(index: number, message: string): ApiError {
 function tokensOf(pointer: string, index: number, field: string): string[] {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) throw cannotApply(index, `${field} ${JSON.stringify(pointer)} is not a JSON pointer: it must be empty or start with "/"`);
-  return pointer
+  const tokens = pointer
     .slice(1)
     .split('/')
-    .map((token) => {
-      const unescaped = token.replace(/~1/g, '/').replace(/~0/g, '~');
-      // Prototype keys never name data: a plain object's `__proto__` is its prototype.
-      if (unescaped === '__proto__') throw cannotApply(index, `${field} ${JSON.stringify(pointer)} names "__proto__", which no Kubernetes object has`);
-      return unescaped;
-    });
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+  // Prototype keys never name data (a plain object's `__proto__` is its prototype); the library refuses them too, with a TypeError.
+  if (tokens.some((token, position) => token === '__proto__' || (token === 'prototype' && tokens[position - 1] === 'constructor'))) {
+    throw cannotApply(index, `${field} ${JSON.stringify(pointer)} names "__proto__" or "constructor/prototype", which no Kubernetes object has`);
+  }
+  return tokens;
 }
 
 /** The array index `token` names in `array` (`-` is one past the end), or undefined when it names none. */
@@ -66,7 +66,7 @@ function arrayIndex(array: readonly unknown[], token: string, forAdd: boolean): 
   return position < array.length || (forAdd && position === array.length) ? position : undefined;
 }
 
-/** The value at `tokens` in `document`, or undefined when the path names nothing. */
+/** The value at `tokens` in `document` (own members only), or undefined when the path names nothing. */
 function valueAt(document: unknown, tokens: readonly string[]): unknown {
   let node = document;
   for (const token of tokens) {
@@ -83,43 +83,6 @@ function valueAt(document: unknown, tokens: readonly string[]): unknown {
   return node;
 }
 
-/** The container that holds the last token of a non-empty path, or undefined when it does not exist. */
-function parentOf(document: unknown, tokens: readonly string[]): Container | undefined {
-  const parent = valueAt(document, tokens.slice(0, -1));
-  return Array.isArray(parent) || isJsonObject(parent) ? parent : undefined;
-}
-
-/** Structural equality of two JSON values (iterative: a document may nest deep). */
-function jsonEqual(left: unknown, right: unknown): boolean {
-  const pending: [unknown, unknown][] = [[left, right]];
-  for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
-    const [a, b] = pair;
-    if (a === b) continue;
-    if (Array.isArray(a) && Array.isArray(b)) {
-      if (a.length !== b.length) return false;
-      a.forEach((item, position) => pending.push([item, b[position]]));
-    } else if (isJsonObject(a) && isJsonObject(b)) {
-      const keys = Object.keys(a);
-      if (keys.length !== Object.keys(b).length) return false;
-      for (const key of keys) {
-        if (!Object.hasOwn(b, key)) return false;
-        pending.push([a[key], b[key]]);
-      }
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
-
-/** One checked operation: its kind, its path's tokens and the rest of what it names. */
-interface Operation {
-  op: string;
-  path: string;
-  tokens: string[];
-  raw: Record<string, unknown>;
-}
-
 /** Reads the patch's operations: 400 when it is not a list of objects with `op` and `path`, 413 past the count limit. */
 function operationsOf(patch: unknown): Record<string, unknown>[] {
   if (!Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
@@ -134,7 +97,11 @@ function operationsOf(patch: unknown): Record<string, unknown>[] {
   return patch as Record<string, unknown>[];
 }
 
-/** Applies JSON patches to one document, counting what they add. */
+/**
+ * Applies one patch's operations to one document through fast-json-patch, checking each against
+ * the document and the limits before the library runs it: the library, run without validation,
+ * assumes a path it is given exists.
+ */
 class JsonPatchRun {
   document: unknown;
   #added = 0;
@@ -144,15 +111,21 @@ class JsonPatchRun {
     this.document = document;
   }
 
+  /** Runs `operation` (checked) in place through the library; returns the value it removed, if any. */
+  #run(index: number, operation: PatchOperation): unknown {
+    const result = fastJsonPatch.applyOperation(this.document, operation, false, true, true, index);
+    this.document = result.newDocument;
+    return result.removed;
+  }
+
   /**
    * Counts `json` (a value's serialisation) towards {@link MAX_JSON_PATCH_ADDED_BYTES}; throws once
    * the total passes it. The value is within what the document and the body already hold, so
    * serialising it to measure is bounded by the limits themselves.
    */
-  #count(index: number, operation: Operation, json: string): void {
+  #count(index: number, what: string, json: string): void {
     this.#added += utf8Bytes(json);
     if (this.#added <= MAX_JSON_PATCH_ADDED_BYTES) return;
-    const what = operation.op === 'copy' ? `copying ${JSON.stringify(operation.raw['from'])} to ${JSON.stringify(operation.path)}` : `the value of this ${operation.op} at ${JSON.stringify(operation.path)}`;
     throw cannotApply(
       index,
       `${what} brings the bytes the patch adds to ${this.#added}, past the limit of ${MAX_JSON_PATCH_ADDED_BYTES} bytes (3 MiB): the values of a patch's add, replace and copy operations may add at most that much together; send a smaller patch, or fewer or smaller copies`,
@@ -169,115 +142,100 @@ class JsonPatchRun {
     );
   }
 
-  #add(index: number, tokens: readonly string[], value: unknown): void {
-    if (tokens.length === 0) {
-      this.document = value;
-      return;
-    }
-    const parent = parentOf(this.document, tokens);
+  /** Checks that a value can be added at `tokens` (its parent exists, an index is in range) and counts the items the insert shifts. */
+  #checkAdd(index: number, tokens: readonly string[]): void {
+    if (tokens.length === 0) return;
+    const parent = valueAt(this.document, tokens.slice(0, -1));
     const last = tokens[tokens.length - 1] as string;
     if (Array.isArray(parent)) {
       const position = arrayIndex(parent, last, true);
       if (position === undefined) throw cannotApply(index, `the array index ${JSON.stringify(last)} is out of range (the array has ${parent.length} items)`);
       this.#shift(index, parent.length - position);
-      parent.splice(position, 0, value);
-    } else if (parent !== undefined) {
-      parent[last] = value;
-    } else {
+    } else if (!isJsonObject(parent)) {
       throw cannotApply(index, `the path's parent /${tokens.slice(0, -1).join('/')} does not exist`);
     }
   }
 
-  /** Removes and returns the value at `tokens` (a non-empty path that exists). */
-  #remove(index: number, tokens: readonly string[], path: string): unknown {
-    if (tokens.length === 0) throw cannotApply(index, 'the whole document cannot be removed');
-    const parent = parentOf(this.document, tokens);
-    const last = tokens[tokens.length - 1] as string;
-    if (Array.isArray(parent)) {
-      const position = arrayIndex(parent, last, false);
-      if (position !== undefined) {
-        this.#shift(index, parent.length - position - 1);
-        return parent.splice(position, 1)[0];
-      }
-    } else if (parent !== undefined && Object.hasOwn(parent, last)) {
-      const removed = parent[last];
-      delete parent[last];
-      return removed;
-    }
-    throw cannotApply(index, `the path ${JSON.stringify(path)} does not exist`);
-  }
-
+  /** The value at `tokens` (the pointer `pointer`); throws when there is none. */
   #existing(index: number, tokens: readonly string[], pointer: string): unknown {
     const value = valueAt(this.document, tokens);
     if (value === undefined) throw cannotApply(index, `the path ${JSON.stringify(pointer)} does not exist`);
     return value;
   }
 
-  #value(index: number, operation: Operation): unknown {
-    if (!Object.hasOwn(operation.raw, 'value')) throw cannotApply(index, `the ${operation.op} operation has no "value"`);
-    return operation.raw['value'];
+  /** Checks that the value at `tokens` exists and is not the whole document, and counts the items its removal shifts. */
+  #checkRemove(index: number, tokens: readonly string[], pointer: string): void {
+    if (tokens.length === 0) throw cannotApply(index, 'the whole document cannot be removed');
+    this.#existing(index, tokens, pointer);
+    const parent = valueAt(this.document, tokens.slice(0, -1));
+    if (Array.isArray(parent)) this.#shift(index, parent.length - Number(tokens[tokens.length - 1]) - 1);
   }
 
-  #from(index: number, operation: Operation): { pointer: string; tokens: string[] } {
-    const pointer = operation.raw['from'];
-    if (typeof pointer !== 'string') throw cannotApply(index, `the ${operation.op} operation has no "from"`);
-    return { pointer, tokens: tokensOf(pointer, index, 'from') };
-  }
-
-  apply(index: number, operation: Operation): void {
-    const { tokens } = operation;
-    switch (operation.op) {
-      case 'add': {
-        const value = this.#value(index, operation);
-        this.#count(index, operation, JSON.stringify(value));
-        this.#add(index, tokens, value);
+  apply(index: number, raw: Record<string, unknown>): void {
+    const op = raw['op'] as string;
+    const path = raw['path'] as string;
+    const tokens = tokensOf(path, index, 'path');
+    const value = (): unknown => {
+      if (!Object.hasOwn(raw, 'value')) throw cannotApply(index, `the ${op} operation has no "value"`);
+      return raw['value'];
+    };
+    const from = (): { pointer: string; tokens: string[] } => {
+      const pointer = raw['from'];
+      if (typeof pointer !== 'string') throw cannotApply(index, `the ${op} operation has no "from"`);
+      return { pointer, tokens: tokensOf(pointer, index, 'from') };
+    };
+    switch (op) {
+      case 'add':
+      case 'replace': {
+        const added = value();
+        if (op === 'add') this.#checkAdd(index, tokens);
+        else this.#existing(index, tokens, path);
+        this.#count(index, `the value of this ${op} at ${JSON.stringify(path)}`, JSON.stringify(added));
+        this.#run(index, { op, path, value: added });
         return;
       }
       case 'remove':
-        this.#remove(index, tokens, operation.path);
+        this.#checkRemove(index, tokens, path);
+        this.#run(index, { op, path });
         return;
-      case 'replace': {
-        const value = this.#value(index, operation);
-        this.#existing(index, tokens, operation.path);
-        this.#count(index, operation, JSON.stringify(value));
-        if (tokens.length === 0) {
-          this.document = value;
-          return;
-        }
-        // The path exists, so its parent is a container and its last token names an item of it.
-        const parent = parentOf(this.document, tokens) as Container;
-        const last = tokens[tokens.length - 1] as string;
-        if (Array.isArray(parent)) parent[Number(last)] = value;
-        else parent[last] = value;
-        return;
-      }
       case 'move': {
-        const from = this.#from(index, operation);
-        const inside = tokens.length > from.tokens.length && from.tokens.every((token, position) => tokens[position] === token);
-        if (inside) throw cannotApply(index, `${JSON.stringify(operation.path)} is inside ${JSON.stringify(from.pointer)}: a value cannot move into itself`);
-        this.#existing(index, from.tokens, from.pointer);
-        if (from.tokens.length === 0) return; // moving the document onto itself (a path inside it was refused above)
-        const value = this.#remove(index, from.tokens, from.pointer);
-        this.#add(index, tokens, value);
+        // A remove and an add, as RFC 6902 defines it (the library's own move clones the value it overwrites).
+        const source = from();
+        const inside = tokens.length > source.tokens.length && source.tokens.every((token, position) => tokens[position] === token);
+        if (inside) throw cannotApply(index, `${JSON.stringify(path)} is inside ${JSON.stringify(source.pointer)}: a value cannot move into itself`);
+        this.#existing(index, source.tokens, source.pointer);
+        if (source.tokens.length === 0) return; // moving the document onto itself (a path inside it was refused above)
+        this.#checkRemove(index, source.tokens, source.pointer);
+        const moved = this.#run(index, { op: 'remove', path: source.pointer });
+        this.#checkAdd(index, tokens);
+        this.#run(index, { op: 'add', path, value: moved });
         return;
       }
       case 'copy': {
-        const from = this.#from(index, operation);
-        // Measured and copied through one serialisation (native, and far faster than structuredClone);
+        // Measured and copied through one serialisation (the library's copy would serialise the value again),
         // counted before the copy is built, so a copy past the limit never is.
-        const json = JSON.stringify(this.#existing(index, from.tokens, from.pointer));
-        this.#count(index, operation, json);
-        this.#add(index, tokens, JSON.parse(json));
+        const source = from();
+        const json = JSON.stringify(this.#existing(index, source.tokens, source.pointer));
+        this.#count(index, `copying ${JSON.stringify(source.pointer)} to ${JSON.stringify(path)}`, json);
+        this.#checkAdd(index, tokens);
+        this.#run(index, { op: 'add', path, value: JSON.parse(json) as unknown });
         return;
       }
       case 'test': {
-        const expected = this.#value(index, operation);
-        const actual = valueAt(this.document, tokens);
-        if (actual === undefined || !jsonEqual(actual, expected)) throw cannotApply(index, `testing the value at ${JSON.stringify(operation.path)} failed`);
-        return;
+        const expected = value();
+        // The library walks the path unchecked, so a missing path fails here.
+        if (valueAt(this.document, tokens) !== undefined) {
+          try {
+            this.#run(index, { op, path, value: expected });
+            return;
+          } catch (error: unknown) {
+            if (!(error instanceof fastJsonPatch.JsonPatchError) || error.name !== 'TEST_OPERATION_FAILED') throw error;
+          }
+        }
+        throw cannotApply(index, `testing the value at ${JSON.stringify(path)} failed`);
       }
       default:
-        throw cannotApply(index, `unknown operation ${JSON.stringify(operation.op)}: it must be add, remove, replace, move, copy or test`);
+        throw cannotApply(index, `unknown operation ${JSON.stringify(op)}: it must be add, remove, replace, move, copy or test`);
     }
   }
 }
@@ -296,13 +254,12 @@ export function applyJsonPatch(original: Record<string, unknown>, patch: unknown
   let index = 0;
   try {
     for (const raw of operations) {
-      const path = raw['path'] as string;
-      run.apply(index, { op: raw['op'] as string, path, tokens: tokensOf(path, index, 'path'), raw });
+      run.apply(index, raw);
       index += 1;
     }
   } catch (error: unknown) {
-    // Copies can nest a value inside itself one level per operation, until serialising it overflows the stack.
-    if (error instanceof RangeError) throw cannotApply(index, `the document nests too deep to copy or measure (${error.message}); the limit is ${MAX_BODY_NESTING_DEPTH} levels`);
+    // Copies can nest a value inside itself one level per operation, until serialising or comparing it overflows the stack.
+    if (error instanceof RangeError) throw cannotApply(index, `the document nests too deep to copy, measure or compare (${error.message}); the limit is ${MAX_BODY_NESTING_DEPTH} levels`);
     throw error;
   }
   return run.document;

@@ -36,6 +36,10 @@ describe('applyJsonPatch: RFC 6902', () => {
     ['escaped tokens', [{ op: 'add', path: '/metadata/labels/a~1b~0c', value: 'v' }], { metadata: { name: 'a', labels: { x: '1', 'a/b~c': 'v' } }, list: ['a', 'b'] }],
     ['test that passes', [{ op: 'test', path: '/metadata', value: { labels: { x: '1' }, name: 'a' } }], { metadata: { name: 'a', labels: { x: '1' } }, list: ['a', 'b'] }],
     ['replace the whole document', [{ op: 'replace', path: '', value: { b: 1 } }], { b: 1 }],
+    ['move onto an existing member replaces it', [{ op: 'move', from: '/metadata/name', path: '/metadata/labels/x' }], { metadata: { labels: { x: 'a' } }, list: ['a', 'b'] }],
+    ['move within a list', [{ op: 'move', from: '/list/0', path: '/list/-' }], { metadata: { name: 'a', labels: { x: '1' } }, list: ['b', 'a'] }],
+    ['move the whole document onto itself', [{ op: 'move', from: '', path: '' }], { metadata: { name: 'a', labels: { x: '1' } }, list: ['a', 'b'] }],
+    ['a member named constructor is data', [{ op: 'add', path: '/constructor', value: { a: 1 } }, { op: 'add', path: '/constructor/b', value: 2 }], { metadata: { name: 'a', labels: { x: '1' } }, list: ['a', 'b'], constructor: { a: 1, b: 2 } }],
   ];
   it.each(cases)('%s', (_, patch, expected) => {
     const original = base();
@@ -54,6 +58,12 @@ describe('applyJsonPatch: RFC 6902', () => {
     ['an add without value', [{ op: 'add', path: '/x' }], /has no "value"/],
     ['a path not starting with /', [{ op: 'add', path: 'x', value: 1 }], /not a JSON pointer/],
     ['__proto__', [{ op: 'add', path: '/__proto__/polluted', value: true }], /__proto__/],
+    ['constructor/prototype', [{ op: 'add', path: '/constructor', value: {} }, { op: 'add', path: '/constructor/prototype', value: { polluted: true } }], /operation 1 .*"constructor\/prototype"/],
+    ['an array index that is not a number', [{ op: 'add', path: '/list/x', value: 1 }], /out of range/],
+    ['an array index with a leading zero', [{ op: 'replace', path: '/list/01', value: 1 }], /"\/list\/01" does not exist/],
+    ['a path through a string', [{ op: 'remove', path: '/metadata/name/x' }], /"\/metadata\/name\/x" does not exist/],
+    ['removing the whole document', [{ op: 'remove', path: '' }], /whole document cannot be removed/],
+    ['a test of a missing path', [{ op: 'test', path: '/nope/deeper', value: 1 }], /testing the value at "\/nope\/deeper" failed/],
   ];
   it.each(failures)('422 on %s', (_, patch, message) => {
     const error = refusal(() => applyJsonPatch(base(), patch));
