@@ -292,7 +292,7 @@ async function sendWideningWrite(fixture: ManagementFixture, key: string, write:
 /**
  * What `value` reaches beyond alice's narrow key, or undefined when it authenticates nobody or
  * reaches nothing more: it must act as alice, with no group but hers, not as an admin, and within
- * her scope (which allows no /version).
+ * her scope (which allows no /metrics; /version is discovery, which every key may read).
  */
 async function reachBeyondAlice(fixture: ManagementFixture, value: string): Promise<string | undefined> {
   const listed = await fixture.call('GET', FIXTURE_KEYS_PATH, { key: value });
@@ -304,8 +304,8 @@ async function reachBeyondAlice(fixture: ManagementFixture, value: string): Prom
   if (extra.length > 0) return `carries the groups ${JSON.stringify(extra)}`;
   const admins = await fixture.call('GET', `${FIXTURE_KEYS_PATH}/vcsync-bootstrap-admin`, { key: value });
   if (admins.status !== 404) return `reads the admin key (${admins.status})`;
-  const version = await fixture.call('GET', '/version', { key: value });
-  if (version.status !== 403) return `reaches /version beyond alice's scope (${version.status})`;
+  const metrics = await fixture.call('GET', '/metrics', { key: value });
+  if (metrics.status !== 403) return `reaches /metrics beyond alice's scope (${metrics.status})`;
   return undefined;
 }
 
