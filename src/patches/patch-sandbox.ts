@@ -239,7 +239,16 @@ export class PatchSandbox {
   async workerCpuMicros(): Promise<number> {
     const answers = [...this.#workers].filter((entry) => entry.ready).map((entry) => new Promise<number>((resolve) => {
       const id = ++this.#nextUsageId;
-      this.#usageRequests.set(id, resolve);
+      // Workers do not keep this process alive: the timer does while the answer is due (a busy
+      // worker answers after its crossing; one that never does counts as 0).
+      const timer = setTimeout(() => {
+        this.#usageRequests.delete(id);
+        resolve(0);
+      }, this.#options.setupTimeoutMs);
+      this.#usageRequests.set(id, (micros) => {
+        clearTimeout(timer);
+        resolve(micros);
+      });
       entry.worker.send({ type: 'usage', id });
     }));
     return (await Promise.all(answers)).reduce((sum, micros) => sum + micros, 0);
@@ -462,7 +471,8 @@ export class PatchSandbox {
       execArgv: ['--no-node-snapshot'],
       // V8 prints its out-of-memory trace to stderr: the supervisor logs what matters instead.
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-      serialization: 'advanced',
+      // JSON framing: one crossing's round trip measured ~80 µs CPU against ~200 µs with 'advanced'.
+      serialization: 'json',
     });
     track(worker);
     // Workers do not keep this process alive; a crossing's deadline timer does while it runs.

@@ -100,9 +100,10 @@ describe('a blocking expression fails its object and never holds the event loop 
     expect(!result.ok && result.error.code).toMatch(new RegExp(`^(${PatchEvaluationErrorCode.TIMEOUT}|${PatchEvaluationErrorCode.MEMORY_LIMIT}|${PatchEvaluationErrorCode.THREW})$`));
     expect(!result.ok && result.error.message).toContain('sync.toHost.endpoints.patches');
     expect(elapsedMs).toBeLessThan(2 * TIMEOUT_MS + TIMER_SLACK_MS);
-    // The main loop answered all along: round trips kept coming, typically well within 100 ms.
-    expect(latencies.length).toBeGreaterThanOrEqual(3);
-    expect(sortedMedian(latencies)).toBeLessThan(ANSWER_MS);
+    // The main loop answered all along: round trips kept coming, typically well within 100 ms
+    // (an expression that fails at once, as the doubled string does, leaves no time to probe).
+    expect(latencies.length).toBeGreaterThanOrEqual(Math.min(3, Math.floor(elapsedMs / ANSWER_MS)));
+    if (latencies.length > 0) expect(sortedMedian(latencies)).toBeLessThan(ANSWER_MS);
 
     // And the sandbox goes on with a fresh worker.
     const after = await applyPatches(plan, { object: endpoints({ warm: 'again' }), hostObject: null, virtualObject: null }, env);
