@@ -17,6 +17,7 @@ import { HealthChecks } from '../observe/health.js';
 import { registerHealthMetrics } from '../observe/health-metrics.js';
 import type { Logger } from '../observe/logger.js';
 import { PatchSandbox } from '../patches/index.js';
+import { SandboxMetrics } from '../patches/sandbox-metrics.js';
 import { SyncerMetrics } from '../syncer/metrics.js';
 import { ReferenceImporter } from '../syncer/reference-importer.js';
 import { ResourceSync } from '../syncer/resource-sync.js';
@@ -82,10 +83,13 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
     throw new StartupError(`invalid configuration:\n${loaded.errors.map(formatConfigError).join('\n')}`);
   }
   const enabled = resources.filter((resource) => resource.enabled(loaded.config));
+  const registry = new Registry();
+  const sandboxMetrics = new SandboxMetrics(registry);
   const sandbox = new PatchSandbox({
     memoryLimitMiB: options.sandboxMemoryMiB,
     timeoutMs: options.sandboxTimeoutMs,
     logger: logger.child({ component: 'patch-sandbox' }),
+    onAbandoned: sandboxMetrics.workerAbandoned,
   });
   const stateOptions = { vclusterName: options.name, hostNamespace: options.hostNamespace, sandbox };
   const initial = buildSyncStates(enabled, loaded, stateOptions);
@@ -95,7 +99,6 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   }
 
   const build = readBuildInfo();
-  const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerBuildInfoMetric(registry, build);
   const kubeMetrics = new KubeMetrics(registry);

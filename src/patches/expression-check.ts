@@ -12,7 +12,10 @@ export type ExpressionCheckResult =
   | { readonly ok: true }
   | {
       readonly ok: false;
-      /** `syntax`: not a single expression; `forbidden`: parses, but uses `import()`. */
+      /**
+       * `syntax`: not a single expression; `forbidden`: parses, but uses `import()` or assigns to a
+       * name every evaluation shares (a helper or a global, see {@link PER_EVALUATION_NAMES}).
+       */
       readonly kind: 'syntax' | 'forbidden';
       readonly line: number;
       readonly column: number;
@@ -58,7 +61,7 @@ export function checkExpression(text: string): ExpressionCheckResult {
     const what = text[trailing] === ';' ? 'Unexpected ";" (statements are not allowed)' : 'Unexpected code after the expression';
     return failure('syntax', text, trailing, `${what}; ${EXPRESSION_HINT}`);
   }
-  const forbidden = findForbidden(node);
+  const forbidden = findForbidden(node) ?? findSharedAssignment(node);
   if (forbidden !== undefined) {
     return failure('forbidden', text, forbidden.start, forbidden.reason);
   }
@@ -127,6 +130,102 @@ function findForbidden(root: Node): { start: number; reason: string } | undefine
     }
   }
   return undefined;
+}
+
+/**
+ * The names an expression may assign without reaching beyond its own evaluation: the parameters
+ * of the function the sandbox wraps it in, fresh on every call. Every other free name is shared by
+ * all evaluations (the helpers `atob`, `btoa`, `virtualToHostDNS`, the built-ins, `globalThis`) or
+ * does not exist; an assignment to one could carry one object's data into the next object's
+ * evaluation (issue 19 §3). The sandbox refuses it at run time too (const helpers, a frozen global
+ * object); this check says so at load, with the location.
+ */
+export const PER_EVALUATION_NAMES: ReadonlySet<string> = new Set(['value', 'valueExists', 'context']);
+
+type AnyNode = Node & Record<string, unknown>;
+
+/**
+ * The first assignment (`=`, `+=`, `++`, destructuring, `for (x of …)`) to a name that is neither
+ * a parameter of the expression's wrapper nor bound anywhere inside the expression. Conservative:
+ * a name bound anywhere in the expression (a parameter, a declaration in an arrow function's body)
+ * counts as local everywhere in it, so a shadowing trick passes this check and fails at run time.
+ */
+function findSharedAssignment(root: Node): { start: number; reason: string } | undefined {
+  const bound = new Set<string>(PER_EVALUATION_NAMES);
+  const targets: AnyNode[] = [];
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!isNode(node)) continue;
+    const any = node as AnyNode;
+    switch (any.type) {
+      case 'FunctionExpression':
+      case 'ArrowFunctionExpression':
+      case 'FunctionDeclaration':
+        if (isNode(any['id'])) patternNames(any['id'], (name) => bound.add(name.name as string));
+        for (const param of any['params'] as unknown[]) patternNames(param, (name) => bound.add(name.name as string));
+        break;
+      case 'ClassExpression':
+      case 'ClassDeclaration':
+        if (isNode(any['id'])) patternNames(any['id'], (name) => bound.add(name.name as string));
+        break;
+      case 'VariableDeclarator':
+        patternNames(any['id'], (name) => bound.add(name.name as string));
+        break;
+      case 'CatchClause':
+        patternNames(any['param'], (name) => bound.add(name.name as string));
+        break;
+      case 'AssignmentExpression':
+        patternNames(any['left'], (name) => targets.push(name));
+        break;
+      case 'UpdateExpression':
+        patternNames(any['argument'], (name) => targets.push(name));
+        break;
+      case 'ForInStatement':
+      case 'ForOfStatement':
+        if (isNode(any['left']) && any['left'].type !== 'VariableDeclaration') patternNames(any['left'], (name) => targets.push(name));
+        break;
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'type' || key === 'start' || key === 'end') continue;
+      if (Array.isArray(child)) stack.push(...(child as unknown[]));
+      else if (isNode(child)) stack.push(child);
+    }
+  }
+  const shared = targets.filter((target) => !bound.has(target.name as string)).sort((a, b) => a.start - b.start)[0];
+  if (shared === undefined) return undefined;
+  const name = shared.name as string;
+  return {
+    start: shared.start,
+    reason: `assigns to ${name}, which is not the expression's own: every evaluation shares the helpers and globals (value, valueExists and context are per evaluation); compute the result instead of assigning ${name}`,
+  };
+}
+
+// Calls `found` with each identifier a binding or assignment target names (patterns included;
+// member expressions such as `a.b = 1` name no variable).
+function patternNames(node: unknown, found: (identifier: AnyNode) => void): void {
+  if (!isNode(node)) return;
+  const any = node as AnyNode;
+  switch (any.type) {
+    case 'Identifier':
+      found(any);
+      return;
+    case 'ParenthesizedExpression':
+      patternNames(any['expression'], found);
+      return;
+    case 'ObjectPattern':
+      for (const property of any['properties'] as AnyNode[]) patternNames(property.type === 'RestElement' ? property : property['value'], found);
+      return;
+    case 'ArrayPattern':
+      for (const element of any['elements'] as unknown[]) patternNames(element, found);
+      return;
+    case 'RestElement':
+      patternNames(any['argument'], found);
+      return;
+    case 'AssignmentPattern':
+      patternNames(any['left'], found);
+      return;
+  }
 }
 
 function isNode(value: unknown): value is Node {

@@ -41,10 +41,17 @@ export function sandboxSources(): SandboxSources {
 }
 
 /**
- * Builds the source of a plan's expression factory: a strict-mode function taking the helpers and
- * returning `[forward, reverse | null]` per expression patch. Each expression has already passed
- * `checkExpression`, which is what guarantees it is a single expression; the newlines around it
- * end any trailing line comment and keep it on its own lines.
+ * Builds the source of a plan's expression factory: a strict-mode function taking the helpers
+ * (`atob`, `btoa`, `virtualToHostDNS`, in that order) and returning `[forward, reverse | null]` per
+ * expression patch. Each expression has already passed `checkExpression`, which is what guarantees
+ * it is a single expression; the newlines around it end any trailing line comment and keep it on
+ * its own lines.
+ *
+ * Every evaluation must see the same environment (issue 19 §3). The factory runs once per isolate,
+ * so any binding in its scope outlives an evaluation: the helpers are `const` bindings, read from
+ * `arguments` (no named parameter an expression could reassign), and the only other names an
+ * expression sees are its own wrapper's parameters, fresh on every call. Assigning a helper throws
+ * a TypeError; the intrinsics are frozen by lockdown.js.
  */
 export function buildFactorySource(expressions: readonly { forward: string; reverse: string | undefined }[]): string {
   const wrap = (expression: string): string =>
@@ -52,5 +59,5 @@ export function buildFactorySource(expressions: readonly { forward: string; reve
   const entries = expressions.map(
     (entry) => `[${wrap(entry.forward)}, ${entry.reverse === undefined ? 'null' : wrap(entry.reverse)}]`,
   );
-  return `(function (atob, btoa, virtualToHostDNS) {\n'use strict';\nreturn [\n${entries.join(',\n')}\n];\n})`;
+  return `(function () {\n'use strict';\nconst atob = arguments[0], btoa = arguments[1], virtualToHostDNS = arguments[2];\nreturn [\n${entries.join(',\n')}\n];\n})`;
 }

@@ -103,6 +103,15 @@ export const HOSTILE_EXPRESSIONS: readonly (readonly [string, string])[] = [
   ['delete-intrinsic', 'delete globalThis.JSON'],
   ['freeze-global-object', 'Object.preventExtensions(Object.prototype)'],
   ['helper-mutation', '(atob.leak = 1)'],
+  // State across evaluations (issue 19 §3): what one evaluation assigns must not reach the next.
+  // The check refuses a visible assignment to a helper; a parameter of the same name elsewhere
+  // in the expression hides it from the check, and the sandbox's const helpers refuse it then.
+  ['helper-reassign', '(typeof btoa === "function" ? (btoa = value, "first") : ("LEAKED:" + btoa))'],
+  ['helper-reassign-dns', '(virtualToHostDNS = (x) => "attacker.example.com", value)'],
+  ['helper-reassign-shadowed', '(((btoa) => 0)(0), (() => { try { btoa = value } catch { } return typeof btoa === "function" ? "fresh" : "LEAKED:" + btoa })())'],
+  ['helper-reassign-dns-shadowed', '(((virtualToHostDNS) => 0)(0), (virtualToHostDNS = () => "attacker.example.com", value))'],
+  ['global-this-reassign', '(((globalThis) => 0)(0), (globalThis = { leak: value }, value))'],
+  ['symbol-registry-carry', '(Symbol.for("vcsync-carry-" + value), Symbol.keyFor(Symbol.for("vcsync-carry-n0")) ?? "none")'],
   ['helper-prototype', '(virtualToHostDNS.prototype = 1)'],
   ['context-mutation', '(context.vcluster.name = "evil")'],
   ['context-host-mutation', '(context.hostObject.metadata.name = "evil")'],
@@ -218,15 +227,15 @@ export const HOSTILE_EXPRESSIONS: readonly (readonly [string, string])[] = [
 ];
 
 /**
- * Expressions that block the process instead of failing their object (found by this fuzzer, not
- * fixed; README "Limits"): a builtin that walks or allocates 10^8 array elements at once runs
- * without reaching a point where V8 checks the time limit, or hits V8's fatal out-of-memory
- * path, where isolated-vm parks the thread for good (with applySync, the main thread); so can an
- * expression that reaches the heap limit through one growing large allocation — an object grown
- * key by key (its dictionary), an array grown by push (its backing store), a string doubled, the
- * symbol registry flooded — does so now and then (seen hanging the fuzz test in the full suite);
- * filling the heap with small objects reaches the memory limit and fails its object cleanly.
- * They are listed, not run: each would hang the fuzzer.
+ * Expressions that held the whole process when crossings ran on the main thread (found by this
+ * fuzzer; README "Limits"): a builtin that walks or allocates 10^8 array elements at once runs
+ * without reaching a point where V8 checks the time limit, or hits V8's fatal out-of-memory path,
+ * where isolated-vm parks the calling thread for good; so, now and then, does an expression that
+ * reaches the heap limit through one growing large allocation (an object grown key by key, an
+ * array grown by push, a string doubled, the symbol registry flooded). Since evaluation moved to
+ * worker processes (ADR 0034) each costs a killed worker instead:
+ * test/integration/security/expression-blocking.test.ts runs every one of them. The fuzzer still
+ * leaves them out (each costs a worker and about a second of its setup).
  */
 export const BLOCKING_EXPRESSIONS: readonly string[] = [
   '((a) => { for (;;) a.push(a.length) })([])',
@@ -370,12 +379,14 @@ const PATHS = ['metadata.annotations["example.com/a"]', 'subsets[*].addresses[*]
 
 /**
  * The known-good expression: the value with a suffix, and a fingerprint of what an expression
- * can observe of the isolate (global names, frozen intrinsics, RegExp's legacy static
- * properties). Run on a fresh isolate first; after any expression it must answer the same.
+ * can observe of the isolate (the helpers and what they answer, global names, frozen intrinsics,
+ * RegExp's legacy static properties): the state an evaluation could carry into the next. Run on
+ * a fresh isolate first; after any expression it must answer the same.
  */
 export const FINGERPRINT_EXPRESSION = [
   'JSON.stringify({',
   '  value: value + "-ok",',
+  '  helpers: [typeof atob, typeof btoa, typeof virtualToHostDNS, btoa("ok"), atob("b2s="), virtualToHostDNS("web.default.svc")],',
   '  globals: Object.getOwnPropertyNames(globalThis).sort(),',
   '  frozen: [globalThis, Object, Object.prototype, Array.prototype, Object.getPrototypeOf(() => 0), String.prototype, RegExp, RegExp.prototype, Promise.prototype, JSON, Math, Error, Symbol]',
   '    .map((o) => Object.isFrozen(o)),',
@@ -384,14 +395,22 @@ export const FINGERPRINT_EXPRESSION = [
   '})',
 ].join('\n');
 
+/** Where a case's own plan carries the fingerprint (a key no case path reaches). */
+const FINGERPRINT_PATH = 'metadata.annotations["example.com/fingerprint"]';
+
 /** The host object an expression patches: an Endpoints as the syncer translates it. */
 function endpoints(annotation: string): PatchableObject {
   return {
     apiVersion: 'v1',
     kind: 'Endpoints',
-    metadata: { name: 'web-x-default-x-vc1', namespace: 'vcluster-vc1', labels: { app: 'web', tier: 'front' }, annotations: { 'example.com/a': annotation } },
+    metadata: { name: 'web-x-default-x-vc1', namespace: 'vcluster-vc1', labels: { app: 'web', tier: 'front' }, annotations: { 'example.com/a': annotation, 'example.com/fingerprint': `${annotation}-own` } },
     subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ports: [{ port: 80, name: 'http' }] }],
   };
+}
+
+/** An object that none of the case paths matches: only the fingerprint of a case's plan runs on it. */
+function bareEndpoints(annotation: string): PatchableObject {
+  return { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web-x-default-x-vc1', namespace: 'vcluster-vc1', annotations: { 'example.com/fingerprint': annotation } } };
 }
 
 /** Every property name of the main realm's global object and of the intrinsics a pollution would reach. */
@@ -479,7 +498,9 @@ export async function runExpressionFuzz(options: ExpressionFuzzOptions): Promise
       let compiled: ReturnType<typeof compilePatches>;
       const path = random.pick(PATHS);
       try {
-        compiled = compilePatches([{ path, expression: item.expression }], { configPath: CONFIG_PATH, vcluster: VCLUSTER });
+        // The fingerprint rides in the case's own plan: the helpers are bound per plan, so only
+        // a neighbour in the same plan sees what an evaluation left behind (state across evaluations).
+        compiled = compilePatches([{ path, expression: item.expression }, { path: FINGERPRINT_PATH, expression: FINGERPRINT_EXPRESSION }], { configPath: CONFIG_PATH, vcluster: VCLUSTER });
       } catch (error: unknown) {
         problems.push(`${where}: compilePatches threw ${error instanceof Error ? error.message : String(error)}`);
         continue;
@@ -512,6 +533,11 @@ export async function runExpressionFuzz(options: ExpressionFuzzOptions): Promise
       }
       const neighbourExpected = expected.replace('"fresh-ok"', `"${marker}-neighbour-ok"`);
       if (neighbour !== neighbourExpected) problems.push(`${where}: the known-good expression in the same turn answered ${neighbour.slice(0, 400)}`);
+      // The case's plan on an object its expression does not reach: a fresh environment's answer.
+      const bare = await applyPatches(compiled.plan, { object: bareEndpoints(`${marker}-bare`), hostObject: null, virtualObject: null }, env);
+      const bareAnswer = bare.ok ? String((bare.object['metadata'] as { annotations: Record<string, unknown> }).annotations['example.com/fingerprint']) : `failed: ${bare.error.code} ${bare.error.message}`;
+      const bareExpected = expected.replace('"fresh-ok"', `"${marker}-bare-ok"`);
+      if (bareAnswer !== bareExpected) problems.push(`${where}: state across evaluations: the plan's fingerprint on the next object answered ${bareAnswer.slice(0, 400)}, expected ${bareExpected.slice(0, 400)}`);
       const after = await fingerprint(good, env, `${marker}-after`);
       const afterExpected = expected.replace('"fresh-ok"', `"${marker}-after-ok"`);
       if (after !== afterExpected) problems.push(`${where}: the known-good expression afterwards answered ${after.slice(0, 400)}, expected ${afterExpected.slice(0, 400)}`);

@@ -72,6 +72,31 @@ describe('checkExpression', () => {
       if (!result.ok) expect(result.kind).toBe('forbidden');
     }
   });
+
+  // Issue 19 §3: what one evaluation assigns to a shared name would be seen by the next.
+  test.each<[string, number]>([
+    ['(typeof btoa === "function" ? (btoa = value, "first") : ("LEAKED:" + btoa))', 32],
+    ['(virtualToHostDNS = (x) => "attacker.example.com", value)', 2],
+    ['(leak = 1)', 2],
+    ['[atob] = [1]', 2],
+    ['({ a: atob } = {})', 7],
+    ['btoa++', 1],
+    ['(() => { for (atob of [1]) {} })()', 15],
+    ['value + (globalThis = 1)', 10],
+  ])('an assignment to a helper or global is forbidden, at its column: %s', (text, column) => {
+    const result = checkExpression(text);
+    expect(result).toMatchObject({ ok: false, kind: 'forbidden', line: 1, column, reason: expect.stringMatching(/^assigns to (btoa|virtualToHostDNS|leak|atob|globalThis), which is not the expression's own/) });
+  });
+
+  test.each([
+    '(value = value + 1, value)',
+    '((x) => (x = 2, x))(1)',
+    '(() => { let q = 1; q += 2; return q })()',
+    '(context = null, valueExists = false, value)',
+    '(globalThis.x = 1)',
+  ])('assigning the expression\'s own names is allowed (member writes fail at run time on frozen objects): %s', (text) => {
+    expect(checkExpression(text)).toEqual({ ok: true });
+  });
 });
 
 describe('compilePatches', () => {

@@ -14,9 +14,11 @@ describe(`expression fuzzing (seed ${SEED}, ${COUNT} expressions; replay with VC
     const report = await runExpressionFuzz({ seed: SEED, count: COUNT, timeoutMs: 250 });
     console.info(`expression fuzz: ${JSON.stringify({ ...report, problems: report.problems.length })}`);
     expect(report.problems.slice(0, 20)).toEqual([]);
-    // The run exercised every outcome: rejections, answers, throws, timeouts, the memory limit.
+    // The run exercised the outcomes: rejections, answers, throws, timeouts. Whether a heap filler
+    // meets the memory limit before the time limit depends on the machine's load since evaluation
+    // moved to worker processes; patch-sandbox.test.ts covers the memory limit with a long timeout.
     expect(report.rejected).toBeGreaterThan(0);
     expect(report.evaluated).toBeGreaterThan(0);
-    expect(Object.keys(report.failedAtRun)).toEqual(expect.arrayContaining(['PATCH_EVAL_THREW', 'PATCH_EVAL_TIMEOUT', 'PATCH_EVAL_MEMORY_LIMIT', 'PATCH_EVAL_RESULT_NOT_JSON']));
+    expect(Object.keys(report.failedAtRun)).toEqual(expect.arrayContaining(['PATCH_EVAL_THREW', 'PATCH_EVAL_TIMEOUT', 'PATCH_EVAL_RESULT_NOT_JSON']));
   }, 300_000);
 });

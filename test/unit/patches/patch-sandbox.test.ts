@@ -240,7 +240,6 @@ describe('nothing escapes the sandbox', () => {
     ['prototype pollution', '(Object.prototype.polluted = 1)', /TypeError: Cannot add property polluted/],
     ['redefining a built-in', '(JSON.stringify = () => "{}")', /TypeError: Cannot assign to read only property/],
     ['adding a global', '(globalThis.leak = 1)', /TypeError/],
-    ['implicit global', '(leak = 1)', /ReferenceError/],
     ['Array.prototype method', '(Array.prototype.push = null)', /TypeError/],
     ['iterator prototype', '(Object.getPrototypeOf([][Symbol.iterator]()).next = null)', /TypeError/],
     ['helpers are frozen', '(btoa.extra = 1)', /TypeError/],
@@ -268,6 +267,21 @@ describe('nothing escapes the sandbox', () => {
     expect(answer).toMatchObject({ ok: false, kind: 'rejected' });
     expect(!answer.ok && answer.detail).toContain('a promise the expression created was rejected and not handled');
     expect(await evaluate('"still fine"')).toBe('still fine');
+  });
+
+  test('a helper cannot be reassigned, even past the compile check: every evaluation sees the same helpers', async () => {
+    // compilePatches rejects assignments to helpers and globals; feed them to the sandbox directly.
+    const program = {
+      factorySource: buildFactorySource([
+        { forward: '(btoa = () => "hijacked", "assigned")', reverse: undefined },
+        { forward: '(leak = 1)', reverse: undefined },
+        { forward: 'btoa(value)', reverse: undefined },
+      ]),
+      staticJson: JSON.stringify({ vcluster: { name: 'vc', namespace: 'h', config: {} }, patches: [0, 1, 2].map((index) => ({ index, path: [{ kind: 'key', key: 'x' }], forwardField: 'f', reverseField: 'r' })) }),
+    };
+    expect(await sandbox.evaluate(program, JSON.stringify([null, null, 0, 'x', 'a']))).toMatchObject({ ok: true, answer: [0, 'PATCH_EVAL_THREW', 0, expect.stringMatching(/TypeError: Assignment to constant variable/)] });
+    expect(await sandbox.evaluate(program, JSON.stringify([null, null, 1, 'x', 'a']))).toMatchObject({ ok: true, answer: [0, 'PATCH_EVAL_THREW', 0, expect.stringMatching(/ReferenceError/)] });
+    expect(await sandbox.evaluate(program, JSON.stringify([null, null, 2, 'x', 'a']))).toEqual({ ok: true, answer: [1, 'YQ=='] });
   });
 
   test('no state leaks from one evaluation or object to the next', async () => {
