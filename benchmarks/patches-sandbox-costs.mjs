@@ -2,7 +2,8 @@
 // expression patches of patches-throughput.mjs on small items: this process (the engine and its
 // side of the IPC channel), the worker processes (their side of the channel plus the isolate),
 // and the isolate call alone (isolated-vm `applySync` in this process, with and without the time
-// limit). Medians of the rounds. Needs a build first: `npm run build`.
+// limit, and with lockdown.js as shipped, without it, or without freezing `RegExp.prototype`,
+// which is what takes V8 off its fast RegExp paths). Medians of the rounds. Needs a build first: `npm run build`.
 //
 //   node --no-node-snapshot benchmarks/patches-sandbox-costs.mjs [--quick] [--seconds 2] [--rounds 3]
 //
@@ -67,13 +68,29 @@ async function endToEnd(sandbox, callers, durationSeconds) {
   return { objectsPerCrossing: count / crossings, mainMicrosPerCrossing: (cpu.user + cpu.system) / crossings, workerMicrosPerCrossing: workers / crossings };
 }
 
+/**
+ * Lockdown variants, for comparison only: the shipped script, none, or the shipped script leaving
+ * `RegExp.prototype` unfrozen (the daemon never runs the last two).
+ */
+const lockdowns = {
+  full: () => sandboxSources().lockdown,
+  none: () => '',
+  'regexp-prototype-unfrozen': () => {
+    const marker = 'seen.add(item);';
+    const source = sandboxSources().lockdown;
+    if (!source.includes(marker)) throw new Error(`lockdown.js no longer contains "${marker}"; update this benchmark`);
+    return source.replace(marker, `${marker} if (item === RegExp.prototype) continue;`);
+  },
+};
+
 /** The isolate call alone, as a worker makes it, in this process. */
-function isolateCall(batch, options, durationSeconds) {
+function isolateCall(batch, options, durationSeconds, lockdown = 'full') {
   const sources = sandboxSources();
   const isolate = new ivm.Isolate({ memoryLimit: 32 });
   try {
     const context = isolate.createContextSync();
-    context.evalSync(sources.lockdown);
+    const lockdownSource = lockdowns[lockdown]();
+    if (lockdownSource !== '') context.evalSync(lockdownSource);
     const createProgram = context.evalSync(sources.runtime, { reference: true });
     const factory = context.evalSync(plan.program.factorySource, { reference: true });
     const run = createProgram.applySync(undefined, [factory.derefInto(), plan.program.staticJson], { result: { reference: true } });
@@ -101,6 +118,8 @@ const cases = [
   { name: 'isolate call, 32 objects, no time limit', run: async (s) => isolateCall(32, {}, s) },
   { name: 'isolate call, 1 object, time limit', run: async (s) => isolateCall(1, { timeout: 5000 }, s) },
   { name: 'isolate call, 1 object, no time limit', run: async (s) => isolateCall(1, {}, s) },
+  { name: 'isolate call, 32 objects, no time limit, no lockdown', run: async (s) => isolateCall(32, {}, s, 'none') },
+  { name: 'isolate call, 32 objects, no time limit, RegExp.prototype unfrozen', run: async (s) => isolateCall(32, {}, s, 'regexp-prototype-unfrozen') },
 ];
 for (const entry of cases) await entry.run(0.3);
 const perRound = cases.map(() => []);
@@ -117,6 +136,6 @@ const results = cases.map((entry, index) => {
 const file = await writeResult('patches-sandbox-costs', { secondsPerCase: seconds, rounds, results });
 for (const entry of results) {
   const { name, ...figures } = entry;
-  console.log(`${name.padEnd(48)} ${Object.entries(figures).map(([key, value]) => `${key} ${value}`).join('  ')}`);
+  console.log(`${name.padEnd(68)} ${Object.entries(figures).map(([key, value]) => `${key} ${value}`).join('  ')}`);
 }
 console.log(`CPU µs, medians of ${rounds} rounds; written to ${file}`);
