@@ -99,6 +99,13 @@ function atVersionOf(object: StoredObject, change: StoredObject): StoredObject {
  */
 export class WatchStream {
   readonly #init: WatchStreamInit;
+  /** Whether selectors or `visible` filter the objects. */
+  readonly #filtered: boolean;
+  /**
+   * What this watch last saw of each object: only when it filters and the storage's events may
+   * lack `previous`. 10,000 objects cost about 1 MiB per watcher, so a storage that gives
+   * `previous` spares it.
+   */
   readonly #matched: Matched | undefined;
   #handle: StorageWatch | undefined;
   #timers: NodeJS.Timeout[] = [];
@@ -115,7 +122,8 @@ export class WatchStream {
   /** Does no I/O; {@link start} registers the watch and writes the response. */
   constructor(init: WatchStreamInit) {
     this.#init = init;
-    this.#matched = init.labelSelector.requirements.length > 0 || init.fieldSelector.requirements.length > 0 || init.visible !== undefined ? new Map() : undefined;
+    this.#filtered = init.labelSelector.requirements.length > 0 || init.fieldSelector.requirements.length > 0 || init.visible !== undefined;
+    this.#matched = this.#filtered && init.storage.eventsCarryPrevious !== true ? new Map() : undefined;
   }
 
   /**
@@ -254,27 +262,28 @@ export class WatchStream {
 
   #handleEvent(event: StorageEvent): void {
     if (this.#ended) return;
-    const matched = this.#matched;
-    if (matched === undefined) {
+    if (!this.#filtered) {
       this.#sendObject(event.type, event.object);
       return;
     }
+    const matched = this.#matched;
     const key = keyOf(event.object);
     const now = this.#matches(event.object);
     if (event.type === 'ADDED' || event.previous !== undefined) {
       this.#handleKnownChange(event, now);
       return;
     }
-    // The storage did not say what the object was before: what this watch saw decides.
+    // The storage did not say what the object was before: what this watch saw decides (unknown
+    // when it remembers nothing, as for a replayed change).
     const replaying = this.#resumed && event.replayed;
-    const seen = replaying ? undefined : matched.get(key);
+    const seen = replaying ? undefined : matched?.get(key);
     const before = seen === undefined ? undefined : seen !== false;
     if (event.type === 'DELETED') {
-      matched.delete(key);
-      if (before === true || (before === undefined && (now || replaying))) this.#sendObject('DELETED', event.object);
+      matched?.delete(key);
+      if (before === true || (before === undefined && (now || replaying || matched === undefined))) this.#sendObject('DELETED', event.object);
       return;
     }
-    matched.set(key, now && event.object);
+    matched?.set(key, now && event.object);
     if (now) this.#sendObject(before === false ? 'ADDED' : 'MODIFIED', event.object);
     else if (seen !== false) this.#sendObject('DELETED', seen === undefined ? event.object : atVersionOf(seen, event.object));
   }
