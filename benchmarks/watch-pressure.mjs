@@ -6,28 +6,32 @@
 // same run:
 //
 //   baseline  0 watches: RSS after seeding, and the p99 of GETs of one key (one keep-alive TLS
-//             connection, one request in flight);
+//             connection, one request in flight, on a worker thread of this process so that
+//             reading the watches does not delay noticing the answers);
 //   N watches the admin opens N watches (one TLS connection each, read as fast as this process
 //             reads), and GETs of one key run from the first until every watch has received every key: RSS at
 //             its peak (sampled every 50 ms) and once every watch has its keys, RSS after the
-//             watches have closed, and the p99 of the GETs meanwhile.
+//             watches have closed, and the p99 of the GETs meanwhile. The server also reports its
+//             event-loop delay over the phase (p99, max) and process.memoryUsage() by kind (heap,
+//             external, array buffers) once every watch has its keys and after they closed.
 //
 // Goal (issue 19 §5): ≤ +200 MB RSS at 500 watches and GET p99 ≤ 50 ms. `--dist DIR` runs the
 // server from another build (e.g. the main branch's dist/) to compare. Results:
-// benchmarks/results/watch-pressure.json.
+// benchmarks/results/watch-pressure.json. `--cpu-prof DIR` writes each server process's CPU profile
+// (a .cpuprofile per phase) to DIR, to see what holds the event loop.
 import { existsSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { benchArgs, benchmarksDir, percentile, round, tempDir, writeResult } from './lib/bench-run.mjs';
-import { openConnections } from './lib/raw-https-client.mjs';
+import { Worker } from 'node:worker_threads';
 import { pathOf, request } from './lib/server-process-client.mjs';
 
 const options = benchArgs({
-  usage: 'usage: node benchmarks/watch-pressure.mjs [--quick] [--keys 10000] [--watches 0,100,500] [--min-gets 200] [--dist DIR]\n(build first: npm run build)',
+  usage: 'usage: node benchmarks/watch-pressure.mjs [--quick] [--keys 10000] [--watches 0,100,500] [--min-gets 200] [--dist DIR] [--cpu-prof DIR]\n(build first: npm run build)',
   numbers: { keys: (quick) => (quick ? 1000 : 10_000), 'min-gets': 200 },
-  strings: { watches: (quick) => (quick ? '0,20,100' : '0,100,500'), dist: '' },
+  strings: { watches: (quick) => (quick ? '0,20,100' : '0,100,500'), dist: '', 'cpu-prof': '' },
 });
 const KEYS = options.keys;
 const WATCH_COUNTS = options.watches.split(',').map(Number);
@@ -42,7 +46,8 @@ function rssBytes(pid) {
 
 async function startWatchServer(dir) {
   const args = [join(benchmarksDir, 'lib', 'watch-server-process.mjs'), dir, String(KEYS), ...(options.dist !== '' ? [options.dist] : [])];
-  const child = spawn(process.execPath, ['--no-node-snapshot', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const profile = options['cpu-prof'] !== '' ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof']}`] : [];
+  const child = spawn(process.execPath, ['--no-node-snapshot', ...profile, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (text) => (stderr = (stderr + text).slice(-4000)));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -52,10 +57,18 @@ async function startWatchServer(dir) {
     console.error(`the watch server exited (${code}) during the run:\n${stderr}`);
     process.exit(1);
   });
+  const lines = createInterface({ input: child.stdout });
+  const nextLine = () => new Promise((resolve) => lines.once('line', (line) => resolve(JSON.parse(line))));
   const ready = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)));
+    void nextLine().then(resolve);
     void exited.then((code) => reject(new Error(`watch server exited (${code}) before ready:\n${stderr}`)));
   });
+  /** The server's memory by kind and its event-loop delay since the previous call. */
+  const stats = () => {
+    const answer = nextLine();
+    child.stdin.write('stats\n');
+    return answer;
+  };
   const stop = async () => {
     stopping = true;
     child.kill('SIGTERM');
@@ -63,7 +76,7 @@ async function startWatchServer(dir) {
     await exited;
     clearTimeout(timer);
   };
-  return { ...ready, pid: child.pid, stop };
+  return { ...ready, pid: child.pid, stats, stop };
 }
 
 /** Opens a watch of every key; `delivered` resolves once `KEYS` events (lines) arrived. */
@@ -95,38 +108,37 @@ async function phase(watchCount) {
   const dir = await tempDir('watch-pressure');
   const server = await startWatchServer(dir.path);
   try {
-    const [connection] = await openConnections(server.url, server.caCertPem, 1);
-    const get = request(server, 'GET', `${KEYS_PATH}/${server.keyNames[0]}`, server.adminKey);
-    for (let warm = 0; warm < 20; warm += 1) await connection.send(get);
+    // The GETs run on their own thread, from the first watch on (an idle connection would meet
+    // the server's idle timeout), until every watch has received every key.
+    const getter = new Worker(new URL('./lib/get-latency-worker.mjs', import.meta.url), {
+      workerData: { url: server.url, caCertPem: server.caCertPem, request: request(server, 'GET', `${KEYS_PATH}/${server.keyNames[0]}`, server.adminKey), warmups: 20, minGets: options['min-gets'] },
+    });
+    const gotten = new Promise((resolve, reject) => {
+      getter.on('message', (message) => message !== 'ready' && resolve(message.latencies));
+      getter.once('error', reject);
+    });
+    await new Promise((resolve) => getter.once('message', resolve));
+    await server.stats();
     const rssBefore = rssBytes(server.pid);
     let peak = rssBefore;
     const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(server.pid))), 50);
     const started = performance.now();
-    // The GETs run from the first watch on (an idle connection would meet the server's idle timeout).
-    let allDelivered = false;
-    const latencies = [];
-    const getting = (async () => {
-      while (!allDelivered || latencies.length < options['min-gets']) {
-        const sent = performance.now();
-        const answer = await connection.send(get);
-        if (answer.status !== 200) throw new Error(`GET answered ${answer.status}`);
-        latencies.push(performance.now() - sent);
-      }
-    })();
     const watches = [];
     for (let index = 0; index < watchCount; index += 1) watches.push(await openWatch(server));
     await Promise.all(watches.map((watch) => watch.delivered));
-    allDelivered = true;
-    await getting;
+    getter.postMessage('stop');
+    const latencies = await gotten;
+    await getter.terminate();
     const deliveredSeconds = (performance.now() - started) / 1000;
     const rssLoaded = rssBytes(server.pid);
+    const loaded = await server.stats();
     clearInterval(sampler);
     peak = Math.max(peak, rssLoaded);
     for (const watch of watches) watch.close();
     // The server lets go of closed watches at once; a short pause lets it notice every close.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const rssAfterClose = rssBytes(server.pid);
-    connection.close();
+    const closed = await server.stats();
     const result = {
       watches: watchCount,
       rssBeforeMiB: round(rssBefore / MiB, 1),
@@ -138,10 +150,15 @@ async function phase(watchCount) {
       getP50Ms: round(percentile(latencies, 50), 2),
       getP99Ms: round(percentile(latencies, 99), 2),
       deliveredSeconds: round(deliveredSeconds, 2),
+      serverLoopDelayP99Ms: loaded.loopDelayMs.p99,
+      serverLoopDelayMaxMs: loaded.loopDelayMs.max,
+      serverMemoryDeliveredMiB: loaded.memoryMiB,
+      serverMemoryAfterCloseMiB: closed.memoryMiB,
     };
     console.log(
       `  ${watchCount} watches: RSS ${result.rssBeforeMiB} → peak ${result.rssPeakMiB} MiB (+${result.rssPeakIncreaseMiB}), after close ${result.rssAfterCloseMiB} MiB; ` +
-        `GET p50 ${result.getP50Ms} ms, p99 ${result.getP99Ms} ms over ${result.gets}; all keys delivered in ${result.deliveredSeconds} s`,
+        `GET p50 ${result.getP50Ms} ms, p99 ${result.getP99Ms} ms over ${result.gets}; all keys delivered in ${result.deliveredSeconds} s; ` +
+        `server loop delay p99 ${result.serverLoopDelayP99Ms} ms, max ${result.serverLoopDelayMaxMs} ms; heap used ${loaded.memoryMiB.heapUsed} MiB, external ${loaded.memoryMiB.external} MiB`,
     );
     return result;
   } finally {

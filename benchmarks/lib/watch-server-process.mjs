@@ -8,10 +8,13 @@
 // watch caps raised to 1000 per user so that one admin may hold every benchmark watch, and KEYS
 // OwnedAccessKeys created through its registry store before it reports ready. DIST: the built
 // code to run (default ../../dist; another checkout's dist/ measures that code). Prints one JSON
-// line once ready, `{ url, caCertPem, adminKey, keyNames }`, and stops on SIGTERM or SIGINT.
+// line once ready, `{ url, caCertPem, adminKey, keyNames }`, answers `stats` lines on stdin (below),
+// and stops on SIGTERM or SIGINT.
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 
 const [dir, keysArg, distArg] = process.argv.slice(2);
 if (dir === undefined || !/^\d+$/.test(keysArg ?? '')) {
@@ -69,4 +72,21 @@ const stop = () => {
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+// A `stats` line on stdin answers one JSON line: the process's memory by kind and its event-loop
+// delay since the previous `stats` (how long a callback, such as a GET, waited for the loop).
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line.trim() !== 'stats') return;
+  const MiB = 1024 * 1024;
+  const memory = process.memoryUsage();
+  const ms = (ns) => Math.round(ns / 1e4) / 100;
+  console.log(
+    JSON.stringify({
+      memoryMiB: Object.fromEntries(Object.entries(memory).map(([kind, bytes]) => [kind, Math.round((bytes / MiB) * 10) / 10])),
+      loopDelayMs: { p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) },
+    }),
+  );
+  loopDelay.reset();
+});
 console.log(JSON.stringify({ url: server.url, caCertPem: tls.caCertPem, adminKey, keyNames: keyNames.slice(0, 1) }));

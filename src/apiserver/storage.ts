@@ -157,6 +157,12 @@ export interface Storage {
    * it promises that `get` is current.
    */
   getLatest?(ref: ObjectRef): Promise<StoredObject | undefined>;
+  /**
+   * True when every MODIFIED and DELETED event its watches deliver carries `previous`: a watch
+   * with selectors then decides from the event alone and remembers nothing per object. Absent,
+   * each such watch keeps what it last saw of every object (memory per watcher and object).
+   */
+  readonly eventsCarryPrevious?: boolean;
   /** A consistent snapshot of one resource (optionally one namespace). */
   list(resource: ResourceId, options?: StorageListOptions): Promise<StorageList>;
   /** Fails with `AlreadyExists`. Returns the stored object with its new resourceVersion. */

@@ -29,7 +29,8 @@ export interface WatchEncoding {
  * 10,000 objects hold one copy of them, not 500.
  */
 export class WatchEventCache {
-  readonly #lines = new WeakMap<StoredObject, Map<string, Buffer>>();
+  /** By object, then representation, then event type (no key string built per line written). */
+  readonly #lines = new WeakMap<StoredObject, Map<string, Map<WatchEventType, Buffer>>>();
   readonly #onEncoded: (representation: string) => void;
 
   /** `onEncoded` is told of every line actually serialised (a metric). */
@@ -46,17 +47,21 @@ export class WatchEventCache {
       this.#onEncoded(encoding.representation);
       return watchEventLine(type, encoding.encode(object));
     }
-    let lines = this.#lines.get(object);
+    let byRepresentation = this.#lines.get(object);
+    if (byRepresentation === undefined) {
+      byRepresentation = new Map();
+      this.#lines.set(object, byRepresentation);
+    }
+    let lines = byRepresentation.get(encoding.representation);
     if (lines === undefined) {
       lines = new Map();
-      this.#lines.set(object, lines);
+      byRepresentation.set(encoding.representation, lines);
     }
-    const key = `${type} ${encoding.representation}`;
-    const cached = lines.get(key);
+    const cached = lines.get(type);
     if (cached !== undefined) return cached;
     const line = watchEventLine(type, encoding.encode(object));
     this.#onEncoded(encoding.representation);
-    lines.set(key, line);
+    lines.set(type, line);
     return line;
   }
 }

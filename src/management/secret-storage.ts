@@ -128,6 +128,8 @@ function refOf(resource: ResourceId, object: StoredObject): ObjectRef {
  * `run(signal)` must be running for any call to complete.
  */
 export class SecretStorage implements Storage {
+  /** Every MODIFIED and DELETED change is recorded with the cached state it replaced. */
+  readonly eventsCarryPrevious = true;
   readonly #options: Resolved;
   readonly #reflector: Reflector<ManagementSecret>;
   /** identity → object (with the Secret's resourceVersion). */

@@ -27,6 +27,8 @@ function invalidResourceVersion(resourceVersion: string): StorageError {
  * replays are the retained events up to the revision current when it registered.
  */
 export class ApiStorage implements Storage {
+  /** The engine gives every MODIFIED and DELETED event the state it replaced. */
+  readonly eventsCarryPrevious = true;
   readonly #store: Store;
 
   /** Does no I/O; `store` stays owned (and closed) by the caller. */

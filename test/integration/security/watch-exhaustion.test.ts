@@ -12,7 +12,8 @@ import { parseFieldSelector } from '../../../src/apiserver/field-selector.js';
 import { parseLabelSelector } from '../../../src/apiserver/label-selector.js';
 import { ResourceRegistry } from '../../../src/apiserver/resource-type.js';
 import { WatchEventCache } from '../../../src/apiserver/watch-event-cache.js';
-import { WatchStream } from '../../../src/apiserver/watch-stream.js';
+import type { Storage, StoredObject } from '../../../src/apiserver/storage.js';
+import { WatchStream, type WatchStreamInit } from '../../../src/apiserver/watch-stream.js';
 import type { WatchLimits } from '../../../src/apiserver/watch-admission.js';
 import { coreKindDefinitions } from '../../../src/devcluster/core-kinds.js';
 import { ApiStorage } from '../../../src/devcluster/storage/api-storage.js';
@@ -258,34 +259,22 @@ describe('backpressure', () => {
     await store?.close();
   });
 
-  it('writes the initial state only as fast as a watcher reads it', async () => {
-    store = await openStore({ watchWindow: 100 });
-    const padding = 'x'.repeat(1000);
-    for (let index = 0; index < 3000; index += 1) {
-      await store.create('core/v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${index}`, namespace: 'd' }, data: { padding } });
-    }
+  /** Serves a watch of every ConfigMap per request (after `prepare` sees its response); answers the port. */
+  async function serveConfigMapWatches(storage: Storage, init: Pick<WatchStreamInit, 'resourceVersion' | 'sendBufferBytes' | 'visible'>, prepare: (response: ServerResponse) => void = () => undefined): Promise<number> {
     const type = new ResourceRegistry(coreKindDefinitions()).byKind('ConfigMap');
-    const storage = new ApiStorage(store);
-    let largestBacklog = 0;
     server = createServer((_request, response: ServerResponse) => {
-      const write = response.write.bind(response) as (chunk: unknown) => boolean;
-      response.write = ((chunk: unknown) => {
-        const flowing = write(chunk);
-        largestBacklog = Math.max(largestBacklog, response.writableLength);
-        return flowing;
-      }) as ServerResponse['write'];
+      prepare(response);
       const stream = new WatchStream({
+        ...init,
         storage,
         type,
         namespace: undefined,
         labelSelector: parseLabelSelector(undefined),
         fieldSelector: parseFieldSelector(undefined),
-        resourceVersion: '',
         sendInitialEvents: undefined,
         allowBookmarks: false,
         timeoutMs: undefined,
         bookmarkIntervalMs: 60_000,
-        sendBufferBytes: 64 * 1024 * 1024,
         response,
         encoding: { representation: 'json', shared: true, encode: (object) => object },
         lines: new WatchEventCache(),
@@ -295,7 +284,24 @@ describe('backpressure', () => {
       stream.start().catch((error: unknown) => response.destroy(error as Error));
     });
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
+    return (server.address() as AddressInfo).port;
+  }
+
+  it('writes the initial state only as fast as a watcher reads it', async () => {
+    store = await openStore({ watchWindow: 100 });
+    const padding = 'x'.repeat(1000);
+    for (let index = 0; index < 3000; index += 1) {
+      await store.create('core/v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${index}`, namespace: 'd' }, data: { padding } });
+    }
+    let largestBacklog = 0;
+    const port = await serveConfigMapWatches(new ApiStorage(store), { resourceVersion: '', sendBufferBytes: 64 * 1024 * 1024 }, (response) => {
+      const write = response.write.bind(response) as (chunk: unknown) => boolean;
+      response.write = ((chunk: unknown) => {
+        const flowing = write(chunk);
+        largestBacklog = Math.max(largestBacklog, response.writableLength);
+        return flowing;
+      }) as ServerResponse['write'];
+    });
     const socket = tcpConnect({ host: '127.0.0.1', port });
     opened.push(socket);
     const chunks: Buffer[] = [];
@@ -305,5 +311,45 @@ describe('backpressure', () => {
     await waitFor('all 3000 objects to arrive', () => events() >= 3000, { intervalMs: 200 });
     // ~3 MB sent, never more than about a high-water mark (16 KiB) and one line waiting in the process.
     expect(largestBacklog).toBeLessThan(64 * 1024);
+  });
+
+  it('keeps nothing per object for a filtering watch when the storage says what each change replaced', async () => {
+    store = await openStore({ watchWindow: 100 });
+    const configMap = (name: string, role: string): StoredObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'd', labels: { role } } });
+    for (const name of ['a', 'b', 'c']) await store.create('core/v1/configmaps', configMap(name, 'seen'));
+    const engine = new ApiStorage(store);
+    // What a watch reads of the collection: a watch that remembered every object (about 1 MiB
+    // per watcher at 10,000 objects) would list them all before resuming.
+    let lists = 0;
+    const storage: Storage = {
+      eventsCarryPrevious: engine.eventsCarryPrevious,
+      get: (ref) => engine.get(ref),
+      list: (resource, options) => {
+        lists += 1;
+        return engine.list(resource, options);
+      },
+      create: (resource, object) => engine.create(resource, object),
+      update: (resource, object, preconditions) => engine.update(resource, object, preconditions),
+      delete: (ref, preconditions) => engine.delete(ref, preconditions),
+      watch: (filter, resourceVersion, listener) => engine.watch(filter, resourceVersion, listener),
+    };
+    const port = await serveConfigMapWatches(storage, {
+      resourceVersion: String(store.currentRevision()),
+      visible: (object) => (object.metadata['labels'] as Record<string, string> | undefined)?.['role'] === 'seen',
+      sendBufferBytes: 1024 * 1024,
+    });
+    const socket = tcpConnect({ host: '127.0.0.1', port });
+    opened.push(socket);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await waitFor('the watch to start', () => received.startsWith('HTTP/1.1 200'));
+    await store.update('core/v1/configmaps', configMap('a', 'hidden'));
+    await store.update('core/v1/configmaps', { ...configMap('b', 'seen'), data: { changed: 'yes' } });
+    await waitFor('both changes to arrive', () => received.includes('"name":"b"'));
+    // The change that hid "a" is its DELETED, carrying the state the watcher last saw.
+    expect(received).toMatch(/"type":"DELETED","object":\{[^\n]*"name":"a"[^\n]*"role":"seen"/);
+    expect(received).toMatch(/"type":"MODIFIED","object":\{[^\n]*"name":"b"/);
+    expect(lists).toBe(0);
   });
 });
