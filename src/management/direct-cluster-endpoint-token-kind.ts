@@ -24,7 +24,7 @@ function directClusterEndpointTokenSchema(group: string): KindSchema {
         description: 'What token is asked for.',
         properties: {
           ttl: { type: 'integer', format: 'int64', description: 'Time to live of the token in seconds; absent or 0: the default (1 hour); more than the maximum (1 day): the maximum.' },
-          scope: { ...ACCESS_SCOPE_SCHEMA, description: 'What the token may reach (seed 2.6); absent: what the access key it is requested with reaches. Never more than that.' },
+          scope: { ...ACCESS_SCOPE_SCHEMA, description: 'What the token may reach; absent: what the access key it is requested with reaches. Never more than that.' },
         },
       },
       status: { type: 'object', description: 'The issued token.', properties: { token: { type: 'string', description: 'The token, a signed JWT.' } } },

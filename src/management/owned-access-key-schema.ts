@@ -21,7 +21,7 @@ export const ACCESS_KEY_TYPES = ['', 'Login', 'User', 'Other', 'Reset', 'OIDCRef
  * missing a part it was written with could reach further than meant.
  */
 export const ACCESS_SCOPE_SCHEMA: SchemaObject = {
-  ...object('The reach of the key (seed 2.6); absent, or every list empty and allowLoftCli unset: unrestricted. An unknown field anywhere in it is refused (422).', {
+  ...object('The reach of the key; absent, or every list empty and allowLoftCli unset: unrestricted. An unknown field anywhere in it is refused (422).', {
     roles: list('Managed permissions.', { role: string('Name of the role, e.g. platformCLI.'), projects: strings('Projects the key can access.'), virtualClusters: strings('Virtual clusters the key can access.') }),
     projects: list('Projects the key can access.', { project: string('Project name; * selects all projects.') }),
     spaces: list('Spaces the key can access.', { project: string('Project name.'), space: string('Space name; * selects all spaces.') }),
@@ -46,7 +46,7 @@ export const ACCESS_SCOPE_SCHEMA: SchemaObject = {
   [REFUSE_UNKNOWN_FIELDS]: true,
 };
 
-const SPEC = object('The desired state of an access key (seed 2.3).', {
+const SPEC = object('The desired state of an access key.', {
   displayName: string('Name shown in the UI.'),
   description: string('Free description.'),
   user: string('The user the key refers to.'),
