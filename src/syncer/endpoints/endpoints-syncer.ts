@@ -9,6 +9,7 @@ import { hostCopyTransform } from '../host-copy-cache.js';
 import type { SyncState } from '../sync-state.js';
 import { SYNC_RESYNC_PERIOD_MS, type InformerRequest, type InformerSource, type SyncerContext } from '../syncable-resource.js';
 import { ToHostController } from '../to-host-controller.js';
+import { ToHostReconciler } from '../to-host-reconciler.js';
 import { SERVICE_SELECTOR_ONLY } from './cached-service.js';
 import { endpointsResource, servicesWakeEndpoints } from './endpoints-resource.js';
 import type { Endpoints, Service } from './endpoints-types.js';
@@ -33,6 +34,7 @@ export interface EndpointsSyncerOptions extends Omit<SyncerContext, 'informers'>
 /** The informers and controller that sync Endpoints; run them with {@link EndpointsSyncer.run}. */
 export interface EndpointsSyncer {
   readonly controller: ToHostController<Endpoints>;
+  readonly reconciler: ToHostReconciler<Endpoints>;
   /** Swaps in a reloaded state, for the controller and for what the host cache keeps of new objects. */
   updateState(state: SyncState): void;
   /** Its three caches (read-only: for tests and memory accounting). */
@@ -85,28 +87,38 @@ export function createEndpointsSyncer(options: EndpointsSyncerOptions): Endpoint
     labelSelector: `${LABEL_MANAGED_BY}=${options.vclusterName}`,
     transform: hostCopyTransform(() => state.patcher.readsHost),
   });
+  const resource = endpointsResource(virtualServices);
+  const reconciler = new ToHostReconciler<Endpoints>({
+    resource,
+    virtualCache: virtualEndpoints,
+    hostCache: hostEndpoints,
+    virtualClient: options.virtualClient,
+    hostClient: options.hostClient,
+    state: options.state,
+    logger: options.logger,
+    ...(options.importer !== undefined ? { importer: options.importer } : {}),
+  });
   const controller = new ToHostController<Endpoints>({
-    resource: endpointsResource(virtualServices),
+    kind: resource,
+    reconciler,
     virtualInformer: virtualEndpoints,
     hostInformer: hostEndpoints,
     secondary: [{ informer: virtualServices, source: servicesWakeEndpoints }],
-    virtualClient: options.virtualClient,
-    hostClient: options.hostClient,
     queue: new RateLimitingWorkQueue({ name: 'endpoints', metrics: options.kubeMetrics }),
-    state: options.state,
     events: options.events,
     metrics: options.controllerMetrics,
     logger: options.logger,
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
-    ...(options.importer !== undefined ? { importer: options.importer } : {}),
   });
   const informers = [virtualEndpoints, virtualServices, hostEndpoints];
   return {
     controller,
+    reconciler,
     informers: { virtualEndpoints, virtualServices, hostEndpoints },
     updateState(next: SyncState): void {
       state = next;
-      controller.updateState(next);
+      reconciler.updateState(next);
+      controller.enqueueAll();
     },
     hasSynced: () => informers.every((i) => i.hasSynced()),
     disconnected: () => informers.filter((i) => !i.connected()).map((i) => i.name),

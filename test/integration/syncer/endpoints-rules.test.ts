@@ -47,7 +47,7 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
   const skipped = (key: string, reason: string, atLeast = 1) =>
     waitFor(`${key} skipped (${reason}), ${atLeast} skips counted`, async () => {
       if ((await skips()) < atLeast) return false;
-      const outcome = await syncer!.syncer.controller.reconcile(key);
+      const outcome = await syncer!.syncer.reconciler.reconcile(key);
       return outcome.kind === 'skipped' && outcome.reason.includes(reason);
     });
   const hostCopy = (name: string) => getHostEndpoints(clusters.hostClient, clusters.hostNamespace, name);
@@ -208,7 +208,7 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
     // A plugin takes the host copy over (its own syncer's name in the annotation).
     await hostClient.patch(endpointsPath(hostNamespace, hostName('taken')), 'merge', { metadata: { annotations: { 'vcluster.loft.sh/controlled-by': 'plugin-syncer' } } });
     await waitFor('the host cache sees the takeover', async () => {
-      const outcome = await syncer!.syncer.controller.reconcile('default/taken');
+      const outcome = await syncer!.syncer.reconciler.reconcile('default/taken');
       return outcome.kind === 'skipped' && outcome.cause === 'controlled_elsewhere';
     });
     const before = await skips();

@@ -13,6 +13,7 @@ import { RateLimitingWorkQueue } from '../../../src/kube/rate-limiting-queue.js'
 import { buildSyncState } from '../../../src/syncer/sync-state.js';
 import type { SyncableResource } from '../../../src/syncer/syncable-resource.js';
 import { ToHostController } from '../../../src/syncer/to-host-controller.js';
+import { ToHostReconciler } from '../../../src/syncer/to-host-reconciler.js';
 import type { ToHostResource } from '../../../src/syncer/to-host-resource.js';
 import { LABEL_MANAGED_BY } from '../../../src/translate/keys.js';
 
@@ -51,25 +52,40 @@ export const configMapsSyncable: SyncableResource = {
   validators: [enabledIsBoolean],
   buildState: (options) => buildSyncState(options, { enabled: true, patches: [] }, 'sync.toHost.configMaps.patches'),
   build(context) {
-    const controller = new ToHostController<ConfigMap>({
+    const virtualInformer = context.informers.informer<ConfigMap>({ name: 'virtual-configmaps', cluster: 'virtual', resource: CONFIG_MAPS });
+    const hostInformer = context.informers.informer<ConfigMap>({
+      name: 'host-configmaps',
+      cluster: 'host',
+      resource: CONFIG_MAPS,
+      namespace: context.hostWatchNamespace,
+      labelSelector: `${LABEL_MANAGED_BY}=${context.vclusterName}`,
+    });
+    const reconciler = new ToHostReconciler<ConfigMap>({
       resource: configMapsResource,
-      virtualInformer: context.informers.informer<ConfigMap>({ name: 'virtual-configmaps', cluster: 'virtual', resource: CONFIG_MAPS }),
-      hostInformer: context.informers.informer<ConfigMap>({
-        name: 'host-configmaps',
-        cluster: 'host',
-        resource: CONFIG_MAPS,
-        namespace: context.hostWatchNamespace,
-        labelSelector: `${LABEL_MANAGED_BY}=${context.vclusterName}`,
-      }),
+      virtualCache: virtualInformer,
+      hostCache: hostInformer,
       virtualClient: context.virtualClient,
       hostClient: context.hostClient,
-      queue: new RateLimitingWorkQueue({ name: 'configmaps', metrics: context.kubeMetrics }),
       state: context.state,
+      logger: context.logger,
+    });
+    const controller = new ToHostController<ConfigMap>({
+      kind: configMapsResource,
+      reconciler,
+      virtualInformer,
+      hostInformer,
+      queue: new RateLimitingWorkQueue({ name: 'configmaps', metrics: context.kubeMetrics }),
       events: context.events,
       metrics: context.controllerMetrics,
       logger: context.logger,
     });
-    return { run: (signal) => controller.run(signal), updateState: (state) => controller.updateState(state) };
+    return {
+      run: (signal) => controller.run(signal),
+      updateState(state) {
+        reconciler.updateState(state);
+        controller.enqueueAll();
+      },
+    };
   },
   previewResource: () => configMapsResource as unknown as ToHostResource<KubeObject>,
 };

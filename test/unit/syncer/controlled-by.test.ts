@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Registry } from 'prom-client';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
-import { RateLimitingWorkQueue } from '../../../src/kube/rate-limiting-queue.js';
 import { defaultConfig } from '../../../src/config/index.js';
 import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import { SyncerMetrics } from '../../../src/syncer/metrics.js';
 import type { ReconcileOutcome } from '../../../src/syncer/reconcile-outcome.js';
-import { ToHostController, type ObjectWriter } from '../../../src/syncer/to-host-controller.js';
+import { ToHostReconciler, type ObjectWriter } from '../../../src/syncer/to-host-reconciler.js';
 import { LABEL_CONTROLLED_BY } from '../../../src/translate/keys.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { cacheOf, passThrough } from '../../support/hand-filled-cache.js';
@@ -57,16 +54,13 @@ async function reconcileWeb(virtual: Endpoints | undefined, host: Endpoints | un
       return Promise.resolve({} as T);
     },
   };
-  const controller = new ToHostController<Endpoints>({
+  const controller = new ToHostReconciler<Endpoints>({
     resource: endpointsResource({ get: () => ({ spec: {} }) }),
-    virtualInformer: cacheOf(virtual === undefined ? [] : [virtual]),
-    hostInformer: cacheOf(host === undefined ? [] : [host]),
+    virtualCache: cacheOf(virtual === undefined ? [] : [virtual]),
+    hostCache: cacheOf(host === undefined ? [] : [host]),
     virtualClient: client,
     hostClient: client,
-    queue: new RateLimitingWorkQueue(),
     state: { enabled: true, translator, patcher: passThrough },
-    events: { warning: () => undefined },
-    metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
   });
   return { outcome: await controller.reconcile('default/web'), writes };
 }

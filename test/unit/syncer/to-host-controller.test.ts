@@ -8,7 +8,8 @@ import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resou
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { SyncerMetrics } from '../../../src/syncer/metrics.js';
 import type { ObjectPatcher } from '../../../src/syncer/object-patcher.js';
-import { ToHostController, type ObjectWriter } from '../../../src/syncer/to-host-controller.js';
+import { ToHostController } from '../../../src/syncer/to-host-controller.js';
+import { ToHostReconciler, type ObjectWriter } from '../../../src/syncer/to-host-reconciler.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { metricValue } from '../../support/metrics.js';
 import { cacheOf, passThrough } from '../../support/hand-filled-cache.js';
@@ -34,7 +35,7 @@ class HandDriven {
   }
 }
 
-describe('ToHostController.reconcile', () => {
+describe('ToHostReconciler.reconcile, and the controller around it', () => {
   const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
   const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
   const resource = endpointsResource({ get: () => ({ spec: {} }) });
@@ -52,14 +53,20 @@ describe('ToHostController.reconcile', () => {
       add(key);
     };
     const registry = new Registry();
-    const sync = new ToHostController<Endpoints>({
+    const reconciler = new ToHostReconciler<Endpoints>({
       resource,
-      virtualInformer: virtualInformer.asInformer(),
-      hostInformer: hostInformer.asInformer(),
+      virtualCache: virtualInformer.asInformer(),
+      hostCache: hostInformer.asInformer(),
       virtualClient: hostClient,
       hostClient,
-      queue,
       state: { enabled: true, translator, patcher: passThrough },
+    });
+    const sync = new ToHostController<Endpoints>({
+      kind: resource,
+      reconciler,
+      virtualInformer: virtualInformer.asInformer(),
+      hostInformer: hostInformer.asInformer(),
+      queue,
       events: { warning: () => { throw new Error('no event expected'); } },
       metrics: new SyncerMetrics(registry).controller('endpoints'),
     });
@@ -79,16 +86,13 @@ describe('ToHostController.reconcile', () => {
   }
 
   function controller(hostClient: ObjectWriter, enabled = true) {
-    return new ToHostController<Endpoints>({
+    return new ToHostReconciler<Endpoints>({
       resource,
-      virtualInformer: cacheOf([virtual]),
-      hostInformer: cacheOf<Endpoints>([]),
+      virtualCache: cacheOf([virtual]),
+      hostCache: cacheOf<Endpoints>([]),
       virtualClient: hostClient,
       hostClient,
-      queue: new RateLimitingWorkQueue(),
       state: { enabled, translator, patcher: passThrough },
-      events: { warning: () => { throw new Error('no event expected'); } },
-      metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
     });
   }
 
@@ -150,17 +154,14 @@ describe('ToHostController.reconcile', () => {
       create: () => Promise.reject(new Error('unexpected virtual create')),
       update: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); virtualWrites.push(stored); return Promise.resolve(stored as T); },
     };
-    const newController = (): ToHostController<Endpoints> =>
-      new ToHostController<Endpoints>({
+    const newController = (): ToHostReconciler<Endpoints> =>
+      new ToHostReconciler<Endpoints>({
         resource,
-        virtualInformer: cache(virtualCache),
-        hostInformer: cache(hostCache),
+        virtualCache: cache(virtualCache),
+        hostCache: cache(hostCache),
         virtualClient,
         hostClient,
-        queue: new RateLimitingWorkQueue(),
         state: { enabled: true, translator, patcher: passThrough },
-        events: { warning: () => { throw new Error('no event expected'); } },
-        metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
       });
     const cacheHost = (object: Endpoints): void => void hostCache.set(`${object.metadata?.namespace}/${object.metadata?.name}`, object);
     return { virtualCache, hostWrites, virtualWrites, newController, cacheHost };
@@ -220,16 +221,13 @@ describe('ToHostController.reconcile', () => {
     let toHostCalls = 0;
     const counting: ObjectPatcher = { ...passThrough, toHost: (input) => { toHostCalls += 1; return passThrough.toHost(input); } };
     const state = { enabled: true, translator, patcher: counting };
-    const sync = new ToHostController<Endpoints>({
+    const sync = new ToHostReconciler<Endpoints>({
       resource,
-      virtualInformer: cache(virtualCache),
-      hostInformer: cache(hostCache),
+      virtualCache: cache(virtualCache),
+      hostCache: cache(hostCache),
       virtualClient: hostClient,
       hostClient,
-      queue: new RateLimitingWorkQueue(),
       state,
-      events: { warning: () => { throw new Error('no event expected'); } },
-      metrics: new SyncerMetrics(new Registry()).controller('endpoints'),
     });
     expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'created' });
     expect(toHostCalls).toBe(1);
@@ -350,14 +348,21 @@ describe('ToHostController at the end of a leadership term', () => {
     };
     const events: string[] = [];
     const registry = new Registry();
-    const sync = new ToHostController<Endpoints>({
+    const hostInformer = new HandDriven().asInformer();
+    const reconciler = new ToHostReconciler<Endpoints>({
       resource,
-      virtualInformer: virtualInformer.asInformer(),
-      hostInformer: new HandDriven().asInformer(),
+      virtualCache: virtualInformer.asInformer(),
+      hostCache: hostInformer,
       virtualClient: hostClient,
       hostClient,
-      queue: new RateLimitingWorkQueue(),
       state: { enabled: true, translator, patcher: passThrough },
+    });
+    const sync = new ToHostController<Endpoints>({
+      kind: resource,
+      reconciler,
+      virtualInformer: virtualInformer.asInformer(),
+      hostInformer,
+      queue: new RateLimitingWorkQueue(),
       events: { warning: (_object, reason) => events.push(reason) },
       metrics: new SyncerMetrics(registry).controller('endpoints'),
       workers: 1,
