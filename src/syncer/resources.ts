@@ -3,7 +3,21 @@ import type { SyncableResource } from './syncable-resource.js';
 
 /**
  * The resources vcsync syncs, as vcluster's register.go: `start`, `dev`, `preview` and `validate`
- * iterate this list and name no resource themselves. A new resource is one folder under syncer/
- * exporting a {@link SyncableResource}, and one line here.
+ * iterate this list and name no resource themselves.
+ *
+ * How to add a resource synced virtual → host (see endpoints/ for the full example):
+ * 1. A folder under syncer/ (e.g. `configmaps/`) with its pure translation and its rules, a
+ *    {@link ToHostResource} (`ignores`, `decide`, `hostFields`, `excludedAnnotations`).
+ * 2. Its {@link ToHostDefinition} beside them: the virtual informer's name and cache transform,
+ *    the host informer's name, and the secondary virtual informers its rules read (name, type,
+ *    transform, `keysFor`: which keys a change wakes). No informers, queue or controller are
+ *    wired by hand: `toHostSyncer(definition)` does that.
+ * 3. Its {@link SyncableResource} (name, kind, config checks, state, `build:
+ *    toHostSyncer(definition)`, `previewResource` from `definition.rules` with lookups of the
+ *    preview's inputs), exported from the folder.
+ * 4. One line: the export in the list below.
+ *
+ * @see ToHostResource in to-host-resource.ts
+ * @see ToHostDefinition in to-host-syncer.ts
  */
 export const SYNCABLE_RESOURCES: readonly SyncableResource[] = Object.freeze([endpointsSyncable]);

@@ -9,7 +9,14 @@ import { isAlreadyExists, isNotFound } from '../../src/kube/api-error.js';
 import type { KubeObject } from '../../src/kube/kube-object.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
 import { PatchSandbox } from '../../src/patches/index.js';
-import { createEndpointsSyncer, type EndpointsSyncer } from '../../src/syncer/endpoints/endpoints-syncer.js';
+import { endpointsDefinition } from '../../src/syncer/endpoints/endpoints-definition.js';
+import type { Endpoints } from '../../src/syncer/endpoints/endpoints-types.js';
+import { SharedInformerFactory } from '../../src/manager/shared-informers.js';
+import type { Informer } from '../../src/kube/informer.js';
+import type { ReferenceImporter } from '../../src/syncer/reference-importer.js';
+import type { SyncState } from '../../src/syncer/sync-state.js';
+import { SYNC_RESYNC_PERIOD_MS } from '../../src/syncer/syncable-resource.js';
+import { toHostSyncer, type ToHostDefinition, type ToHostSyncer } from '../../src/syncer/to-host-syncer.js';
 import { SyncerMetrics } from '../../src/syncer/metrics.js';
 import { buildEndpointsSyncState } from '../../src/syncer/sync-state.js';
 import type { EventSink } from '../../src/syncer/to-host-controller.js';
@@ -154,19 +161,109 @@ export interface StartSyncerOptions {
   workers?: number;
 }
 
-/** A running Endpoints syncer; `stop()` aborts it and waits until it has drained. Idempotent. */
-export interface RunningSyncer {
-  readonly syncer: EndpointsSyncer;
+/** A to-host syncer run by the harness, with its caches by informer name and whether they listed. */
+export interface HarnessSyncer<V extends KubeObject = Endpoints> extends ToHostSyncer<V> {
+  /** The cache of the informer named `name` (e.g. `host-endpoints`); throws for a name the syncer does not have. */
+  cache<T extends KubeObject = KubeObject>(name: string): Informer<T>;
+  /** True once every informer has listed. */
+  hasSynced(): boolean;
+}
+
+/** A running syncer; `stop()` aborts it and waits until it has drained. Idempotent. */
+export interface RunningSyncer<V extends KubeObject = Endpoints> {
+  readonly syncer: HarnessSyncer<V>;
   readonly registry: Registry;
   stop(): Promise<void>;
+}
+
+/** Options of {@link runToHostSyncer}. */
+export interface RunToHostSyncerOptions {
+  /** The resource's state (translator, compiled patches). */
+  state: SyncState;
+  vclusterName: string;
+  /** Host namespace the host informer watches; `''` for every namespace (multi-namespace mode). */
+  hostWatchNamespace: string;
+  events: EventSink;
+  /** Imports `reference` patch targets. Default none. */
+  importer?: ReferenceImporter;
+  /** Concurrent reconciles. Default 10. */
+  workers?: number;
+  /** Default silent. */
+  logger?: Logger;
+  /** Its metrics label, the resource's name (e.g. `endpoints`). */
+  name: string;
+  /** Where its metrics go. Default a new registry. */
+  registry?: Registry;
+  /** The informer and queue metrics, on `registry`. Default new ones there. */
+  kubeMetrics?: KubeMetrics;
+}
+
+/**
+ * Builds the to-host syncer of `definition` between `clusters` as the daemon does (one set of
+ * shared informers, the generic syncer on them), runs informers and syncer, and resolves once
+ * every informer has listed. `stop()` ends both and waits for the drain; it does not dispose the
+ * state's sandbox (its owner does).
+ */
+export async function runToHostSyncer<V extends KubeObject, S extends string>(
+  clusters: SyncClusters,
+  definition: ToHostDefinition<V, S>,
+  options: RunToHostSyncerOptions,
+): Promise<RunningSyncer<V>> {
+  const registry = options.registry ?? new Registry();
+  const kubeMetrics = options.kubeMetrics ?? new KubeMetrics(registry);
+  const logger = options.logger ?? silentLogger();
+  const factory = new SharedInformerFactory({
+    clusters: { virtual: clusters.virtualClient, host: clusters.hostClient },
+    informerDefaults: { logger, metrics: kubeMetrics, resyncPeriodMs: SYNC_RESYNC_PERIOD_MS },
+  });
+  const built = toHostSyncer(definition)({
+    virtualClient: clusters.virtualClient,
+    hostClient: clusters.hostClient,
+    vclusterName: options.vclusterName,
+    hostWatchNamespace: options.hostWatchNamespace,
+    state: options.state,
+    events: options.events,
+    informers: factory,
+    kubeMetrics,
+    controllerMetrics: new SyncerMetrics(registry).controller(options.name),
+    logger,
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(options.importer !== undefined ? { importer: options.importer } : {}),
+  });
+  const syncer: HarnessSyncer<V> = Object.assign(built, {
+    cache<T extends KubeObject = KubeObject>(name: string): Informer<T> {
+      const informer = built.informers.get(name);
+      if (informer === undefined) throw new Error(`the syncer has no informer ${name} (it has ${[...built.informers.keys()].join(', ')})`);
+      return informer as unknown as Informer<T>;
+    },
+    hasSynced: () => factory.hasSynced(),
+  });
+  const abort = new AbortController();
+  const running = Promise.all([factory.run(abort.signal), built.run(abort.signal)]);
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      abort.abort();
+      await running;
+    })();
+    return stopping;
+  };
+  try {
+    await waitFor('the syncer informers to list', () => syncer.hasSynced());
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { syncer, registry, stop };
 }
 
 /** Enabled, no patches. */
 export const DEFAULT_SYNC_CONFIG = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
 
 /**
- * Builds an Endpoints syncer between `clusters` exactly as `runSyncer` does (config → sync state →
- * createEndpointsSyncer), runs it, and resolves once its informers have listed.
+ * Builds the Endpoints syncer between `clusters` exactly as `runSyncer` does (config → sync state →
+ * the generic to-host syncer of the Endpoints definition on shared informers), runs it, and
+ * resolves once its informers have listed.
  */
 export async function startEndpointsSyncer(clusters: SyncClusters, options: StartSyncerOptions = {}): Promise<RunningSyncer> {
   const vclusterName = options.vclusterName ?? 'vc1';
@@ -188,27 +285,29 @@ export async function startEndpointsSyncer(clusters: SyncClusters, options: Star
       : typeof options.events === 'object'
         ? options.events
         : { warning: () => undefined };
-  const syncer = createEndpointsSyncer({
-    virtualClient: clusters.virtualClient,
-    hostClient: clusters.hostClient,
-    vclusterName,
-    // As runSyncer: multi-namespace mode spreads copies over mapped host namespaces.
-    hostWatchNamespace: parsed.config.sync.toHost.namespaces.enabled ? '' : clusters.hostNamespace,
-    state: built.state,
-    events,
-    kubeMetrics,
-    controllerMetrics: new SyncerMetrics(registry).controller('endpoints'),
-    logger: options.logger ?? silentLogger(),
-    ...(options.workers !== undefined ? { workers: options.workers } : {}),
-  });
-  const abort = new AbortController();
-  const running = syncer.run(abort.signal);
+  let running: RunningSyncer;
+  try {
+    running = await runToHostSyncer(clusters, endpointsDefinition, {
+      state: built.state,
+      vclusterName,
+      // As runSyncer: multi-namespace mode spreads copies over mapped host namespaces.
+      hostWatchNamespace: parsed.config.sync.toHost.namespaces.enabled ? '' : clusters.hostNamespace,
+      events,
+      name: 'endpoints',
+      registry,
+      kubeMetrics,
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+      ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    });
+  } catch (error) {
+    sandbox.dispose();
+    throw error;
+  }
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      abort.abort();
       try {
-        await running;
+        await running.stop();
         await recorder?.flush();
       } finally {
         sandbox.dispose();
@@ -216,15 +315,8 @@ export async function startEndpointsSyncer(clusters: SyncClusters, options: Star
     })();
     return stopping;
   };
-  try {
-    await waitFor('the syncer informers to list', () => syncer.hasSynced());
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { syncer, registry, stop };
+  return { syncer: running.syncer, registry, stop };
 }
-
 
 /** Namespaces a real virtual cluster keeps between tests (its own, never emptied). */
 const SYSTEM_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-lease']);

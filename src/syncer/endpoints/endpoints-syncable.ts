@@ -4,8 +4,9 @@ import { patchesValidator } from '../patch-validation.js';
 import { buildEndpointsSyncState } from '../sync-state.js';
 import type { SyncableResource } from '../syncable-resource.js';
 import type { ToHostResource } from '../to-host-resource.js';
-import { endpointsResource, type ServiceLookup } from './endpoints-resource.js';
-import { createEndpointsSyncer } from './endpoints-syncer.js';
+import { toHostSyncer } from '../to-host-syncer.js';
+import type { ServiceLookup } from './endpoints-resource.js';
+import { endpointsDefinition } from './endpoints-definition.js';
 import type { Service } from './endpoints-types.js';
 
 /**
@@ -28,9 +29,6 @@ export const endpointsSyncable: SyncableResource = {
   enabled: () => true,
   validators: [patchesValidator(['sync', 'toHost', 'endpoints', 'patches'])],
   buildState: buildEndpointsSyncState,
-  build(context) {
-    const syncer = createEndpointsSyncer(context);
-    return { run: (signal) => syncer.run(signal), updateState: (state) => syncer.updateState(state) };
-  },
-  previewResource: (inputs) => endpointsResource(previewServices(inputs)) as unknown as ToHostResource<KubeObject>,
+  build: toHostSyncer(endpointsDefinition),
+  previewResource: (inputs) => endpointsDefinition.rules({ services: previewServices(inputs) }) as unknown as ToHostResource<KubeObject>,
 };

@@ -33,7 +33,7 @@ describe.each(runnableBackends('the syncer caches on a real kube-apiserver'))('w
     await createEndpoints(c.virtualClient, 'web', { labels: { app: 'web' }, subsets: [simpleSubset('10.0.0.8')] });
     await waitFor('the host copy', () => getHostEndpoints(c.hostClient, c.hostNamespace, 'web'));
     const hostKey = `${c.hostNamespace}/${hostName('web')}`;
-    const cachedHost = await waitFor('the host copy cached', () => syncer.informers.hostEndpoints.get(hostKey));
+    const cachedHost = await waitFor('the host copy cached', () => syncer.cache<Endpoints>('host-endpoints').get(hostKey));
 
     // The servers serve managedFields (a real kube-apiserver does, and so does the devcluster): dropping them is the cache's doing.
     expect(managedFieldsOf(await c.virtualClient.get<Endpoints>(endpointsPath('default', 'web')))).toBeInstanceOf(Array);
@@ -41,10 +41,10 @@ describe.each(runnableBackends('the syncer caches on a real kube-apiserver'))('w
     const service = await c.virtualClient.get<Service>(servicePath('default', 'web'));
     expect(managedFieldsOf(service)).toBeInstanceOf(Array);
 
-    const cachedVirtual = syncer.informers.virtualEndpoints.get('default/web');
+    const cachedVirtual = syncer.cache<Endpoints>('virtual-endpoints').get('default/web');
     expect(managedFieldsOf(cachedVirtual)).toBeUndefined();
     expect(cachedVirtual?.subsets).toEqual([simpleSubset('10.0.0.8')]);
-    expect(syncer.informers.virtualServices.get('default/web')).toEqual({
+    expect(syncer.cache('virtual-services').get('default/web')).toEqual({
       metadata: { name: 'web', namespace: 'default', uid: service.metadata?.uid, resourceVersion: service.metadata?.resourceVersion },
     });
     expect(managedFieldsOf(cachedHost)).toBeUndefined();
@@ -75,7 +75,7 @@ describe.each(runnableBackends('the syncer caches on a real kube-apiserver'))('w
     await waitFor('the host copy', () => getHostEndpoints(c.hostClient, c.hostNamespace, 'web'));
     const hostKey = `${c.hostNamespace}/${hostName('web')}`;
     await waitFor('the host copy cached without its body', () => {
-      const cached = syncer.informers.hostEndpoints.get(hostKey);
+      const cached = syncer.cache<Endpoints>('host-endpoints').get(hostKey);
       return cached !== undefined && cachedBodyDigest(cached) !== undefined;
     });
 
@@ -103,8 +103,8 @@ describe.each(runnableBackends('the syncer caches on a real kube-apiserver'))('w
     });
     expect(host.metadata?.annotations?.['seen-ip']).toBe('10.0.0.8');
     // Objects cached from now on keep their body (the patches read it).
-    await waitFor('the patched copy cached whole', () => syncer.informers.hostEndpoints.get(hostKey)?.metadata?.annotations?.['seen-ip'] === '10.0.0.8');
-    const cached = syncer.informers.hostEndpoints.get(hostKey) ?? {};
+    await waitFor('the patched copy cached whole', () => syncer.cache<Endpoints>('host-endpoints').get(hostKey)?.metadata?.annotations?.['seen-ip'] === '10.0.0.8');
+    const cached = syncer.cache<Endpoints>('host-endpoints').get(hostKey) ?? {};
     expect((cached as Endpoints).subsets).toEqual([simpleSubset('10.0.0.8')]);
     expect(cachedBodyDigest(cached)).toBeUndefined();
   });

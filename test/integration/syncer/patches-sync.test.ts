@@ -1,17 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { parseConfig } from '../../../src/config/index.js';
-import { KubeMetrics } from '../../../src/kube/metrics.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { PatchSandbox } from '../../../src/patches/index.js';
-import { createEndpointsSyncer } from '../../../src/syncer/endpoints/endpoints-syncer.js';
+import { endpointsDefinition } from '../../../src/syncer/endpoints/endpoints-definition.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import { SyncerMetrics } from '../../../src/syncer/metrics.js';
 import { ReferenceImporter } from '../../../src/syncer/reference-importer.js';
 import { buildEndpointsSyncState } from '../../../src/syncer/sync-state.js';
 import { shortHostName } from '../../../src/translate/host-names.js';
-import { ensureNamespace, getOrUndefined, metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { ensureNamespace, getOrUndefined, metricValue, runToHostSyncer, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const VC = 'vc1';
@@ -24,28 +22,20 @@ async function startWithPatches(clusters: SyncClusters, patchesYaml: string) {
   if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
   const built = buildEndpointsSyncState({ vclusterName: VC, hostNamespace: clusters.hostNamespace, config: parsed.config, sandbox });
   if (!built.ok) throw new Error(built.errors.map((e) => e.message).join('; '));
-  const registry = new Registry();
   const warnings: string[] = [];
-  const syncer = createEndpointsSyncer({
-    virtualClient: clusters.virtualClient,
-    hostClient: clusters.hostClient,
+  const running = await runToHostSyncer(clusters, endpointsDefinition, {
+    name: 'endpoints',
     vclusterName: VC,
     hostWatchNamespace: clusters.hostNamespace,
     state: built.state,
     events: { warning: (_object, reason, message) => warnings.push(`${reason}: ${message}`) },
     importer: new ReferenceImporter({ virtualClient: clusters.virtualClient, hostClient: clusters.hostClient, logger: silentLogger() }),
-    kubeMetrics: new KubeMetrics(registry),
-    controllerMetrics: new SyncerMetrics(registry).controller('endpoints'),
-    logger: silentLogger(),
   });
-  const stop = new AbortController();
-  const running = syncer.run(stop.signal);
   return {
-    registry,
+    registry: running.registry,
     warnings,
     async close() {
-      stop.abort();
-      await running;
+      await running.stop();
       sandbox.dispose();
     },
   };

@@ -9,13 +9,10 @@ import { valueAtConfigPath } from '../../../src/config/config-path.js';
 import { configErrorAt } from '../../../src/config/parse-config.js';
 import type { ResourceType } from '../../../src/kube/api-path.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
-import { RateLimitingWorkQueue } from '../../../src/kube/rate-limiting-queue.js';
 import { buildSyncState } from '../../../src/syncer/sync-state.js';
 import type { SyncableResource } from '../../../src/syncer/syncable-resource.js';
-import { ToHostController } from '../../../src/syncer/to-host-controller.js';
-import { ToHostReconciler } from '../../../src/syncer/to-host-reconciler.js';
 import type { ToHostResource } from '../../../src/syncer/to-host-resource.js';
-import { LABEL_MANAGED_BY } from '../../../src/translate/keys.js';
+import { toHostSyncer, type ToHostDefinition } from '../../../src/syncer/to-host-syncer.js';
 
 /** The label a virtual ConfigMap carries to be synced. */
 export const SYNC_LABEL = 'vcsync.test/sync';
@@ -38,6 +35,14 @@ const configMapsResource: ToHostResource<ConfigMap> = {
   hostFields: (virtual) => (virtual.data !== undefined ? { data: { ...virtual.data } } : {}),
 };
 
+/** The resource for the generic to-host syncer: its rules, and an informer of its own type on each side. */
+const configMapsDefinition: ToHostDefinition<ConfigMap> = {
+  virtual: { name: 'virtual-configmaps' },
+  host: { name: 'host-configmaps' },
+  secondary: {},
+  rules: () => configMapsResource,
+};
+
 const enabledIsBoolean: ConfigValidator = (written, source) => {
   const enabled = valueAtConfigPath(written, ENABLED_PATH);
   if (enabled === undefined || typeof enabled === 'boolean') return [];
@@ -51,41 +56,6 @@ export const configMapsSyncable: SyncableResource = {
   enabled: (config) => valueAtConfigPath(config, ENABLED_PATH) === true,
   validators: [enabledIsBoolean],
   buildState: (options) => buildSyncState(options, { enabled: true, patches: [] }, 'sync.toHost.configMaps.patches'),
-  build(context) {
-    const virtualInformer = context.informers.informer<ConfigMap>({ name: 'virtual-configmaps', cluster: 'virtual', resource: CONFIG_MAPS });
-    const hostInformer = context.informers.informer<ConfigMap>({
-      name: 'host-configmaps',
-      cluster: 'host',
-      resource: CONFIG_MAPS,
-      namespace: context.hostWatchNamespace,
-      labelSelector: `${LABEL_MANAGED_BY}=${context.vclusterName}`,
-    });
-    const reconciler = new ToHostReconciler<ConfigMap>({
-      resource: configMapsResource,
-      virtualCache: virtualInformer,
-      hostCache: hostInformer,
-      virtualClient: context.virtualClient,
-      hostClient: context.hostClient,
-      state: context.state,
-      logger: context.logger,
-    });
-    const controller = new ToHostController<ConfigMap>({
-      kind: configMapsResource,
-      reconciler,
-      virtualInformer,
-      hostInformer,
-      queue: new RateLimitingWorkQueue({ name: 'configmaps', metrics: context.kubeMetrics }),
-      events: context.events,
-      metrics: context.controllerMetrics,
-      logger: context.logger,
-    });
-    return {
-      run: (signal) => controller.run(signal),
-      updateState(state) {
-        reconciler.updateState(state);
-        controller.enqueueAll();
-      },
-    };
-  },
+  build: toHostSyncer(configMapsDefinition),
   previewResource: () => configMapsResource as unknown as ToHostResource<KubeObject>,
 };
