@@ -6,8 +6,9 @@ import type { Translator } from '../translate/translator.js';
 export type SyncDecision = { sync: true } | { sync: false; reason: string };
 
 /**
- * What the generic to-host controller needs to know about one resource. A new resource is a new
- * folder with one of these and its pure translation, not a copy of the controller.
+ * The rules of one resource, what the generic {@link ToHostReconciler} asks of it. A new resource
+ * is a new folder with one of these, its pure translation, and a `ToHostDefinition` whose `rules`
+ * returns it (see the header of resources.ts), not a copy of the reconciler or its wiring.
  */
 export interface ToHostResource<V extends KubeObject> {
   /** Fixed word for logs, metrics and the queue name, e.g. `endpoints`. */
