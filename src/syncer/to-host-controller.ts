@@ -162,7 +162,6 @@ export class ToHostController<V extends KubeObject> {
     this.#logger.info({ total: initial, seconds: Math.round((this.#clock.now() - started) / 1000) }, 'initial sync done');
   }
 
-
   #registerHandlers(): () => void {
     const enqueue = (object: KubeObject): void => this.#queue.add(objectKey(object));
     const enqueueHost = (object: KubeObject, deleted: boolean): void => {

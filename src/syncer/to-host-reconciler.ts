@@ -18,6 +18,7 @@ import { cachedBodyDigest, hostMatchesDesired, withHostChanges } from './host-ch
 import type { PatchedObject } from './object-patcher.js';
 import type { SyncState } from './sync-state.js';
 import type { ReferenceImporter } from './reference-importer.js';
+import { changedByOthers, ConvergeMemory, hostCacheBehind, stillConverged } from './converge-memory.js';
 import { TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { ToHostResource } from './to-host-resource.js';
 
@@ -67,18 +68,6 @@ const HOST_CACHE_BEHIND: ReconcileOutcome = Object.freeze({ kind: 'requeue', aft
 /** The host cache holds a copy that a GET no longer finds: look again once the cache has seen the delete. */
 const HOST_GONE: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host object was deleted while being read' });
 
-interface LastSync {
-  virtualResourceVersion: string;
-  hostResourceVersion: string;
-  /** The state it was converged with: a reloaded configuration may want a different host object. */
-  state: SyncState;
-  /** Whether that converge imported referenced objects (a later reconcile re-imports them). */
-  imported: boolean;
-  /** The host resourceVersion our last update replaced (else the one converged before): a host cache one write behind still shows it. */
-  previousHostResourceVersion: string;
-  /** The host object as last converged, kept only while reverse patches need it (memory). */
-  host: KubeObject | undefined;
-}
 
 /**
  * The to-host convergence of one resource, as controller-runtime's Reconciler: `reconcile(key)`
@@ -105,7 +94,7 @@ export class ToHostReconciler<V extends KubeObject> {
   readonly #resource: ToHostResource<V>;
   readonly #logger: Logger;
   /** The resourceVersions both sides had after this process last converged a key. */
-  readonly #lastSync = new Map<string, LastSync>();
+  readonly #lastSync = new ConvergeMemory();
   readonly #contention: CompetingWriterDetector;
   readonly #fieldManager: string;
   #state: SyncState;
@@ -144,7 +133,7 @@ export class ToHostReconciler<V extends KubeObject> {
     const last = this.#lastSync.get(key);
     if (last === undefined) return false;
     const virtual = this.#options.virtualCache.get(key);
-    return virtual !== undefined && this.#stillConverged(last, virtual, host, this.#state);
+    return virtual !== undefined && stillConverged(last, virtual, host, this.#state);
   }
 
   /**
@@ -188,19 +177,19 @@ export class ToHostReconciler<V extends KubeObject> {
       await this.#deleteHost(cached, key, 'the virtual object was recreated (uid changed)');
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
-      this.#remember(key, virtual, created.object, state, created.imports);
+      this.#lastSync.remember(key, virtual, created.object, state, created.imports);
       return { kind: 'synced', action: 'recreated' };
     }
 
     if (cached === undefined) {
       const created = await this.#createHost(virtual, state);
       if (created === undefined) return CACHE_LAG;
-      this.#remember(key, virtual, created.object, state, created.imports);
+      this.#lastSync.remember(key, virtual, created.object, state, created.imports);
       return { kind: 'synced', action: 'created' };
     }
 
     const last = this.#lastSync.get(key);
-    if (this.#stillConverged(last, virtual, cached, state)) {
+    if (stillConverged(last, virtual, cached, state)) {
       this.#contention.settled(key);
       return { kind: 'unchanged' };
     }
@@ -210,7 +199,7 @@ export class ToHostReconciler<V extends KubeObject> {
 
     let current = virtual;
     let virtualUpdated = false;
-    if (this.#hostCacheBehind(last, virtual, host)) return HOST_CACHE_BEHIND;
+    if (hostCacheBehind(last, virtual, host)) return HOST_CACHE_BEHIND;
     if (
       last !== undefined &&
       last.virtualResourceVersion === virtual.metadata?.resourceVersion &&
@@ -227,12 +216,12 @@ export class ToHostReconciler<V extends KubeObject> {
     const { object: desired, imports } = await this.#desiredHost(current, host, state);
     if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
-      this.#remember(key, current, host, state, imports);
+      this.#lastSync.remember(key, current, host, state, imports);
       this.#contention.settled(key);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
     }
     let contention: Contention | undefined;
-    if (this.#changedByOthers(last, virtual, host)) {
+    if (changedByOthers(last, virtual, host)) {
       const verdict = this.#contention.observe(key, host.metadata?.resourceVersion ?? '');
       if (verdict.contended) {
         // The cache keeps no managedFields: who the other writers are is read when it is reported.
@@ -247,46 +236,9 @@ export class ToHostReconciler<V extends KubeObject> {
     };
     const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
     await this.#import(imports, updated, state);
-    this.#remember(key, current, updated, state, imports, host.metadata?.resourceVersion ?? '');
+    this.#lastSync.remember(key, current, updated, state, imports, host.metadata?.resourceVersion ?? '');
     this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
     return contention !== undefined ? { kind: 'synced', action: 'updated', contention } : { kind: 'synced', action: 'updated' };
-  }
-
-  /**
-   * Neither object moved since this process last converged the key with this state, and that
-   * converge imported nothing: e.g. the watch echo of our own write. Nothing the desired host object
-   * is computed from changed (the secondary objects only decide whether to sync, checked before),
-   * so translating, patching and comparing again would only confirm it.
-   */
-  #stillConverged(last: LastSync | undefined, virtual: KubeObject, host: KubeObject, state: SyncState): boolean {
-    return (
-      last !== undefined &&
-      last.state === state &&
-      !last.imported &&
-      last.virtualResourceVersion === virtual.metadata?.resourceVersion &&
-      last.hostResourceVersion === host.metadata?.resourceVersion
-    );
-  }
-
-  /**
-   * The host cache still shows the copy this process replaced in its last write, and the virtual
-   * object has not moved: the difference is our own write in flight, not a host change, so it must
-   * neither flow back to the virtual object nor be written over with a stale resourceVersion.
-   */
-  #hostCacheBehind(last: LastSync | undefined, virtual: V, host: V): boolean {
-    if (last === undefined || last.virtualResourceVersion !== virtual.metadata?.resourceVersion) return false;
-    const version = host.metadata?.resourceVersion;
-    return version !== last.hostResourceVersion && version === last.previousHostResourceVersion;
-  }
-
-  /**
-   * Only the host object moved since this process last converged the key, to a version it did not
-   * write itself: someone else changed it.
-   */
-  #changedByOthers(last: LastSync | undefined, virtual: V, host: V): boolean {
-    if (last === undefined || last.virtualResourceVersion !== virtual.metadata?.resourceVersion) return false;
-    // A host cache one write behind never gets here (see #hostCacheBehind).
-    return host.metadata?.resourceVersion !== last.hostResourceVersion;
   }
 
   #forget(key: string): void {
@@ -395,25 +347,6 @@ export class ToHostReconciler<V extends KubeObject> {
       if (isNotFound(error)) return;
       throw error;
     }
-  }
-
-  /**
-   * Records a converge. `replaced` is the resourceVersion of the host copy an update wrote over:
-   * the copy a lagging host cache may still show, even when nothing was remembered before (a lost
-   * create answer, a restart). Without it, the previous converge's host version stands in.
-   */
-  #remember(key: string, virtual: KubeObject, host: KubeObject, state: SyncState, imports: readonly ReferenceImport[], replaced?: string): void {
-    const hostResourceVersion = host.metadata?.resourceVersion ?? '';
-    const last = this.#lastSync.get(key);
-    this.#lastSync.set(key, {
-      virtualResourceVersion: virtual.metadata?.resourceVersion ?? '',
-      hostResourceVersion,
-      state,
-      imported: imports.length > 0,
-      previousHostResourceVersion:
-        replaced ?? (last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? '')),
-      host: state.patcher.reverses ? host : undefined,
-    });
   }
 
   #path(namespace: string, name: string): string {
