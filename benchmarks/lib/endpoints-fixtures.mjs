@@ -6,7 +6,7 @@ import { loadClusterConfig } from '../../dist/kube/kube-config.js';
 import { RestClient } from '../../dist/kube/rest-client.js';
 import { loadConfigFile } from '../../dist/config/load-config-file.js';
 import { PatchSandbox } from '../../dist/patches/index.js';
-import { buildEndpointsSyncState } from '../../dist/syncer/sync-state.js';
+import { buildEndpointsSyncState } from '../../dist/syncer/endpoints/config-section.js';
 import { desiredHostObject } from '../../dist/syncer/desired-host.js';
 import { endpointsResource } from '../../dist/syncer/endpoints/endpoints-resource.js';
 import { forEachConcurrent } from './bench-run.mjs';

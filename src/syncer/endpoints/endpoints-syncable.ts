@@ -1,9 +1,10 @@
 import type { KubeObject } from '../../kube/kube-object.js';
 import { objectKey } from '../../kube/object-key.js';
-import { patchesValidator } from '../patch-validation.js';
-import { buildEndpointsSyncState } from '../sync-state.js';
+import { buildSectionSyncState } from '../sync-state.js';
 import type { SyncableResource } from '../syncable-resource.js';
 import type { ToHostResource } from '../to-host-resource.js';
+import { endpointsConfigSection } from './config-section.js';
+import { endpointsRbac } from './endpoints-rbac.js';
 import { endpointsResource, type ServiceLookup } from './endpoints-resource.js';
 import { createEndpointsSyncer } from './endpoints-syncer.js';
 import type { Service } from './endpoints-types.js';
@@ -25,9 +26,11 @@ function previewServices(inputs: readonly KubeObject[]): ServiceLookup {
 export const endpointsSyncable: SyncableResource = {
   name: 'endpoints',
   kind: 'Endpoints',
+  config: endpointsConfigSection,
+  rbac: endpointsRbac,
   enabled: () => true,
-  validators: [patchesValidator(['sync', 'toHost', 'endpoints', 'patches'])],
-  buildState: buildEndpointsSyncState,
+  validators: [],
+  buildState: (options) => buildSectionSyncState(options, endpointsConfigSection),
   build(context) {
     const syncer = createEndpointsSyncer(context);
     return { run: (signal) => syncer.run(signal), updateState: (state) => syncer.updateState(state) };
