@@ -1,7 +1,6 @@
 import { assembleConfigSchema, type ConfigSchema } from '../config/config-schema.js';
 import { endpointsSyncable } from './endpoints/endpoints-syncable.js';
-import { endpointSlicesConfigSection } from './endpointslices/config-section.js';
-import { endpointSlicesRbac } from './endpointslices/endpointslices-rbac.js';
+import { endpointSlicesDeclaration } from './endpointslices/endpointslices-declaration.js';
 import type { ResourceDeclaration, SyncableResource } from './syncable-resource.js';
 
 /**
@@ -17,9 +16,7 @@ export const SYNCABLE_RESOURCES: readonly SyncableResource[] = Object.freeze([en
  * patches are compiled), and their RBAC needs are in the deploy manifests. An entry leaves this
  * list when its resource joins {@link SYNCABLE_RESOURCES}.
  */
-const DECLARED_ONLY: readonly ResourceDeclaration[] = Object.freeze([
-  { name: 'endpointslices', config: endpointSlicesConfigSection, rbac: endpointSlicesRbac },
-]);
+const DECLARED_ONLY: readonly ResourceDeclaration[] = Object.freeze([endpointSlicesDeclaration]);
 
 /**
  * Every resource the registry declares, given `resources` (default {@link SYNCABLE_RESOURCES}):
