@@ -29,8 +29,9 @@ export type ConfigDocument =
  * Parses vcluster.yaml text with `schema` (assembled from the resource sections, see
  * `assembleConfigSchema`): YAML syntax, the schema (types, unknown and misplaced keys along every
  * path vcsync reads), and the rules across keys (namespace mappings, each section's rules, such
- * as a sync that needs host nodes with private nodes). Returns every error found, each located (file:line:column) and sorted by
- * position; or the config with defaults merged in and deep-frozen. An empty file (or one with
+ * as a sync that needs host nodes with private nodes). Returns every error found, each located
+ * (file:line:column) and sorted by position; or the config with defaults merged in and
+ * deep-frozen. An empty file (or one with
  * only comments) is valid: all defaults. Pure apart from CPU: no I/O.
  *
  * The sections' validators (the patch engine's checks) are not part of this: `checkConfigText`
@@ -166,7 +167,7 @@ export function locatedConfigError(source: ConfigSource, problem: ConfigProblem)
   };
 }
 
-/** A problem before it is located: which position to report is the value (default), the key naming it, or the nearest ancestor. */
+/** A problem before it is located (at the value by default, or the key naming it, or the nearest ancestor). */
 type Problem = ConfigRuleProblem;
 
 const MULTIPLE_DOCUMENTS = 'invalid YAML: the file holds more than one YAML document (a line with ---); vcluster.yaml is one document: remove the --- and what follows, or merge the documents';
@@ -189,8 +190,7 @@ function toPlainData(document: Document, schema: ConfigSchema): unknown {
 
 /**
  * Mapping sections that may be written empty (`endpoints:` with every child commented out): these
- * and each resource section. Parents before children, so an emptied child never leaves its
- * parent looking written.
+ * and each resource section of the schema.
  */
 const SECTION_PATHS: readonly ConfigPath[] = [
   ['sync'],
