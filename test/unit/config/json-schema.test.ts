@@ -8,7 +8,7 @@ import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
-// That the committed config/vcluster.schema.json is this schema: test/unit/generated/registry-files.test.ts.
+// That the committed config/vcluster.schema.json is this schema: test/unit/tools/registry-files.test.ts.
 describe('the JSON Schema of vcluster.yaml', () => {
   it('is plain draft-07 JSON Schema that closes the sections vcsync owns', () => {
     const schema = buildConfigJsonSchema(registryConfigSchema());
