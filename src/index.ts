@@ -16,6 +16,8 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
   return devcluster.startDevCluster(options);
 }
 
-export { loadConfigFile, parseConfig, formatConfigError, type ConfigError, type ConfigResult, type VclusterConfig } from './config/index.js';
+export { loadConfigFile, parseConfig, formatConfigError, type ConfigError, type ConfigResult, type ConfigSchema, type VclusterConfig } from './config/index.js';
+/** The vcluster.yaml schema of the resources vcsync syncs: what `parseConfig` and `loadConfigFile` check with. */
+export { registryConfigSchema } from './syncer/resources.js';
 export { createTranslator, type Translator, type TranslatorOptions } from './translate/index.js';
 export { compilePatches, PatchSandbox, applyPatches, reversePatches, type PatchPlan, type PatchError } from './patches/index.js';

@@ -5,8 +5,9 @@ import { CoreResources, collectionPath, objectPath } from '../../dist/kube/api-p
 import { loadClusterConfig } from '../../dist/kube/kube-config.js';
 import { RestClient } from '../../dist/kube/rest-client.js';
 import { loadConfigFile } from '../../dist/config/load-config-file.js';
+import { registryConfigSchema } from '../../dist/syncer/resources.js';
 import { PatchSandbox } from '../../dist/patches/index.js';
-import { buildEndpointsSyncState } from '../../dist/syncer/sync-state.js';
+import { buildEndpointsSyncState } from '../../dist/syncer/endpoints/config-section.js';
 import { desiredHostObject } from '../../dist/syncer/desired-host.js';
 import { endpointsResource } from '../../dist/syncer/endpoints/endpoints-resource.js';
 import { forEachConcurrent } from './bench-run.mjs';
@@ -84,7 +85,7 @@ export async function populateVirtual(client, namespace, { from = 0, count, conc
  * code (`desiredHostObject` with the state built from `configPath`): the baseline's input.
  */
 export async function translateForHost(virtualEndpoints, { configPath, vclusterName, hostNamespace }) {
-  const loaded = await loadConfigFile(configPath);
+  const loaded = await loadConfigFile(configPath, registryConfigSchema());
   if (!loaded.ok) throw new Error(`config ${configPath} invalid: ${JSON.stringify(loaded.errors)}`);
   const sandbox = new PatchSandbox();
   try {

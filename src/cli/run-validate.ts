@@ -1,16 +1,19 @@
 import { formatConfigError } from '../config/config-error.js';
 import type { ConfigValidator } from '../config/check-config.js';
 import { loadConfigFile } from '../config/load-config-file.js';
-import { SYNCABLE_RESOURCES } from '../syncer/resources.js';
+import { registryConfigSchema, SYNCABLE_RESOURCES } from '../syncer/resources.js';
 import { resourceValidators, type SyncableResource } from '../syncer/syncable-resource.js';
 
 /** Options of {@link runValidate}. */
 export interface ValidateOptions {
   /** Path of the config file to check. */
   readonly configPath: string;
-  /** The resources whose checks run. Default {@link SYNCABLE_RESOURCES}. */
+  /** The resources whose sections and checks run. Default {@link SYNCABLE_RESOURCES}. */
   readonly resources?: readonly SyncableResource[];
-  /** Extra checks instead of the resources' own (tests). Default the validators of `resources`. */
+  /**
+   * Checks instead of the resources' own `validators` (tests); their config sections' validators
+   * (compiling their patches) run either way. Default the validators of `resources`.
+   */
   readonly validators?: readonly ConfigValidator[];
   /** Where `FILE is valid` goes; default process.stdout. */
   readonly out?: { write(text: string): unknown };
@@ -26,7 +29,8 @@ export interface ValidateOptions {
 export async function runValidate(options: ValidateOptions): Promise<number> {
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
-  const result = await loadConfigFile(options.configPath, options.validators ?? resourceValidators(options.resources ?? SYNCABLE_RESOURCES));
+  const resources = options.resources ?? SYNCABLE_RESOURCES;
+  const result = await loadConfigFile(options.configPath, registryConfigSchema(resources), options.validators ?? resourceValidators(resources));
   if (result.ok) {
     out.write(`${options.configPath} is valid\n`);
     return 0;

@@ -1,4 +1,5 @@
 import { compareConfigErrors, type ConfigError } from './config-error.js';
+import type { ConfigSchema } from './config-schema.js';
 import type { ConfigSource } from './config-source.js';
 import { configResult, configRuleErrors, readConfigDocument, type ConfigResult } from './parse-config.js';
 
@@ -16,8 +17,8 @@ export type ConfigValidator = (
 
 /**
  * The complete check of config text, the one `vcsync validate`, the daemon's start and every
- * reload run: YAML, schema and cross-key rules (`parseConfig`), then every validator, in order,
- * even when the schema failed. Each problem is reported once: a validator's error at a path
+ * reload run: YAML, schema and cross-key rules (`parseConfig` with `schema`), then the validators
+ * of `schema`'s sections and `validators`, in order, even when the schema failed. Each problem is reported once: a validator's error at a path
  * where the schema already reported one, or about a mapping or list inside which the schema
  * reported one (the patch compiler's "no mode" for a patch with a misspelt `expresion`), is
  * dropped, and the schema's wording stands. Errors are sorted by position.
@@ -25,23 +26,24 @@ export type ConfigValidator = (
 export async function checkConfigText(
   text: string,
   fileName: string,
-  validators: readonly ConfigValidator[],
+  schema: ConfigSchema,
+  validators: readonly ConfigValidator[] = [],
 ): Promise<ConfigResult> {
-  const document = readConfigDocument(text, fileName);
+  const document = readConfigDocument(text, fileName, schema);
   if (!document.ok) return document;
   const { data, source } = document;
-  const ruleErrors = configRuleErrors(data, source);
+  const ruleErrors = configRuleErrors(data, source, schema);
   const errors = [...ruleErrors];
   // Every path the schema reported at or inside: a validator's error there is dropped. A set, so
   // a file with thousands of errors costs no comparison of each error with every other.
   const covered = new Set(ruleErrors.flatMap((error) => pathAndContainers(error.path)));
-  for (const validator of validators) {
+  for (const validator of [...schema.validators, ...validators]) {
     for (const error of await validator(data, source)) {
       if (!covered.has(error.path)) errors.push(error);
     }
   }
   if (errors.length > 0) return { ok: false, errors: errors.sort(compareConfigErrors) };
-  return configResult(data, source);
+  return configResult(data, source, schema);
 }
 
 /**

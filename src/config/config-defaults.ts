@@ -1,14 +1,6 @@
+import type { ConfigSection } from './config-section.js';
 import { deepFreeze } from './deep-freeze.js';
-import type {
-  EndpointsSyncConfig,
-  NamespacesSyncConfig,
-  PatchConfig,
-  VclusterConfig,
-  VclusterConfigInput,
-} from './schema.js';
-
-/** `sync.toHost.endpoints` when the file says nothing: sync on, no patches. */
-export const DEFAULT_ENDPOINTS_SYNC: EndpointsSyncConfig = deepFreeze({ enabled: true, patches: [] });
+import type { NamespacesSyncConfig, PatchConfig, VclusterConfig, VclusterConfigInput } from './schema.js';
 
 /** `sync.toHost.namespaces` when the file says nothing: single-namespace mode. */
 export const DEFAULT_NAMESPACES_SYNC: NamespacesSyncConfig = deepFreeze({
@@ -20,26 +12,34 @@ export const DEFAULT_NAMESPACES_SYNC: NamespacesSyncConfig = deepFreeze({
 });
 
 /**
- * Merges the defaults into a schema-valid input and deep-freezes the result. The input is not
- * modified (its parts are copied); keys vcsync ignores are carried over as written.
+ * Merges the defaults into a schema-valid input and deep-freezes the result: each of `sections`
+ * gets its section's defaults for what the file leaves out, `sync.toHost.namespaces` its own.
+ * The input is not modified (its parts are copied); keys vcsync ignores are carried over as
+ * written.
  */
-export function applyConfigDefaults(input: VclusterConfigInput): VclusterConfig {
+export function applyConfigDefaults(input: VclusterConfigInput, sections: readonly ConfigSection[]): VclusterConfig {
   const copy = structuredClone(input);
   const sync = isRecord(copy.sync) ? copy.sync : {};
   const toHost = isRecord(sync.toHost) ? sync.toHost : {};
-  const endpoints = toHost.endpoints ?? {};
   const namespaces = toHost.namespaces ?? {};
-  const patches = (list: PatchConfig[] | undefined): PatchConfig[] => list ?? [];
+  const patches = (list: readonly PatchConfig[] | undefined): readonly PatchConfig[] => list ?? [];
+  const resourceSections = Object.fromEntries(
+    sections.map((section) => {
+      const written = toHost[section.key];
+      const fields = isRecord(written) ? (written as { enabled?: boolean; patches?: PatchConfig[] }) : {};
+      return [
+        section.key,
+        { ...fields, enabled: fields.enabled ?? section.defaults.enabled, patches: fields.patches ?? structuredClone(section.defaults.patches) },
+      ];
+    }),
+  );
   return deepFreeze({
     ...copy,
     sync: {
       ...sync,
       toHost: {
         ...toHost,
-        endpoints: {
-          enabled: endpoints.enabled ?? DEFAULT_ENDPOINTS_SYNC.enabled,
-          patches: patches(endpoints.patches),
-        },
+        ...resourceSections,
         namespaces: {
           enabled: namespaces.enabled ?? DEFAULT_NAMESPACES_SYNC.enabled,
           mappingsOnly: namespaces.mappingsOnly ?? DEFAULT_NAMESPACES_SYNC.mappingsOnly,
@@ -49,14 +49,14 @@ export function applyConfigDefaults(input: VclusterConfigInput): VclusterConfig 
         },
       },
     },
-  });
+  }) as VclusterConfig;
 }
 
-/** The configuration of an empty file: every default. */
-export function defaultConfig(): VclusterConfig {
-  return applyConfigDefaults({});
+/** The configuration of an empty file with `sections` (default none): every default. */
+export function defaultConfig(sections: readonly ConfigSection[] = []): VclusterConfig {
+  return applyConfigDefaults({}, sections);
 }
 
-function isRecord<T>(value: T | undefined): value is T {
+function isRecord<T>(value: T | undefined): value is T & Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }

@@ -24,8 +24,9 @@ export const ConfigErrorCode = {
   /** A `sync.toHost.namespaces.mappings.byName` entry breaks the mapping rules. */
   NAMESPACE_MAPPING: 'CONFIG_NAMESPACE_MAPPING',
   /**
-   * Two settings that cannot be used together: Endpoints sync (`sync.toHost.endpoints.enabled`,
-   * true by default) with private nodes (`privateNodes.enabled: true`); seed §8.
+   * Two settings that cannot be used together: a resource sync that needs host nodes (e.g.
+   * `sync.toHost.endpoints.enabled`, true by default) with private nodes
+   * (`privateNodes.enabled: true`).
    */
   INCOMPATIBLE_SETTINGS: 'CONFIG_INCOMPATIBLE_SETTINGS',
   /** A valid change the running daemon cannot apply without a restart (reported on reload only). */

@@ -1,22 +1,23 @@
 import { readFile } from 'node:fs/promises';
 import { checkConfigText, type ConfigValidator } from './check-config.js';
+import type { ConfigSchema } from './config-schema.js';
 import { ConfigErrorCode, type ConfigError } from './config-error.js';
 import type { ConfigResult } from './parse-config.js';
 
 /**
- * Reads and parses a config file (see `parseConfig`), then runs `validators` on it (see
- * {@link checkConfigText}; default none). A file that cannot be read is not an exception but a
+ * Reads a config file and checks it with `schema` and `validators` (see {@link checkConfigText};
+ * `validators` default none beyond the sections' own). A file that cannot be read is not an exception but a
  * result with one `CONFIG_READ_FAILED` error (no line or column), so callers handle every failure
  * of a config in one place. The error's `file` is `path` as given.
  */
-export async function loadConfigFile(path: string, validators: readonly ConfigValidator[] = []): Promise<ConfigResult> {
+export async function loadConfigFile(path: string, schema: ConfigSchema, validators: readonly ConfigValidator[] = []): Promise<ConfigResult> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error: unknown) {
     return { ok: false, errors: [readFailure(path, error)] };
   }
-  return checkConfigText(text, path, validators);
+  return checkConfigText(text, path, schema, validators);
 }
 
 /** The error reported when the file cannot be read: says why, with the system code when known. */

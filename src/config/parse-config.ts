@@ -1,12 +1,14 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { applyConfigDefaults } from './config-defaults.js';
 import { compareConfigErrors, ConfigErrorCode, type ConfigError } from './config-error.js';
 import { formatConfigPath, pointerToConfigPath, valueAtConfigPath, type ConfigPath } from './config-path.js';
 import { createConfigSource, type ConfigSource, type SourcePosition } from './config-source.js';
+import type { ConfigSchema } from './config-schema.js';
+import { sectionPatchesPath, sectionPath, type ConfigRuleProblem } from './config-section.js';
 import { deepFreeze } from './deep-freeze.js';
 import { checkNamespaceMappings } from './namespace-mapping-rules.js';
-import { vclusterConfigSchema, type VclusterConfig, type VclusterConfigInput } from './schema.js';
+import type { VclusterConfig, VclusterConfigInput } from './schema.js';
 import { describeUnknownKey } from './unknown-key-hint.js';
 import { dataDeeperThan, duplicateKey, MAX_NESTING_DEPTH, nestingDeeperThan, selfReferencingAlias } from './yaml-structure-checks.js';
 
@@ -24,25 +26,30 @@ export type ConfigDocument =
   | { readonly ok: false; readonly errors: readonly ConfigError[] };
 
 /**
- * Parses vcluster.yaml text: YAML syntax, the schema (types, unknown and misplaced keys along
- * every path vcsync reads), and the rules across keys (namespace mappings, Endpoints sync with
- * private nodes). Returns every error found, each located (file:line:column) and sorted by
- * position; or the config with defaults merged in and deep-frozen. An empty file (or one with
+ * Parses vcluster.yaml text with `schema` (assembled from the resource sections, see
+ * `assembleConfigSchema`): YAML syntax, the schema (types, unknown and misplaced keys along every
+ * path vcsync reads), and the rules across keys (namespace mappings, each section's rules, such
+ * as a sync that needs host nodes with private nodes). Returns every error found, each located
+ * (file:line:column) and sorted by position; or the config with defaults merged in and
+ * deep-frozen. An empty file (or one with
  * only comments) is valid: all defaults. Pure apart from CPU: no I/O.
  *
- * The patch engine's checks are not part of this: `checkConfigText` adds them (and any other
- * component's), in the same run.
+ * The sections' validators (the patch engine's checks) are not part of this: `checkConfigText`
+ * adds them (and any other component's), in the same run.
  */
-export function parseConfig(text: string, fileName: string): ConfigResult {
-  const document = readConfigDocument(text, fileName);
+export function parseConfig(text: string, fileName: string, schema: ConfigSchema): ConfigResult {
+  const document = readConfigDocument(text, fileName, schema);
   if (!document.ok) return document;
-  const errors = configRuleErrors(document.data, document.source);
+  const errors = configRuleErrors(document.data, document.source, schema);
   if (errors.length > 0) return { ok: false, errors };
-  return configResult(document.data, document.source);
+  return configResult(document.data, document.source, schema);
 }
 
-/** Reads config text as YAML (see {@link ConfigDocument}). Pure apart from CPU. */
-export function readConfigDocument(text: string, fileName: string): ConfigDocument {
+/**
+ * Reads config text as YAML (see {@link ConfigDocument}); `schema` says which sections may be
+ * written empty. Pure apart from CPU.
+ */
+export function readConfigDocument(text: string, fileName: string, schema: ConfigSchema): ConfigDocument {
   const lineCounter = new LineCounter();
   // YAML 1.1's tags (!!binary, !!omap, !!set, !!timestamp) are read as the plain string, list or
   // mapping they tag, as vcluster reads them: resolved, they became a Uint8Array, Map or Set that
@@ -86,7 +93,7 @@ export function readConfigDocument(text: string, fileName: string): ConfigDocume
   }
 
   try {
-    const data = toPlainData(document);
+    const data = toPlainData(document, schema);
     // Aliases inside anchored values can nest the data deeper than the text.
     if (dataDeeperThan(data, MAX_NESTING_DEPTH)) return { ok: false, errors: [tooDeep(fileName)] };
     return { ok: true, data: deepFreeze(data), source };
@@ -102,14 +109,14 @@ export function readConfigDocument(text: string, fileName: string): ConfigDocume
  * Every schema and cross-key rule error of config data as written, located and sorted by
  * position; empty when the data is a valid config. Pure.
  */
-export function configRuleErrors(data: unknown, source: ConfigSource): ConfigError[] {
-  const problems: Problem[] = [...schemaProblems(data), ...mappingProblems(data), ...privateNodesProblems(data)];
+export function configRuleErrors(data: unknown, source: ConfigSource, schema: ConfigSchema): ConfigError[] {
+  const problems: Problem[] = [...schemaProblems(data, schema), ...mappingProblems(data), ...schema.rules.flatMap((rule) => rule(data))];
   return dedupe(problems.map((problem) => locateProblem(problem, source))).sort(compareConfigErrors);
 }
 
 /** The valid result for data that passed every check: defaults merged in, deep-frozen. */
-export function configResult(data: unknown, source: ConfigSource): ConfigResult {
-  return { ok: true, config: applyConfigDefaults(data as VclusterConfigInput), source };
+export function configResult(data: unknown, source: ConfigSource, schema: ConfigSchema): ConfigResult {
+  return { ok: true, config: applyConfigDefaults(data as VclusterConfigInput, schema.sections), source };
 }
 
 /**
@@ -160,21 +167,8 @@ export function locatedConfigError(source: ConfigSource, problem: ConfigProblem)
   };
 }
 
-interface Problem {
-  readonly code: string;
-  readonly path: ConfigPath;
-  readonly message: string;
-  /** Which position to report: the value (default), the key naming it, or the nearest ancestor. */
-  readonly at?: 'value' | 'key' | 'nearest';
-}
-
-let compiledValidator: ValidateFunction | undefined;
-
-function validator(): ValidateFunction {
-  // Compiled on first use rather than at import, so importing the module costs nothing.
-  compiledValidator ??= new Ajv({ allErrors: true, verbose: true, strict: true }).compile(vclusterConfigSchema);
-  return compiledValidator;
-}
+/** A problem before it is located (at the value by default, or the key naming it, or the nearest ancestor). */
+type Problem = ConfigRuleProblem;
 
 const MULTIPLE_DOCUMENTS = 'invalid YAML: the file holds more than one YAML document (a line with ---); vcluster.yaml is one document: remove the --- and what follows, or merge the documents';
 /** The one error of a document nested deeper than {@link MAX_NESTING_DEPTH} levels. */
@@ -188,36 +182,43 @@ function tooDeep(fileName: string): ConfigError {
   return syntaxError(fileName, { line: 1, column: 1 }, message);
 }
 
-function toPlainData(document: Document): unknown {
+function toPlainData(document: Document, schema: ConfigSchema): unknown {
   const data: unknown = document.toJS({ maxAliasCount: 100 });
   // An empty file, or one with only comments, is an empty config.
-  return emptySectionsAsAbsent(data ?? {});
+  return emptySectionsAsAbsent(data ?? {}, schema);
 }
 
-/** Mapping sections that may be written empty (`endpoints:` with every child commented out). */
+/**
+ * Mapping sections that may be written empty (`endpoints:` with every child commented out): these
+ * and each resource section of the schema.
+ */
 const SECTION_PATHS: readonly ConfigPath[] = [
   ['sync'],
   ['privateNodes'],
   ['sync', 'toHost'],
   ['sync', 'fromHost'],
-  ['sync', 'toHost', 'endpoints'],
   ['sync', 'toHost', 'namespaces'],
   ['sync', 'toHost', 'namespaces', 'mappings'],
   ['sync', 'toHost', 'namespaces', 'mappings', 'byName'],
 ];
+
+/** The patch lists vcsync owns: each resource section's, and `sync.toHost.namespaces.patches`. */
+function patchListPaths(schema: ConfigSchema): ConfigPath[] {
+  return [...schema.sections.map((section) => [...sectionPatchesPath(section)]), ['sync', 'toHost', 'namespaces', 'patches']];
+}
 
 /**
  * An empty section (`endpoints:` with nothing under it) is null in YAML; vcluster (Go) reads it as
  * absent, so do we, instead of reporting "must be a mapping, got an empty value". Likewise a patch's
  * `labels:` written empty means `labels: {}`. Works on the freshly parsed data, which this module owns.
  */
-function emptySectionsAsAbsent(data: unknown): unknown {
-  for (const path of SECTION_PATHS) {
+function emptySectionsAsAbsent(data: unknown, schema: ConfigSchema): unknown {
+  for (const path of [...SECTION_PATHS, ...schema.sections.map((section) => [...sectionPath(section)])]) {
     const parent = valueAtConfigPath(data, path.slice(0, -1));
     const key = path[path.length - 1];
     if (isRecord(parent) && typeof key === 'string' && key in parent && parent[key] === null) delete parent[key];
   }
-  for (const listPath of PATCH_LISTS) {
+  for (const listPath of patchListPaths(schema)) {
     const list = valueAtConfigPath(data, listPath);
     if (!Array.isArray(list)) continue;
     for (const entry of list) {
@@ -227,19 +228,19 @@ function emptySectionsAsAbsent(data: unknown): unknown {
   return data;
 }
 
-function schemaProblems(data: unknown): Problem[] {
-  const validate = validator();
+function schemaProblems(data: unknown, schema: ConfigSchema): Problem[] {
+  const validate = schema.validator();
   if (validate(data)) return [];
-  return (validate.errors ?? []).map((error) => schemaProblem(error, data));
+  return (validate.errors ?? []).map((error) => schemaProblem(error, data, schema));
 }
 
-function schemaProblem(error: ErrorObject, data: unknown): Problem {
+function schemaProblem(error: ErrorObject, data: unknown, schema: ConfigSchema): Problem {
   const path = pointerToConfigPath(error.instancePath, data);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String(params['additionalProperty']);
-      const hint = describeUnknownKey({ schema: vclusterConfigSchema, data, path, key });
+      const hint = describeUnknownKey({ schema: schema.schema, data, path, key });
       return { code: hint.code, path: [...path, key], message: hint.message, at: 'key' };
     }
     case 'required': {
@@ -267,11 +268,6 @@ function schemaProblem(error: ErrorObject, data: unknown): Problem {
   }
 }
 
-const PATCH_LISTS: readonly ConfigPath[] = [
-  ['sync', 'toHost', 'endpoints', 'patches'],
-  ['sync', 'toHost', 'namespaces', 'patches'],
-];
-
 function mappingProblems(data: unknown): Problem[] {
   const namespacesPath = ['sync', 'toHost', 'namespaces'];
   const namespaces = valueAtConfigPath(data, namespacesPath);
@@ -297,39 +293,6 @@ function mappingProblems(data: unknown): Problem[] {
     message: problem.message,
     at: 'key',
   }));
-}
-
-const ENDPOINTS_ENABLED: ConfigPath = ['sync', 'toHost', 'endpoints', 'enabled'];
-const PRIVATE_NODES_ENABLED: ConfigPath = ['privateNodes', 'enabled'];
-const HOST_NODES_ONLY = 'Endpoints sync is only available with host nodes as the worker node type';
-const PRIVATE_NODES_FIX = 'set sync.toHost.endpoints.enabled: false, or remove privateNodes';
-
-/**
- * Seed §8: Endpoints sync is only available with host nodes as the worker node type, so private
- * nodes (`privateNodes.enabled: true`) with Endpoints sync on (written, or by default) is an error.
- * Reported once: at `sync.toHost.endpoints.enabled` when it is written, else at
- * `privateNodes.enabled`. Values of the wrong type are left to the schema.
- */
-function privateNodesProblems(data: unknown): Problem[] {
-  if (valueAtConfigPath(data, PRIVATE_NODES_ENABLED) !== true) return [];
-  const endpointsEnabled = valueAtConfigPath(data, ENDPOINTS_ENABLED);
-  if (endpointsEnabled === true) {
-    return [
-      {
-        code: ConfigErrorCode.INCOMPATIBLE_SETTINGS,
-        path: ENDPOINTS_ENABLED,
-        message: `${HOST_NODES_ONLY}, and privateNodes.enabled is true; ${PRIVATE_NODES_FIX}`,
-      },
-    ];
-  }
-  if (endpointsEnabled !== undefined) return [];
-  return [
-    {
-      code: ConfigErrorCode.INCOMPATIBLE_SETTINGS,
-      path: PRIVATE_NODES_ENABLED,
-      message: `${HOST_NODES_ONLY}, and sync.toHost.endpoints.enabled is true by default; ${PRIVATE_NODES_FIX}`,
-    },
-  ];
 }
 
 function locateProblem(problem: Problem, source: ConfigSource): ConfigError {

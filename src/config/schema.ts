@@ -1,4 +1,4 @@
-import { Type, type Static, type TOptional, type TUnknown } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TOptional, type TUnknown } from '@sinclair/typebox';
 import {
   PRIVATE_NODES_KEYS,
   SYNC_FROM_HOST_KEYS,
@@ -14,7 +14,8 @@ import {
  * vcluster's own keys (`vcluster-keys.ts`): the top level, `sync`, `sync.toHost`,
  * `sync.fromHost` and `privateNodes`. So a misspelt or misplaced key there (`toHots`,
  * `sync.toHost.endpoint`, `patches` one level too far left) is an error, not a silently ignored
- * section. vcsync owns `sync.toHost.endpoints` and `sync.toHost.namespaces`, closed down to their
+ * section. vcsync owns `sync.toHost.namespaces` and the sections of the resources it syncs (each
+ * declared in its resource's folder and handed to `assembleConfigSchema`), closed down to their
  * leaves. The sections behind the other keys (`controlPlane`, `sync.toHost.pods`, …) are
  * vcluster's: any content is accepted there and ignored.
  */
@@ -68,7 +69,7 @@ export const patchLabelsSchema = Type.Object(
   },
 );
 
-/** One entry of `sync.toHost.endpoints.patches`. */
+/** One entry of a resource's `patches` (`sync.toHost.<resource>.patches`). */
 export const patchSchema = Type.Object(
   {
     path: Type.String({
@@ -100,22 +101,6 @@ export const patchSchema = Type.Object(
   },
 );
 
-/** `sync.toHost.endpoints`, owned by vcsync. */
-export const endpointsSyncSchema = Type.Object(
-  {
-    enabled: Type.Optional(
-      Type.Boolean({
-        default: true,
-        description: 'Sync Endpoints created in the virtual cluster to the host cluster. Default true.',
-      }),
-    ),
-    patches: Type.Optional(
-      Type.Array(patchSchema, { default: [], description: 'Patches applied to synced Endpoints. Default none.' }),
-    ),
-  },
-  { additionalProperties: false, description: 'Endpoints syncing (virtual → host), performed by vcsync.' },
-);
-
 /** `sync.toHost.namespaces.mappings`. */
 export const namespaceMappingsSchema = Type.Object(
   {
@@ -130,7 +115,7 @@ export const namespaceMappingsSchema = Type.Object(
   { additionalProperties: false, description: 'How virtual namespaces map to host namespaces.' },
 );
 
-/** `sync.toHost.namespaces`, owned by vcsync (it decides where Endpoints land on the host). */
+/** `sync.toHost.namespaces`, owned by vcsync (it decides where synced objects land on the host). */
 export const namespacesSyncSchema = Type.Object(
   {
     enabled: Type.Optional(
@@ -162,15 +147,42 @@ export const namespacesSyncSchema = Type.Object(
   { additionalProperties: false, description: 'Namespace mapping (multi-namespace mode).' },
 );
 
-/** `sync.toHost`: vcluster's resource keys; vcsync owns `endpoints` and `namespaces`. */
-export const syncToHostSchema = Type.Object(
-  {
-    ...acceptedAsWritten(SYNC_TO_HOST_KEYS, NOT_READ),
-    endpoints: Type.Optional(endpointsSyncSchema),
-    namespaces: Type.Optional(namespacesSyncSchema),
-  },
-  { additionalProperties: false, description: 'Resources synced from the virtual to the host cluster.' },
-);
+/**
+ * The one vcluster.yaml schema of a set of resource sections (see `config-schema.ts`): each
+ * section's schema at `sync.toHost.<key>`, beside `sync.toHost.namespaces`. vcluster's keys keep
+ * vcluster's order (the order of "allowed keys" in messages and of editors' completions); a
+ * section whose key vcluster does not have comes after them.
+ */
+export function buildVclusterConfigSchema(sections: readonly { readonly key: string; readonly schema: TObject }[]): TObject {
+  const syncToHostSchema = Type.Object(
+    {
+      ...acceptedAsWritten(SYNC_TO_HOST_KEYS, NOT_READ),
+      ...Object.fromEntries(sections.map((section) => [section.key, Type.Optional(section.schema)])),
+      namespaces: Type.Optional(namespacesSyncSchema),
+    },
+    { additionalProperties: false, description: 'Resources synced from the virtual to the host cluster.' },
+  );
+  const syncSchema = Type.Object(
+    {
+      toHost: Type.Optional(syncToHostSchema),
+      fromHost: Type.Optional(syncFromHostSchema),
+    },
+    { additionalProperties: false, description: 'Which resources sync in which direction.' },
+  );
+  const read = [...sections.map((section) => `sync.toHost.${section.key}`), 'sync.toHost.namespaces', 'privateNodes.enabled'];
+  return Type.Object(
+    {
+      ...acceptedAsWritten(TOP_LEVEL_KEYS, NOT_READ),
+      sync: Type.Optional(syncSchema),
+      privateNodes: Type.Optional(privateNodesSchema),
+    },
+    {
+      additionalProperties: false,
+      title: 'vcluster.yaml (as read by vcsync)',
+      description: `Virtual cluster configuration in the vcluster.yaml format. vcsync reads ${read.join(', ')}; the keys on the way there are vcluster's and closed, other sections are accepted as written.`,
+    },
+  );
+}
 
 /** `sync.fromHost`: vcluster's resource keys, none read by vcsync (known, so typos show). */
 export const syncFromHostSchema = Type.Object(acceptedAsWritten(SYNC_FROM_HOST_KEYS, NOT_READ), {
@@ -178,16 +190,7 @@ export const syncFromHostSchema = Type.Object(acceptedAsWritten(SYNC_FROM_HOST_K
   description: 'Resources synced from the host to the virtual cluster. Not read by vcsync.',
 });
 
-/** `sync`: the two directions; vcsync reads `toHost`. */
-export const syncSchema = Type.Object(
-  {
-    toHost: Type.Optional(syncToHostSchema),
-    fromHost: Type.Optional(syncFromHostSchema),
-  },
-  { additionalProperties: false, description: 'Which resources sync in which direction.' },
-);
-
-/** `privateNodes`: vcsync reads `enabled` (Endpoints sync needs host nodes, seed §8). */
+/** `privateNodes`: vcsync reads `enabled` (a resource section may need host nodes). */
 export const privateNodesSchema = Type.Object(
   {
     ...acceptedAsWritten(PRIVATE_NODES_KEYS, NOT_READ),
@@ -195,34 +198,25 @@ export const privateNodesSchema = Type.Object(
       Type.Boolean({
         default: false,
         description:
-          'Worker nodes are private nodes joined to the virtual cluster instead of host nodes. Endpoints sync is only available with host nodes: with privateNodes.enabled true, sync.toHost.endpoints.enabled must be false.',
+          'Worker nodes are private nodes joined to the virtual cluster instead of host nodes. A resource sync that needs host nodes (its `enabled` says so) must then be set to false.',
       }),
     ),
   },
   { additionalProperties: false, description: 'Private nodes as the worker node type.' },
 );
 
-/** The whole vcluster.yaml as vcsync reads it. */
-export const vclusterConfigSchema = Type.Object(
-  {
-    ...acceptedAsWritten(TOP_LEVEL_KEYS, NOT_READ),
-    sync: Type.Optional(syncSchema),
-    privateNodes: Type.Optional(privateNodesSchema),
-  },
-  {
-    additionalProperties: false,
-    title: 'vcluster.yaml (as read by vcsync)',
-    description:
-      "Virtual cluster configuration in the vcluster.yaml format. vcsync reads sync.toHost.endpoints, sync.toHost.namespaces and privateNodes.enabled; the keys on the way there are vcluster's and closed, other sections are accepted as written.",
-  },
-);
-
 /** A patch entry exactly as written in the file. */
 export type PatchConfig = Static<typeof patchSchema>;
 /** The `reference` options of a patch. */
 export type PatchReferenceConfig = Static<typeof patchReferenceSchema>;
-/** The file's content as written (every field optional), after schema validation. */
-export type VclusterConfigInput = Static<typeof vclusterConfigSchema>;
+/**
+ * The file's content as written, after schema validation: every field optional; the resource
+ * sections are read through their own types (`ResourceSyncConfig`).
+ */
+export type VclusterConfigInput = {
+  [key: string]: unknown;
+  sync?: { [key: string]: unknown; toHost?: { [key: string]: unknown; namespaces?: Static<typeof namespacesSyncSchema> } };
+};
 
 /** Recursively read-only view of a value (the merged config is deep-frozen at runtime). */
 export type DeepReadonly<T> = T extends (infer E)[]
@@ -230,9 +224,6 @@ export type DeepReadonly<T> = T extends (infer E)[]
   : T extends object
     ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
     : T;
-
-/** `sync.toHost.endpoints` with defaults applied (every field present). */
-export type EndpointsSyncConfig = DeepReadonly<Required<Static<typeof endpointsSyncSchema>>>;
 
 /** `sync.toHost.namespaces` with defaults applied (every field present). */
 export type NamespacesSyncConfig = DeepReadonly<
@@ -250,8 +241,8 @@ export type VclusterConfig = Readonly<{
   sync: Readonly<{
     [key: string]: unknown;
     toHost: Readonly<{
+      /** Each resource's section: read it with `sectionConfig` (config-section.ts). */
       [key: string]: unknown;
-      endpoints: EndpointsSyncConfig;
       namespaces: NamespacesSyncConfig;
     }>;
   }>;

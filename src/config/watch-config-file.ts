@@ -5,7 +5,7 @@ import { silentLogger, type Logger } from '../observe/logger.js';
 import { ConfigErrorCode, type ConfigError } from './config-error.js';
 import { hashConfigText } from './config-source.js';
 import { readFailure } from './load-config-file.js';
-import { parseConfig, type ConfigResult } from './parse-config.js';
+import type { ConfigResult } from './parse-config.js';
 
 /** Options of {@link ConfigFileWatcher}. */
 export interface ConfigFileWatcherOptions {
@@ -20,10 +20,10 @@ export interface ConfigFileWatcherOptions {
   readonly onChange: (result: ConfigResult) => void;
   /**
    * Checks the new text; its result is what `onChange` receives. Pass the same check the program
-   * runs at start, so a reload accepts exactly what a start would. Default `parseConfig` (YAML,
-   * schema and rules, without other components' validators).
+   * runs at start (`checkConfigText` with the same schema and validators), so a reload accepts
+   * exactly what a start would. Required.
    */
-  readonly parse?: (text: string, path: string) => ConfigResult | Promise<ConfigResult>;
+  readonly parse: (text: string, path: string) => ConfigResult | Promise<ConfigResult>;
   /**
    * Quiet period after the last file-system event in the directory before the file is re-read,
    * in milliseconds. Editors and ConfigMap updates produce bursts of events; one read follows a
@@ -48,7 +48,7 @@ function withDefaults(options: ConfigFileWatcherOptions): ResolvedOptions {
   return Object.freeze({
     path: options.path,
     onChange: options.onChange,
-    parse: options.parse ?? parseConfig,
+    parse: options.parse,
     debounceMs: options.debounceMs ?? 100,
     initialHash: options.initialHash,
     logger: options.logger ?? silentLogger(),

@@ -4,20 +4,22 @@ import { loadConfigFile } from '../config/load-config-file.js';
 import { configErrorAt, type ConfigResult } from '../config/parse-config.js';
 import type { PatchSandbox } from '../patches/index.js';
 import { locatePatchErrors } from './patch-validation.js';
+import { registryConfigSchema } from './resources.js';
 import type { SyncState } from './sync-state.js';
 import { resourceValidators, type SyncableResource } from './syncable-resource.js';
 
 /**
  * Reads and checks a config file the one way vcsync does everywhere (`validate`, `start`, `dev`,
- * `preview`): YAML, schema, rules and every validator of `resources`.
+ * `preview`): YAML, the schema assembled from the sections of `resources` (and of the resources
+ * the registry declares), their rules and every validator.
  */
 export function loadCheckedConfig(path: string, resources: readonly SyncableResource[]): Promise<ConfigResult> {
-  return loadConfigFile(path, resourceValidators(resources));
+  return loadConfigFile(path, registryConfigSchema(resources), resourceValidators(resources));
 }
 
 /** {@link loadCheckedConfig} for text already read (the config watcher's re-reads). */
 export function checkConfig(text: string, fileName: string, resources: readonly SyncableResource[]): Promise<ConfigResult> {
-  return checkConfigText(text, fileName, resourceValidators(resources));
+  return checkConfigText(text, fileName, registryConfigSchema(resources), resourceValidators(resources));
 }
 
 /** What the states are built for: the daemon's identity and its one patch sandbox. */

@@ -1,3 +1,4 @@
+import { sectionConfig, sectionPatchesPath, type ConfigSection, type ResourceSyncConfig } from '../config/config-section.js';
 import type { VclusterConfig } from '../config/schema.js';
 import { compilePatches, type PatchError, type PatchSandbox } from '../patches/index.js';
 import { hostLabelKey, virtualLabelKey } from '../translate/label-keys.js';
@@ -47,7 +48,7 @@ export interface ResourceSyncSection {
   /** When false nothing is written and host objects stay. */
   readonly enabled: boolean;
   /** The section's `patches`, as written (defaults applied). */
-  readonly patches: VclusterConfig['sync']['toHost']['endpoints']['patches'];
+  readonly patches: ResourceSyncConfig['patches'];
 }
 
 /**
@@ -68,7 +69,10 @@ export function buildSyncState(options: BuildSyncStateOptions, section: Resource
   return { ok: true, state: { enabled: section.enabled, translator, patcher } };
 }
 
-/** {@link buildSyncState} of `sync.toHost.endpoints`: what the Endpoints controller runs with. */
-export function buildEndpointsSyncState(options: BuildSyncStateOptions): BuildSyncStateResult {
-  return buildSyncState(options, options.config.sync.toHost.endpoints, 'sync.toHost.endpoints.patches');
+/**
+ * {@link buildSyncState} of a resource's config section (`sync.toHost.<key>`, defaults applied):
+ * what a resource's controller runs with. A resource's `buildState` is this with its section.
+ */
+export function buildSectionSyncState(options: BuildSyncStateOptions, section: ConfigSection): BuildSyncStateResult {
+  return buildSyncState(options, sectionConfig(options.config, section), sectionPatchesPath(section).join('.'));
 }

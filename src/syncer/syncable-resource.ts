@@ -1,4 +1,5 @@
 import type { ConfigValidator } from '../config/check-config.js';
+import type { ConfigSection } from '../config/config-section.js';
 import type { VclusterConfig } from '../config/schema.js';
 import type { ResourceType } from '../kube/api-path.js';
 import type { Informer, NamedTransform } from '../kube/informer.js';
@@ -67,7 +68,7 @@ export interface ResourceSyncer {
  * `dev`, `preview` and `validate` need to know about it. A new resource is one folder exporting
  * one of these, added to `SYNCABLE_RESOURCES` (src/syncer/resources.ts).
  */
-export interface SyncableResource {
+export interface SyncableResource extends ResourceDeclaration {
   /** Fixed word for logs, metrics and the queue, e.g. `endpoints`. */
   readonly name: string;
   /** The `kind` of the virtual objects it syncs; `vcsync preview` picks the resource by it. */
@@ -77,7 +78,10 @@ export interface SyncableResource {
    * reload may flip (as `sync.toHost.endpoints.enabled`) belongs in the state, not here.
    */
   enabled(config: VclusterConfig): boolean;
-  /** Its config checks beyond the schema (e.g. compiling its patches); `validate`, start and reloads run them. */
+  /**
+   * Its config checks beyond its section's own (`config.validators`, which compile its patches);
+   * `validate`, start and reloads run them.
+   */
   readonly validators: readonly ConfigValidator[];
   /** Its configuration-derived state (translator, compiled patches), or the patch errors. */
   buildState(options: BuildSyncStateOptions): BuildSyncStateResult;
@@ -95,4 +99,38 @@ export interface SyncableResource {
 /** Every config check of `resources`, in order: what `validate`, start and every reload run. */
 export function resourceValidators(resources: readonly SyncableResource[]): ConfigValidator[] {
   return resources.flatMap((resource) => resource.validators);
+}
+
+/** One RBAC rule, as written in a Role's or ClusterRole's `rules`. */
+export interface RbacRule {
+  /** API groups, `''` for the core group. */
+  readonly apiGroups: readonly string[];
+  /** Resource names (plural), e.g. `endpoints`. */
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+/**
+ * What a resource's syncer needs of each cluster's API; the deploy manifests' rules are generated
+ * from these (`npm run generate`, checked by a test).
+ */
+export interface RbacNeeds {
+  /** Virtual cluster, all namespaces: get/list/watch of its type and secondary types, and its write-back verbs. */
+  readonly virtual: readonly RbacRule[];
+  /** Host cluster, the host namespace (or every mapped namespace): what it writes there. */
+  readonly host: readonly RbacRule[];
+}
+
+/**
+ * What the registry knows of a resource without running it: its name (the metrics label), its
+ * config section and its RBAC needs. Every {@link SyncableResource} is one; a resource whose
+ * syncer is not registered yet may be declared alone, so its section is checked and defaulted.
+ */
+export interface ResourceDeclaration {
+  /** Fixed word for logs, metrics (the `controller` label) and the queue, e.g. `endpoints`. */
+  readonly name: string;
+  /** Its section `sync.toHost.<key>`: schema fragment, defaults, rules, validators. */
+  readonly config: ConfigSection;
+  /** What it needs of the virtual and the host API. */
+  readonly rbac: RbacNeeds;
 }

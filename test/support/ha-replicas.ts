@@ -20,6 +20,7 @@ import type { SeededRandom } from './seeded-random.js';
 import { DEFAULT_SYNC_CONFIG } from './sync-harness.js';
 import { VCSYNC_NODE_ARGS } from './vcsync-cli.js';
 import { waitFor } from './wait-for.js';
+import { registryConfigSchema } from '../../src/syncer/resources.js';
 
 /** Leader-election timing of a replica, in ms (the `--leader-elect-*-ms` flags). */
 export interface LeaseTimings {
@@ -228,7 +229,7 @@ export interface HostDifferences {
  * with the default config: name, labels, annotations (including the virtual uid) and subsets.
  */
 export async function compareHost(virtualClient: RestClient, hostClient: RestClient, hostNamespace: string, namespaces: readonly string[]): Promise<HostDifferences> {
-  const parsed = parseConfig(DEFAULT_SYNC_CONFIG, 'vcluster.yaml');
+  const parsed = parseConfig(DEFAULT_SYNC_CONFIG, 'vcluster.yaml', registryConfigSchema());
   if (!parsed.ok) throw new Error('the default sync config is invalid');
   const sandbox = new PatchSandbox();
   try {

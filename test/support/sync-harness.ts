@@ -18,12 +18,13 @@ import type { SyncState } from '../../src/syncer/sync-state.js';
 import { SYNC_RESYNC_PERIOD_MS } from '../../src/syncer/syncable-resource.js';
 import { toHostSyncer, type ToHostDefinition, type ToHostSyncer } from '../../src/syncer/to-host-syncer.js';
 import { SyncerMetrics } from '../../src/syncer/metrics.js';
-import { buildEndpointsSyncState } from '../../src/syncer/sync-state.js';
+import { buildEndpointsSyncState } from '../../src/syncer/endpoints/config-section.js';
 import type { EventSink } from '../../src/syncer/to-host-controller.js';
 import { afterAll, beforeAll } from 'vitest';
 import { realClusterMissing } from './kube-assets.js';
 import { startRealControlPlane, type RealControlPlane } from './real-control-plane.js';
 import { waitFor } from './wait-for.js';
+import { registryConfigSchema } from '../../src/syncer/resources.js';
 
 export { metricValue } from './metrics.js';
 
@@ -267,7 +268,7 @@ export const DEFAULT_SYNC_CONFIG = 'sync:\n  toHost:\n    endpoints:\n      enab
  */
 export async function startEndpointsSyncer(clusters: SyncClusters, options: StartSyncerOptions = {}): Promise<RunningSyncer> {
   const vclusterName = options.vclusterName ?? 'vc1';
-  const parsed = parseConfig(options.configYaml ?? DEFAULT_SYNC_CONFIG, 'vcluster.yaml');
+  const parsed = parseConfig(options.configYaml ?? DEFAULT_SYNC_CONFIG, 'vcluster.yaml', registryConfigSchema());
   if (!parsed.ok) throw new Error(`test config is invalid: ${JSON.stringify(parsed.errors)}`);
   const sandbox = new PatchSandbox();
   const built = buildEndpointsSyncState({ vclusterName, hostNamespace: clusters.hostNamespace, config: parsed.config, sandbox });

@@ -9,6 +9,9 @@ import { parseConfig } from '../../src/config/index.js';
 import { HealthChecks } from '../../src/observe/health.js';
 import { silentLogger } from '../../src/observe/logger.js';
 import { startMetricsServer, type MetricsServer } from '../../src/observe/metrics-server.js';
+import { registryConfigSchema } from '../../src/syncer/resources.js';
+import { sectionConfig } from '../../src/config/config-section.js';
+import { endpointsConfigSection } from '../../src/syncer/endpoints/config-section.js';
 
 /**
  * The deployment files in config/deploy/ and the Dockerfile must agree with each other and with
@@ -108,15 +111,15 @@ describe('deployment manifests (config/deploy, Dockerfile)', () => {
     expect(key).toBe('config.yaml');
     const secret = only('vcsync-config.yaml', 'Secret');
     expect(source['secret']?.secretName).toBe(secret['metadata'].name);
-    const parsed = parseConfig(String(secret['stringData']['config.yaml']), 'config.yaml');
+    const parsed = parseConfig(String(secret['stringData']['config.yaml']), 'config.yaml', registryConfigSchema());
     if (!parsed.ok) throw new Error(`vcsync-config.yaml does not validate: ${JSON.stringify(parsed.errors)}`);
-    expect(parsed.config.sync.toHost.endpoints.enabled).toBe(true);
+    expect(sectionConfig(parsed.config, endpointsConfigSection).enabled).toBe(true);
   });
 
   it("turn vcluster's own Endpoints sync off, place objects the same way, and export vcsync's virtual kubeconfig", () => {
     const values = docs('vcluster-values.yaml')[0] as Doc;
     expect(values['sync'].toHost.endpoints.enabled).toBe(false);
-    const ours = parseConfig(String(only('vcsync-config.yaml', 'Secret')['stringData']['config.yaml']), 'config.yaml');
+    const ours = parseConfig(String(only('vcsync-config.yaml', 'Secret')['stringData']['config.yaml']), 'config.yaml', registryConfigSchema());
     if (!ours.ok) throw new Error('vcsync-config.yaml does not validate');
     expect(values['sync'].toHost.namespaces.enabled).toBe(ours.config.sync.toHost.namespaces.enabled);
 

@@ -4,7 +4,7 @@ import * as vcsync from '../../src/index.js';
 describe('the package export', () => {
   it('exposes the library surface and nothing from cli/', () => {
     expect(Object.keys(vcsync).sort()).toEqual([
-      'PatchSandbox', 'applyPatches', 'compilePatches', 'createTranslator', 'formatConfigError', 'loadConfigFile', 'parseConfig', 'reversePatches', 'startDevCluster',
+      'PatchSandbox', 'applyPatches', 'compilePatches', 'createTranslator', 'formatConfigError', 'loadConfigFile', 'parseConfig', 'registryConfigSchema', 'reversePatches', 'startDevCluster',
     ]);
   });
 

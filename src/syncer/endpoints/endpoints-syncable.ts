@@ -1,12 +1,13 @@
 import type { KubeObject } from '../../kube/kube-object.js';
 import { objectKey } from '../../kube/object-key.js';
-import { patchesValidator } from '../patch-validation.js';
-import { buildEndpointsSyncState } from '../sync-state.js';
+import { buildSectionSyncState } from '../sync-state.js';
 import type { SyncableResource } from '../syncable-resource.js';
 import type { ToHostResource } from '../to-host-resource.js';
 import { toHostSyncer } from '../to-host-syncer.js';
-import type { ServiceLookup } from './endpoints-resource.js';
+import { endpointsConfigSection } from './config-section.js';
 import { endpointsDefinition } from './endpoints-definition.js';
+import { endpointsRbac } from './endpoints-rbac.js';
+import type { ServiceLookup } from './endpoints-resource.js';
 import type { Service } from './endpoints-types.js';
 
 /**
@@ -26,9 +27,11 @@ function previewServices(inputs: readonly KubeObject[]): ServiceLookup {
 export const endpointsSyncable: SyncableResource = {
   name: 'endpoints',
   kind: 'Endpoints',
+  config: endpointsConfigSection,
+  rbac: endpointsRbac,
   enabled: () => true,
-  validators: [patchesValidator(['sync', 'toHost', 'endpoints', 'patches'])],
-  buildState: buildEndpointsSyncState,
+  validators: [],
+  buildState: (options) => buildSectionSyncState(options, endpointsConfigSection),
   build: toHostSyncer(endpointsDefinition),
   previewResource: (inputs) => endpointsDefinition.rules({ services: previewServices(inputs) }) as unknown as ToHostResource<KubeObject>,
 };

@@ -10,6 +10,7 @@ import { buildKubeConfig, kubeConfigYaml } from '../../../src/devcluster/kube-co
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KubectlEnv, kubectlMissing } from '../../support/kubectl.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 /**
  * issue 12 §4: the files of config/deploy/ applied with kubectl exactly as README "Deploy as a
@@ -143,7 +144,7 @@ describe('config/deploy/ holds manifests, Helm values and a patch', () => {
     expect(values[0]).not.toHaveProperty('kind');
     // Helm values of vcluster's chart are a vcluster.yaml: the check vcsync runs on one (every key
     // along the paths it reads is one of vcluster's) passes.
-    const parsed = parseConfig(await readFile(path.join(DEPLOY, 'vcluster-values.yaml'), 'utf8'), 'vcluster-values.yaml');
+    const parsed = parseConfig(await readFile(path.join(DEPLOY, 'vcluster-values.yaml'), 'utf8'), 'vcluster-values.yaml', registryConfigSchema());
     expect(parsed.ok ? [] : parsed.errors).toEqual([]);
     const patch = await readDocs('sidecar.yaml');
     expect(patch).toHaveLength(1);

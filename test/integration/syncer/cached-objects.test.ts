@@ -4,10 +4,11 @@ import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { PatchSandbox } from '../../../src/patches/index.js';
 import type { Endpoints, Service } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { cachedBodyDigest } from '../../../src/syncer/host-changes.js';
-import { buildEndpointsSyncState } from '../../../src/syncer/sync-state.js';
+import { buildEndpointsSyncState } from '../../../src/syncer/endpoints/config-section.js';
 import { createEndpoints, createService, endpointsPath, getHostEndpoints, hostName, servicePath, simpleSubset } from '../../support/endpoints-fixtures.js';
 import { runnableBackends, startEndpointsSyncer, useSyncBackends, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const managedFieldsOf = (object: KubeObject | undefined): unknown => object?.metadata?.['managedFields'];
 
@@ -89,7 +90,7 @@ describe.each(runnableBackends('the syncer caches on a real kube-apiserver'))('w
       '          expression: \'context.hostObject ? context.hostObject.subsets[0].addresses[0].ip : value\'',
       '',
     ].join('\n');
-    const parsed = parseConfig(config, 'vcluster.yaml');
+    const parsed = parseConfig(config, 'vcluster.yaml', registryConfigSchema());
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     sandbox = new PatchSandbox();
     const built = buildEndpointsSyncState({ vclusterName: 'vc1', hostNamespace: c.hostNamespace, config: parsed.config, sandbox });

@@ -7,10 +7,11 @@ import { PatchSandbox } from '../../../src/patches/index.js';
 import { endpointsDefinition } from '../../../src/syncer/endpoints/endpoints-definition.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { ReferenceImporter } from '../../../src/syncer/reference-importer.js';
-import { buildEndpointsSyncState } from '../../../src/syncer/sync-state.js';
+import { buildEndpointsSyncState } from '../../../src/syncer/endpoints/config-section.js';
 import { shortHostName } from '../../../src/translate/host-names.js';
 import { ensureNamespace, getOrUndefined, metricValue, runToHostSyncer, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const VC = 'vc1';
 const HOST_NAME = 'web-x-shop-x-vc1';
@@ -18,7 +19,7 @@ const HOST_NAME = 'web-x-shop-x-vc1';
 /** Runs an Endpoints syncer with the given `sync.toHost.endpoints.patches` YAML between two devclusters. */
 async function startWithPatches(clusters: SyncClusters, patchesYaml: string) {
   const sandbox = new PatchSandbox({ timeoutMs: 2000 });
-  const parsed = parseConfig(`sync:\n  toHost:\n    endpoints:\n      patches:\n${patchesYaml}`, 'vcluster.yaml');
+  const parsed = parseConfig(`sync:\n  toHost:\n    endpoints:\n      patches:\n${patchesYaml}`, 'vcluster.yaml', registryConfigSchema());
   if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
   const built = buildEndpointsSyncState({ vclusterName: VC, hostNamespace: clusters.hostNamespace, config: parsed.config, sandbox });
   if (!built.ok) throw new Error(built.errors.map((e) => e.message).join('; '));

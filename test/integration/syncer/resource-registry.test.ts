@@ -43,7 +43,7 @@ describe('a second syncable resource is one folder: validate, preview and start 
     expect(await runValidate({ configPath: config, out: sink(), err: sink() })).toBe(0);
     const err = sink();
     expect(await runValidate({ configPath: config, resources: WITH_CONFIGMAPS, out: sink(), err })).toBe(1);
-    expect(err.text).toMatch(/vcluster\.yaml:4:\d+ sync\.toHost\.configMaps\.enabled: must be true or false/);
+    expect(err.text).toMatch(/vcluster\.yaml:4:\d+ sync\.toHost\.configMaps\.enabled: must be a boolean \(true or false\), got "yes"/);
   });
 
   it('preview shows the host object of the new kind', async () => {

@@ -1,16 +1,17 @@
 /**
  * A made-up second syncable resource, for the tests that show a new resource is one folder: it
  * syncs virtual ConfigMaps labelled `vcsync.test/sync=true` when `sync.toHost.configMaps.enabled`
- * is true, and checks that this switch is a boolean. Nothing in src/ names it: the tests hand it
- * to the commands next to the real registry.
+ * is true. Its config section (schema, default off, patches compiled), RBAC needs and metrics
+ * label are declared here like a real resource's. Nothing in src/ names it: the tests hand it to
+ * the commands next to the real registry.
  */
-import type { ConfigValidator } from '../../../src/config/check-config.js';
-import { valueAtConfigPath } from '../../../src/config/config-path.js';
-import { configErrorAt } from '../../../src/config/parse-config.js';
+import { resourceSectionSchema, sectionConfig, sectionPatchesPath, type ConfigSection } from '../../../src/config/config-section.js';
+import { deepFreeze } from '../../../src/config/deep-freeze.js';
 import type { ResourceType } from '../../../src/kube/api-path.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
-import { buildSyncState } from '../../../src/syncer/sync-state.js';
-import type { SyncableResource } from '../../../src/syncer/syncable-resource.js';
+import { patchesValidator } from '../../../src/syncer/patch-validation.js';
+import { buildSectionSyncState } from '../../../src/syncer/sync-state.js';
+import type { RbacNeeds, SyncableResource } from '../../../src/syncer/syncable-resource.js';
 import type { ToHostResource } from '../../../src/syncer/to-host-resource.js';
 import { toHostSyncer, type ToHostDefinition } from '../../../src/syncer/to-host-syncer.js';
 
@@ -18,7 +19,6 @@ import { toHostSyncer, type ToHostDefinition } from '../../../src/syncer/to-host
 export const SYNC_LABEL = 'vcsync.test/sync';
 
 const CONFIG_MAPS: ResourceType = { version: 'v1', resource: 'configmaps' };
-const ENABLED_PATH = ['sync', 'toHost', 'configMaps', 'enabled'];
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -43,19 +43,34 @@ const configMapsDefinition: ToHostDefinition<ConfigMap> = {
   rules: () => configMapsResource,
 };
 
-const enabledIsBoolean: ConfigValidator = (written, source) => {
-  const enabled = valueAtConfigPath(written, ENABLED_PATH);
-  if (enabled === undefined || typeof enabled === 'boolean') return [];
-  return [configErrorAt(source, ENABLED_PATH, 'CONFIGMAPS_ENABLED', 'must be true or false')];
-};
+/** `sync.toHost.configMaps`: off unless written; its patches compiled like Endpoints'. */
+export const configMapsConfigSection: ConfigSection = Object.freeze({
+  key: 'configMaps',
+  schema: resourceSectionSchema(false, {
+    section: 'ConfigMaps syncing (virtual → host) of the test resource.',
+    enabled: 'Sync virtual ConfigMaps labelled vcsync.test/sync=true to the host cluster. Default false.',
+    patches: 'Patches applied to synced ConfigMaps. Default none.',
+  }),
+  defaults: deepFreeze({ enabled: false, patches: [] }),
+  rules: [],
+  validators: [patchesValidator(sectionPatchesPath({ key: 'configMaps' }))],
+});
+
+/** Reads and writes back ConfigMaps in the virtual cluster; manages their copies on the host. */
+const configMapsRbac: RbacNeeds = Object.freeze({
+  virtual: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'update', 'patch'] }],
+  host: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }],
+});
 
 /** The made-up ConfigMaps resource: one folder, one export, what the registry needs. */
 export const configMapsSyncable: SyncableResource = {
   name: 'configmaps',
   kind: 'ConfigMap',
-  enabled: (config) => valueAtConfigPath(config, ENABLED_PATH) === true,
-  validators: [enabledIsBoolean],
-  buildState: (options) => buildSyncState(options, { enabled: true, patches: [] }, 'sync.toHost.configMaps.patches'),
+  config: configMapsConfigSection,
+  rbac: configMapsRbac,
+  enabled: (config) => sectionConfig(config, configMapsConfigSection).enabled,
+  validators: [],
+  buildState: (options) => buildSectionSyncState(options, configMapsConfigSection),
   build: toHostSyncer(configMapsDefinition),
   previewResource: () => configMapsResource as unknown as ToHostResource<KubeObject>,
 };

@@ -4,15 +4,15 @@ import { checkConfigText } from '../../../src/config/check-config.js';
 import { ConfigErrorCode, type ConfigError } from '../../../src/config/config-error.js';
 import { createConfigSource } from '../../../src/config/config-source.js';
 import { configErrorAt, parseConfig } from '../../../src/config/parse-config.js';
-import { vclusterConfigSchema } from '../../../src/config/schema.js';
 import { describeUnknownKey } from '../../../src/config/unknown-key-hint.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 // Each case here was found by test/integration/config/config-fuzz.test.ts.
 
 const FILE = 'vcluster.yaml';
 
 function errorsOf(text: string): readonly ConfigError[] {
-  const result = parseConfig(text, FILE);
+  const result = parseConfig(text, FILE, registryConfigSchema());
   if (result.ok) throw new Error(`expected errors for ${JSON.stringify(text.slice(0, 80))}`);
   return result.errors;
 }
@@ -29,7 +29,7 @@ describe('hostile YAML: one located error that says what is wrong, in the userâ€
     for (const text of [`controlPlane: ${'['.repeat(150)}${']'.repeat(150)}\n`, `controlPlane:\n${Array.from({ length: 150 }, (_, i) => `${' '.repeat(i + 1)}k${i}:`).join('\n')} 1\n`]) {
       expect(errorsOf(text)).toEqual([expect.objectContaining({ code: ConfigErrorCode.YAML_SYNTAX, line: 1, column: 1, message: expect.stringMatching(/nested more than 100 levels deep/) as unknown })]);
     }
-    expect(parseConfig(`controlPlane: ${'['.repeat(90)}${']'.repeat(90)}\n`, FILE).ok).toBe(true);
+    expect(parseConfig(`controlPlane: ${'['.repeat(90)}${']'.repeat(90)}\n`, FILE, registryConfigSchema()).ok).toBe(true);
   });
 
   it('aliases that nest anchored values inside each other count their expanded depth', () => {
@@ -62,7 +62,7 @@ describe('hostile YAML: one located error that says what is wrong, in the userâ€
   });
 
   it('YAML 1.1 tags (!!binary, !!omap, !!set) are read as the plain values they tag, which the schema then checks', () => {
-    expect(parseConfig('controlPlane: !!binary aGVsbG8=\nnetworking: !!set {a, b}\n', FILE).ok).toBe(true);
+    expect(parseConfig('controlPlane: !!binary aGVsbG8=\nnetworking: !!set {a, b}\n', FILE, registryConfigSchema()).ok).toBe(true);
     expect(errorsOf('sync:\n  toHost:\n    endpoints:\n      enabled: !!binary dHJ1ZQ==\n')).toEqual([
       expect.objectContaining({ code: ConfigErrorCode.INVALID_TYPE, path: 'sync.toHost.endpoints.enabled', line: 4, column: 25 }),
     ]);
@@ -119,7 +119,7 @@ describe('thousands of errors cost work in proportion to them, not to their squa
         return Reflect.ownKeys(target);
       },
     });
-    for (let i = 0; i < 300; i++) expect(describeUnknownKey({ schema: vclusterConfigSchema, data: { sync }, path: ['sync'], key: `k${i}` }).code).toBe(ConfigErrorCode.UNKNOWN_KEY);
+    for (let i = 0; i < 300; i++) expect(describeUnknownKey({ schema: registryConfigSchema().schema, data: { sync }, path: ['sync'], key: `k${i}` }).code).toBe(ConfigErrorCode.UNKNOWN_KEY);
     expect(enumerations).toBe(0);
   });
 
@@ -127,7 +127,7 @@ describe('thousands of errors cost work in proportion to them, not to their squa
     const count = 300;
     const text = stringify({ sync: manyKeys(count), networking: 1 });
     let pathReads = 0;
-    const result = await checkConfigText(text, FILE, [
+    const result = await checkConfigText(text, FILE, registryConfigSchema(), [
       (_data, source) =>
         Array.from({ length: count }, (_, i) => {
           const error = configErrorAt(source, ['networking'], 'TEST_CHECK', `problem ${i}`);

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigErrorCode, formatConfigError, type ConfigError } from '../../../src/config/config-error.js';
 import { configErrorAt, locatedConfigError, parseConfig } from '../../../src/config/parse-config.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
+import { sectionConfig } from '../../../src/config/config-section.js';
+import { endpointsConfigSection } from '../../../src/syncer/endpoints/config-section.js';
 
 const FILE = 'config/vcluster.yaml';
 
 function errorsOf(text: string): ConfigError[] {
-  const result = parseConfig(text, FILE);
+  const result = parseConfig(text, FILE, registryConfigSchema());
   if (result.ok) throw new Error('expected errors, got a valid config');
   return [...result.errors];
 }
@@ -19,10 +22,10 @@ function only(text: string): ConfigError {
 describe('parseConfig: valid files', () => {
   it('treats an empty file, or one with only comments, as all defaults', () => {
     for (const text of ['', '\n', '# nothing here\n', '---\n']) {
-      const result = parseConfig(text, FILE);
+      const result = parseConfig(text, FILE, registryConfigSchema());
       expect(result.ok).toBe(true);
       if (!result.ok) continue;
-      expect(result.config.sync.toHost.endpoints).toEqual({ enabled: true, patches: [] });
+      expect(sectionConfig(result.config, endpointsConfigSection)).toEqual({ enabled: true, patches: [] });
       expect(result.config.sync.toHost.namespaces).toEqual({
         enabled: false,
         mappingsOnly: false,
@@ -57,34 +60,34 @@ sync:
         - path: metadata.annotations["a.b/c"]
           expression: '"x"'
 `;
-    const result = parseConfig(text, FILE);
+    const result = parseConfig(text, FILE, registryConfigSchema());
     expect(result.ok, result.ok ? '' : result.errors.map(formatConfigError).join('\n')).toBe(true);
     if (!result.ok) return;
-    expect(result.config.sync.toHost.endpoints.enabled).toBe(true);
-    expect(result.config.sync.toHost.endpoints.patches).toEqual([{ path: 'metadata.annotations["a.b/c"]', expression: '"x"' }]);
+    expect(sectionConfig(result.config, endpointsConfigSection).enabled).toBe(true);
+    expect(sectionConfig(result.config, endpointsConfigSection).patches).toEqual([{ path: 'metadata.annotations["a.b/c"]', expression: '"x"' }]);
     expect(result.config['telemetry']).toEqual({ enabled: false });
     expect(result.config.sync.toHost['pods']).toEqual({ enabled: true });
   });
 
   it('reads empty sections as absent and an empty labels option as {}', () => {
     const text = 'sync:\n  toHost:\n    endpoints:\n    namespaces:\n      mappings:\n';
-    const result = parseConfig(text, FILE);
+    const result = parseConfig(text, FILE, registryConfigSchema());
     expect(result.ok).toBe(true);
-    if (result.ok) expect(result.config.sync.toHost.endpoints.enabled).toBe(true);
-    const labels = parseConfig('sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          labels:\n', FILE);
+    if (result.ok) expect(sectionConfig(result.config, endpointsConfigSection).enabled).toBe(true);
+    const labels = parseConfig('sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          labels:\n', FILE, registryConfigSchema());
     expect(labels.ok).toBe(true);
-    if (labels.ok) expect(labels.config.sync.toHost.endpoints.patches[0]).toEqual({ path: 'a', labels: {} });
-    expect(parseConfig('sync:\n', FILE).ok).toBe(true);
+    if (labels.ok) expect(sectionConfig(labels.config, endpointsConfigSection).patches[0]).toEqual({ path: 'a', labels: {} });
+    expect(parseConfig('sync:\n', FILE, registryConfigSchema()).ok).toBe(true);
   });
 
   it('returns a deep-frozen config', () => {
-    const result = parseConfig('sync: { toHost: { endpoints: { patches: [ { path: a, labels: {} } ] } } }', FILE);
+    const result = parseConfig('sync: { toHost: { endpoints: { patches: [ { path: a, labels: {} } ] } } }', FILE, registryConfigSchema());
     if (!result.ok) throw new Error('expected valid');
     expect(Object.isFrozen(result.config)).toBe(true);
-    expect(Object.isFrozen(result.config.sync.toHost.endpoints.patches)).toBe(true);
-    expect(Object.isFrozen(result.config.sync.toHost.endpoints.patches[0])).toBe(true);
+    expect(Object.isFrozen(sectionConfig(result.config, endpointsConfigSection).patches)).toBe(true);
+    expect(Object.isFrozen(sectionConfig(result.config, endpointsConfigSection).patches[0])).toBe(true);
     expect(() => {
-      (result.config.sync.toHost.endpoints as { enabled: boolean }).enabled = false;
+      (sectionConfig(result.config, endpointsConfigSection) as { enabled: boolean }).enabled = false;
     }).toThrow(TypeError);
   });
 
@@ -107,10 +110,10 @@ sync:
           frontend: customer-frontend
           "team-*": "\${name}-team-*"
 `;
-    const result = parseConfig(text, FILE);
+    const result = parseConfig(text, FILE, registryConfigSchema());
     expect(result.ok, result.ok ? '' : result.errors.map(formatConfigError).join('\n')).toBe(true);
     if (!result.ok) return;
-    expect(result.config.sync.toHost.endpoints.enabled).toBe(false);
+    expect(sectionConfig(result.config, endpointsConfigSection).enabled).toBe(false);
     expect(result.config.sync.toHost.namespaces.mappings.byName).toEqual({
       frontend: 'customer-frontend',
       'team-*': '${name}-team-*',
@@ -188,7 +191,7 @@ describe('parseConfig: errors', () => {
     // the patch compiler, together with expression errors, so each is reported once.
     const result = parseConfig(
       'sync: { toHost: { endpoints: { patches: [ { path: a, expression: v, labels: {} }, { path: a, reverseExpression: v } ] } } }',
-      FILE,
+      FILE, registryConfigSchema()
     );
     expect(result.ok).toBe(true);
   });
@@ -244,7 +247,7 @@ describe('parseConfig: errors', () => {
 
   it('checks namespace mappings only when namespace syncing is enabled', () => {
     const mappings = '      mappings:\n        byName:\n          "team-*": "host"\n          "a*b*": "c-*"\n          x: "${other}"\n';
-    expect(parseConfig(`sync:\n  toHost:\n    namespaces:\n      enabled: false\n${mappings}`, FILE).ok).toBe(true);
+    expect(parseConfig(`sync:\n  toHost:\n    namespaces:\n      enabled: false\n${mappings}`, FILE, registryConfigSchema()).ok).toBe(true);
     const errors = errorsOf(`sync:\n  toHost:\n    namespaces:\n      enabled: true\n${mappings}`);
     expect(errors.map((e) => [e.line, e.path])).toEqual([
       [7, 'sync.toHost.namespaces.mappings.byName["team-*"]'],
@@ -260,7 +263,7 @@ describe('parseConfig: errors', () => {
     const check = (virtual: string, host: string): string | undefined => {
       const result = parseConfig(
         `sync: { toHost: { namespaces: { enabled: true, mappings: { byName: { ${JSON.stringify(virtual)}: ${JSON.stringify(host)} } } } } }`,
-        FILE,
+        FILE, registryConfigSchema()
       );
       return result.ok ? undefined : result.errors.map((e) => e.message).join('; ');
     };
@@ -332,7 +335,7 @@ describe('parseConfig: keys along every path vcsync reads', () => {
     expect(up.message).toBe('misplaced key: it belongs one level up, under sync.toHost, not sync.toHost.endpoints (indent it less)');
     const either = only('sync:\n  toHost:\n    pods: {}\n    enabled: false\n');
     expect(either.message).toBe(
-      'misplaced key: it is a key of sync.toHost.endpoints or sync.toHost.namespaces, not of sync.toHost (indent it below the section it belongs to)',
+      'misplaced key: it is a key of sync.toHost.endpoints or sync.toHost.endpointSlices or sync.toHost.namespaces, not of sync.toHost (indent it below the section it belongs to)',
     );
   });
 
@@ -368,9 +371,9 @@ sync:
     resourceClaims:
     endpoints: { enabled: true }
 `;
-    const result = parseConfig(text, FILE);
+    const result = parseConfig(text, FILE, registryConfigSchema());
     expect(result.ok, result.ok ? '' : result.errors.map(formatConfigError).join('\n')).toBe(true);
-    expect(parseConfig('privateNodes:\nsync:\n  fromHost:\n', FILE).ok).toBe(true);
+    expect(parseConfig('privateNodes:\nsync:\n  fromHost:\n', FILE, registryConfigSchema()).ok).toBe(true);
   });
 
   it('checks the type of privateNodes.enabled, the one key vcsync reads there', () => {
@@ -379,9 +382,11 @@ sync:
   });
 });
 
-describe('parseConfig: Endpoints sync needs host nodes (seed §8)', () => {
+describe('parseConfig: Endpoints and EndpointSlices sync need host nodes', () => {
+  const SLICES_OFF = 'sync:\n  toHost:\n    endpointSlices:\n      enabled: false\n';
+
   it('rejects private nodes with endpoints sync enabled, at sync.toHost.endpoints.enabled, saying why and what to do', () => {
-    const text = ['privateNodes:', '  enabled: true', 'sync:', '  toHost:', '    endpoints:', '      enabled: true', ''].join('\n');
+    const text = ['privateNodes:', '  enabled: true', 'sync:', '  toHost:', '    endpoints:', '      enabled: true', '    endpointSlices:', '      enabled: false', ''].join('\n');
     expect(only(text)).toEqual({
       code: ConfigErrorCode.INCOMPATIBLE_SETTINGS,
       path: 'sync.toHost.endpoints.enabled',
@@ -394,20 +399,41 @@ describe('parseConfig: Endpoints sync needs host nodes (seed §8)', () => {
   });
 
   it('counts the default: private nodes without an endpoints section is an error at privateNodes.enabled', () => {
-    const error = only('privateNodes:\n  enabled: true\n');
+    const error = only(`privateNodes:\n  enabled: true\n${SLICES_OFF}`);
     expect(error).toMatchObject({ code: ConfigErrorCode.INCOMPATIBLE_SETTINGS, path: 'privateNodes.enabled', line: 2, column: 12 });
     expect(error.message).toBe(
       'Endpoints sync is only available with host nodes as the worker node type, and sync.toHost.endpoints.enabled is true by default; set sync.toHost.endpoints.enabled: false, or remove privateNodes',
     );
   });
 
-  it('accepts private nodes with endpoints sync off, and host nodes with it on', () => {
-    expect(parseConfig('privateNodes: { enabled: true }\nsync: { toHost: { endpoints: { enabled: false } } }\n', FILE).ok).toBe(true);
-    expect(parseConfig('privateNodes: { enabled: false }\nsync: { toHost: { endpoints: { enabled: true } } }\n', FILE).ok).toBe(true);
+  it('holds for EndpointSlices too (they carry the same Pod addresses): at its enabled when written, else at privateNodes.enabled', () => {
+    const written = only('privateNodes:\n  enabled: true\nsync:\n  toHost:\n    endpoints: { enabled: false }\n    endpointSlices:\n      enabled: true\n');
+    expect(written).toMatchObject({ code: ConfigErrorCode.INCOMPATIBLE_SETTINGS, path: 'sync.toHost.endpointSlices.enabled', line: 7, column: 16 });
+    expect(written.message).toBe(
+      'EndpointSlices sync is only available with host nodes as the worker node type, and privateNodes.enabled is true; set sync.toHost.endpointSlices.enabled: false, or remove privateNodes',
+    );
+    const byDefault = only('privateNodes:\n  enabled: true\nsync:\n  toHost:\n    endpoints: { enabled: false }\n');
+    expect(byDefault).toMatchObject({ code: ConfigErrorCode.INCOMPATIBLE_SETTINGS, path: 'privateNodes.enabled', line: 2, column: 12 });
+    expect(byDefault.message).toBe(
+      'EndpointSlices sync is only available with host nodes as the worker node type, and sync.toHost.endpointSlices.enabled is true by default; set sync.toHost.endpointSlices.enabled: false, or remove privateNodes',
+    );
+  });
+
+  it('reports each resource once when neither is written, both at privateNodes.enabled', () => {
+    const result = parseConfig('privateNodes:\n  enabled: true\n', FILE, registryConfigSchema());
+    expect(!result.ok && result.errors.map((error) => [error.path, error.message.split(' ')[0]])).toEqual([
+      ['privateNodes.enabled', 'Endpoints'],
+      ['privateNodes.enabled', 'EndpointSlices'],
+    ]);
+  });
+
+  it('accepts private nodes with both syncs off, and host nodes with them on', () => {
+    expect(parseConfig('privateNodes: { enabled: true }\nsync: { toHost: { endpoints: { enabled: false }, endpointSlices: { enabled: false } } }\n', FILE, registryConfigSchema()).ok).toBe(true);
+    expect(parseConfig('privateNodes: { enabled: false }\nsync: { toHost: { endpoints: { enabled: true }, endpointSlices: { enabled: true } } }\n', FILE, registryConfigSchema()).ok).toBe(true);
   });
 
   it('leaves a value of the wrong type to the schema (one error, not two)', () => {
-    expect(only('privateNodes: { enabled: true }\nsync: { toHost: { endpoints: { enabled: "yes" } } }\n').code).toBe(
+    expect(only('privateNodes: { enabled: true }\nsync: { toHost: { endpoints: { enabled: "yes" }, endpointSlices: { enabled: false } } }\n').code).toBe(
       ConfigErrorCode.INVALID_TYPE,
     );
   });
@@ -425,7 +451,7 @@ describe('configErrorAt and ConfigSource.locate', () => {
     '          expression: "bad("', // 8
     '',
   ].join('\n');
-  const result = parseConfig(text, FILE);
+  const result = parseConfig(text, FILE, registryConfigSchema());
   if (!result.ok) throw new Error('expected valid');
   const { source } = result;
 
@@ -454,9 +480,9 @@ describe('configErrorAt and ConfigSource.locate', () => {
   });
 
   it('follows YAML aliases', () => {
-    const aliased = parseConfig('experimental: &p { path: a, expression: v }\nsync: { toHost: { endpoints: { patches: [ *p ] } } }\n', FILE);
+    const aliased = parseConfig('experimental: &p { path: a, expression: v }\nsync: { toHost: { endpoints: { patches: [ *p ] } } }\n', FILE, registryConfigSchema());
     if (!aliased.ok) throw new Error('expected valid');
-    expect(aliased.config.sync.toHost.endpoints.patches).toEqual([{ path: 'a', expression: 'v' }]);
+    expect(sectionConfig(aliased.config, endpointsConfigSection).patches).toEqual([{ path: 'a', expression: 'v' }]);
     expect(aliased.source.locate(['sync', 'toHost', 'endpoints', 'patches', 0, 'path'])).toEqual({ line: 1, column: 26 });
   });
 });
@@ -464,7 +490,7 @@ describe('configErrorAt and ConfigSource.locate', () => {
 describe('ConfigSource.locateInside: a position inside a string value, as a position in the file', () => {
   /** Where in the file the character at `inner` of the first patch's expression is. */
   const inside = (lines: string[], inner: { line: number; column: number }) => {
-    const result = parseConfig(['sync:', '  toHost:', '    endpoints:', '      patches:', '        - path: a', ...lines, ''].join('\n'), FILE);
+    const result = parseConfig(['sync:', '  toHost:', '    endpoints:', '      patches:', '        - path: a', ...lines, ''].join('\n'), FILE, registryConfigSchema());
     if (!result.ok) throw new Error(result.errors.map(formatConfigError).join('\n'));
     return result.source.locateInside(['sync', 'toHost', 'endpoints', 'patches', 0, 'expression'], inner);
   };
@@ -484,7 +510,7 @@ describe('ConfigSource.locateInside: a position inside a string value, as a posi
   });
 
   it('is undefined where it cannot map exactly: not a string, or an explicit block indentation', () => {
-    const result = parseConfig('sync: { toHost: { endpoints: { enabled: true } } }', FILE);
+    const result = parseConfig('sync: { toHost: { endpoints: { enabled: true } } }', FILE, registryConfigSchema());
     if (!result.ok) throw new Error('expected valid');
     expect(result.source.locateInside(['sync', 'toHost', 'endpoints', 'enabled'], { line: 1, column: 1 })).toBeUndefined();
     expect(result.source.locateInside(['sync', 'toHost'], { line: 1, column: 1 })).toBeUndefined();
@@ -492,7 +518,7 @@ describe('ConfigSource.locateInside: a position inside a string value, as a posi
   });
 
   it('falls back to the value with the position inside in words, never two positions', () => {
-    const result = parseConfig('sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          expression: |2\n              value;\n', FILE);
+    const result = parseConfig('sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          expression: |2\n              value;\n', FILE, registryConfigSchema());
     if (!result.ok) throw new Error('expected valid');
     const error = locatedConfigError(result.source, {
       path: ['sync', 'toHost', 'endpoints', 'patches', 0, 'expression'],

@@ -13,6 +13,7 @@ import { loadConfigFile } from '../../../src/config/load-config-file.js';
 import { configErrorAt } from '../../../src/config/parse-config.js';
 import { resourceValidators } from '../../../src/syncer/syncable-resource.js';
 import { SYNCABLE_RESOURCES } from '../../../src/syncer/resources.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -109,7 +110,9 @@ describe('vcsync validate', () => {
       ];
     };
     const err = capture();
-    expect(await runValidate({ configPath: path, validators: [first, second], out: capture(), err })).toBe(1);
+    // No resources: the Endpoints section (whose own validator would compile these patches) is
+    // not assembled, so only the two extra validators speak.
+    expect(await runValidate({ configPath: path, resources: [], validators: [first, second], out: capture(), err })).toBe(1);
     expect(seen).toEqual(['first', 'second']);
     expect(err.text().split('\n')).toEqual([
       `${path}:5:17 sync.toHost.endpoints.patches[0].path: bad path`,
@@ -174,7 +177,7 @@ describe('vcsync validate', () => {
 
   it('rejects private nodes with endpoints sync on, saying why and what to do', async () => {
     const path = join(dir, 'private-nodes.yaml');
-    await writeFile(path, 'privateNodes:\n  enabled: true\n');
+    await writeFile(path, 'privateNodes:\n  enabled: true\nsync:\n  toHost:\n    endpointSlices:\n      enabled: false\n');
     const err = capture();
     expect(await runValidate({ configPath: path, out: capture(), err })).toBe(1);
     expect(err.text()).toBe(
@@ -209,13 +212,13 @@ describe('loadConfigFile', () => {
   it('reads, parses and names the file in errors', async () => {
     const path = join(dir, 'v.yaml');
     await writeFile(path, 'sync: { toHost: { namespaces: { enabled: true } } }\n');
-    const result = await loadConfigFile(path);
+    const result = await loadConfigFile(path, registryConfigSchema());
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.errors[0]).toMatchObject({ code: ConfigErrorCode.NAMESPACE_MAPPING, file: path, line: 1 });
   });
 
   it('reports a directory as unreadable', async () => {
-    const result = await loadConfigFile(dir);
+    const result = await loadConfigFile(dir, registryConfigSchema());
     expect(result.ok === false && result.errors[0]?.message).toBe(
       'cannot read the config file: the path is a directory, not a file',
     );

@@ -9,6 +9,10 @@ import { hashConfigText } from '../../../src/config/config-source.js';
 import type { ConfigResult } from '../../../src/config/parse-config.js';
 import { ConfigFileWatcher, watchConfigFile } from '../../../src/config/watch-config-file.js';
 import { waitFor } from '../../support/wait-for.js';
+import { sectionConfig } from '../../../src/config/config-section.js';
+import { endpointsConfigSection } from '../../../src/syncer/endpoints/config-section.js';
+import { checkConfigText } from '../../../src/config/check-config.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const V1 = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
 const V2 = 'sync:\n  toHost:\n    endpoints:\n      enabled: false\n';
@@ -81,7 +85,7 @@ async function start(
     debounceMs: 20,
     initialHash: hashConfigText(applied),
     logger: pino({ level: 'debug' }, stream),
-    parse,
+    parse: parse ?? checkWithRegistry,
     onChange: (result) => {
       results.push(result);
       onChange?.(result);
@@ -104,8 +108,13 @@ async function start(
   return harness;
 }
 
+/** The check a start runs, YAML to defaults, with the registry's sections (no other validators). */
+function checkWithRegistry(text: string, path: string): Promise<ConfigResult> {
+  return checkConfigText(text, path, registryConfigSchema());
+}
+
 function enabledOf(result: ConfigResult | undefined): boolean | undefined {
-  return result?.ok === true ? result.config.sync.toHost.endpoints.enabled : undefined;
+  return result?.ok === true ? sectionConfig(result.config, endpointsConfigSection).enabled : undefined;
 }
 
 describe('ConfigFileWatcher', () => {
@@ -271,7 +280,7 @@ describe('ConfigFileWatcher', () => {
     await writeFile(path, V1);
     const results: ConfigResult[] = [];
     const controller = new AbortController();
-    const done = watchConfigFile({ path, debounceMs: 20, onChange: (r) => results.push(r) }, controller.signal);
+    const done = watchConfigFile({ path, debounceMs: 20, parse: checkWithRegistry, onChange: (r) => results.push(r) }, controller.signal);
     try {
       // Without initialHash there is no readiness signal: keep making real changes (alternating
       // content) until one lands after the watcher's initial read and is reported.
@@ -293,7 +302,7 @@ describe('ConfigFileWatcher', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(
-      new ConfigFileWatcher({ path: join(dir, 'none.yaml'), onChange: () => undefined }).run(controller.signal),
+      new ConfigFileWatcher({ path: join(dir, 'none.yaml'), parse: checkWithRegistry, onChange: () => undefined }).run(controller.signal),
     ).resolves.toBeUndefined();
   });
 });

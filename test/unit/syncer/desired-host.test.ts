@@ -5,9 +5,10 @@ import { PatchSandbox } from '../../../src/patches/index.js';
 import { desiredHostObject } from '../../../src/syncer/desired-host.js';
 import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import { buildEndpointsSyncState } from '../../../src/syncer/sync-state.js';
+import { buildEndpointsSyncState } from '../../../src/syncer/endpoints/config-section.js';
 import type { SyncState } from '../../../src/syncer/sync-state.js';
 import { deepFrozen } from '../translate/deep-frozen.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const sandbox = new PatchSandbox({ timeoutMs: 1000 });
 afterAll(() => sandbox.dispose());
@@ -15,7 +16,7 @@ const resource = endpointsResource({ get: () => ({ spec: {} }) });
 
 function stateWith(patches: string[]): SyncState {
   const list = patches.length === 0 ? ' []' : `\n${patches.join('\n')}`;
-  const parsed = parseConfig(`sync:\n  toHost:\n    endpoints:\n      patches:${list}\n`, 'vcluster.yaml');
+  const parsed = parseConfig(`sync:\n  toHost:\n    endpoints:\n      patches:${list}\n`, 'vcluster.yaml', registryConfigSchema());
   if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
   const built = buildEndpointsSyncState({ vclusterName: 'vc', hostNamespace: 'host-ns', config: parsed.config, sandbox });
   if (!built.ok) throw new Error(built.errors.map((e) => e.message).join('; '));

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/index.js';
 import { PatchSandbox } from '../../../src/patches/index.js';
 import { buildSyncState } from '../../../src/syncer/sync-state.js';
+import type { PatchConfig } from '../../../src/config/schema.js';
 
 describe('PlanPatcher.readsHost: whether host copies must be cached (or read) whole', () => {
   const sandbox = new PatchSandbox({});
@@ -18,8 +19,7 @@ describe('PlanPatcher.readsHost: whether host copies must be cached (or read) wh
 
   it.each(CASES)('%s → %s', (_name, patches, readsHost) => {
     const config = defaultConfig();
-    const withPatches = { ...config, sync: { ...config.sync, toHost: { ...config.sync.toHost, endpoints: { ...config.sync.toHost.endpoints, patches: patches as typeof config.sync.toHost.endpoints.patches } } } };
-    const built = buildSyncState({ config: withPatches, vclusterName: 'vc', hostNamespace: 'host-ns', sandbox }, withPatches.sync.toHost.endpoints, 'sync.toHost.endpoints.patches');
+    const built = buildSyncState({ config, vclusterName: 'vc', hostNamespace: 'host-ns', sandbox }, { enabled: true, patches: patches as PatchConfig[] }, 'sync.toHost.endpoints.patches');
     if (!built.ok) throw new Error(JSON.stringify(built.errors));
     expect(built.state.patcher.readsHost).toBe(readsHost);
   });

@@ -8,11 +8,12 @@ import { TranslateError } from '../../../src/translate/translate-error.js';
 import { createTranslator, type Translator } from '../../../src/translate/translator.js';
 import type { ObjectMetadata } from '../../../src/translate/object-metadata.js';
 import { deepFrozen } from './deep-frozen.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const KIND = '/v1, Kind=Endpoints';
 
 function config(yaml: string): VclusterConfig {
-  const result = parseConfig(yaml, 'test.yaml');
+  const result = parseConfig(yaml, 'test.yaml', registryConfigSchema());
   if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
   return result.config;
 }
