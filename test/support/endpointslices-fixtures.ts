@@ -12,6 +12,7 @@ import { buildEndpointSlicesSyncState } from '../../src/syncer/endpointslices/en
 import { createEndpointSlicesSyncer, type EndpointSlicesSyncer } from '../../src/syncer/endpointslices/endpointslices-syncer.js';
 import { LABEL_SERVICE_NAME } from '../../src/syncer/endpointslices/slice-keys.js';
 import { SyncerMetrics } from '../../src/syncer/metrics.js';
+import { ReferenceImporter } from '../../src/syncer/reference-importer.js';
 import type { EventSink } from '../../src/syncer/to-host-controller.js';
 import { getOrUndefined, type SyncClusters } from './sync-harness.js';
 import { waitFor } from './wait-for.js';
@@ -100,6 +101,8 @@ export interface StartSlicesSyncerOptions {
   events?: 'recorder' | EventSink;
   /** Default silent. */
   logger?: Logger;
+  /** Import the objects `reference` patches point at (as the daemon does). Default: references are only rewritten. */
+  importReferences?: boolean;
 }
 
 /** A running EndpointSlices syncer; `stop()` aborts it and waits until it has drained. Idempotent. */
@@ -152,6 +155,9 @@ export async function startEndpointSlicesSyncer(clusters: SyncClusters, options:
     kubeMetrics,
     controllerMetrics: new SyncerMetrics(registry).controller('endpointslices'),
     logger,
+    ...(options.importReferences === true
+      ? { importer: new ReferenceImporter({ virtualClient: clusters.virtualClient, hostClient: clusters.hostClient, logger }) }
+      : {}),
   });
   const abort = new AbortController();
   const running = Promise.all([informers.run(abort.signal), syncer.run(abort.signal)]);
