@@ -109,6 +109,8 @@ export interface StartSlicesSyncerOptions {
 export interface RunningSlicesSyncer {
   readonly syncer: EndpointSlicesSyncer;
   readonly registry: Registry;
+  /** Swaps in the state of another vcluster.yaml text, as a reload of the config file does. */
+  reload(configYaml: string): void;
   stop(): Promise<void>;
 }
 
@@ -180,5 +182,12 @@ export async function startEndpointSlicesSyncer(clusters: SyncClusters, options:
     await stop();
     throw error;
   }
-  return { syncer, registry, stop };
+  const reload = (configYaml: string): void => {
+    const next = parseConfig(configYaml, 'vcluster.yaml');
+    if (!next.ok) throw new Error(`test config is invalid: ${JSON.stringify(next.errors)}`);
+    const rebuilt = buildEndpointSlicesSyncState({ vclusterName, hostNamespace: clusters.hostNamespace, config: next.config, sandbox });
+    if (!rebuilt.ok) throw new Error(`test patches are invalid: ${rebuilt.errors.map((e) => e.message).join('; ')}`);
+    syncer.updateState(rebuilt.state);
+  };
+  return { syncer, registry, reload, stop };
 }
