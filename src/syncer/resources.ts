@@ -1,6 +1,6 @@
 import { assembleConfigSchema, type ConfigSchema } from '../config/config-schema.js';
 import { endpointsSyncable } from './endpoints/endpoints-syncable.js';
-import { endpointSlicesDeclaration } from './endpointslices/endpointslices-declaration.js';
+import { endpointSlicesSyncable } from './endpointslices/endpointslices-syncable.js';
 import type { ResourceDeclaration, SyncableResource } from './syncable-resource.js';
 
 /**
@@ -22,36 +22,19 @@ import type { ResourceDeclaration, SyncableResource } from './syncable-resource.
  * @see ToHostResource in to-host-resource.ts
  * @see ToHostDefinition in to-host-syncer.ts
  */
-export const SYNCABLE_RESOURCES: readonly SyncableResource[] = Object.freeze([endpointsSyncable]);
-
-/**
- * Resources declared before their syncer is registered: their config section is checked and
- * defaulted (so a vcluster 0.30 config with `sync.toHost.endpointSlices` validates, and its
- * patches are compiled), and their RBAC needs are in the deploy manifests. An entry leaves this
- * list when its resource joins {@link SYNCABLE_RESOURCES}.
- */
-const DECLARED_ONLY: readonly ResourceDeclaration[] = Object.freeze([endpointSlicesDeclaration]);
-
-/**
- * Every resource the registry declares, given `resources` (default {@link SYNCABLE_RESOURCES}):
- * them, then each declared-only resource whose section none of them has.
- */
-export function declaredResources(resources: readonly ResourceDeclaration[] = SYNCABLE_RESOURCES): readonly ResourceDeclaration[] {
-  const keys = new Set(resources.map((resource) => resource.config.key));
-  return [...resources, ...DECLARED_ONLY.filter((declared) => !keys.has(declared.config.key))];
-}
+export const SYNCABLE_RESOURCES: readonly SyncableResource[] = Object.freeze([endpointsSyncable, endpointSlicesSyncable]);
 
 const schemas = new WeakMap<readonly ResourceDeclaration[], ConfigSchema>();
 
 /**
- * The vcluster.yaml schema of `resources` (default {@link SYNCABLE_RESOURCES}) and the declared
- * ones: what `validate`, `preview`, `start`, `dev` and every reload parse with. Assembled once per
- * list (the same array gives the same schema, so its validator compiles once).
+ * The vcluster.yaml schema of `resources` (default {@link SYNCABLE_RESOURCES}): what `validate`,
+ * `preview`, `start`, `dev` and every reload parse with. Assembled once per list (the same array
+ * gives the same schema, so its validator compiles once).
  */
 export function registryConfigSchema(resources: readonly ResourceDeclaration[] = SYNCABLE_RESOURCES): ConfigSchema {
   let schema = schemas.get(resources);
   if (schema === undefined) {
-    schema = assembleConfigSchema(declaredResources(resources).map((resource) => resource.config));
+    schema = assembleConfigSchema(resources.map((resource) => resource.config));
     schemas.set(resources, schema);
   }
   return schema;

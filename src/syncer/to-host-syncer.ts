@@ -10,13 +10,19 @@ import type { ResourceSyncer, SyncerContext } from './syncable-resource.js';
 import { ToHostController } from './to-host-controller.js';
 import { ToHostReconciler, type CacheReader } from './to-host-reconciler.js';
 import type { SecondarySource, ToHostResource } from './to-host-resource.js';
+import { VirtualKeyIndex } from './virtual-key-index.js';
 
 /**
  * A virtual informer besides the resource's own: its rules read its objects (through the lookup
  * {@link ToHostDefinition.rules} is handed) and its changes wake keys of the resource (e.g. a
  * Service created after its Endpoints decides their sync). Watched in every virtual namespace.
  */
-export interface SecondaryDefinition extends SecondarySource {
+export interface SecondaryDefinition {
+  /**
+   * Keys (`namespace/name`) of the resource a change to `object` wakes; `index` finds them by the
+   * value the definition's `virtual.indexBy` gives (empty without one).
+   */
+  keysFor(object: KubeObject, index: { keysOf(value: string): string[] }): string[];
   /** The informer's name (metrics label, health checks), e.g. `virtual-services`. */
   readonly name: string;
   /** The API type it watches. */
@@ -42,10 +48,16 @@ export interface SecondaryDefinition extends SecondarySource {
  * `S` names the secondary informers; a resource without any uses the default `never` and `{}`.
  */
 export interface ToHostDefinition<V extends KubeObject, S extends string = never> {
-  /** The virtual informer's name and what its cache keeps. */
-  readonly virtual: { readonly name: string; readonly transform?: NamedTransform };
-  /** The host informer's name. */
-  readonly host: { readonly name: string };
+  /**
+   * The virtual informer's name, what its cache keeps, and the value each object is indexed by for
+   * the secondary sources (e.g. the Service a slice names; absent: no index).
+   */
+  readonly virtual: { readonly name: string; readonly transform?: NamedTransform; readonly indexBy?: (object: V) => string | undefined };
+  /**
+   * The host informer's name, and what its cache keeps of a copy (default {@link hostCopyTransform}:
+   * metadata and a digest of the body, the whole body while `keepBodies()`, i.e. while patches read it).
+   */
+  readonly host: { readonly name: string; readonly transform?: (keepBodies: () => boolean) => NamedTransform };
   /** The secondary virtual informers, by the name the rules read them under. */
   readonly secondary: Readonly<Record<S, SecondaryDefinition>>;
   /** The resource's rules, reading the secondary caches through `lookups`. Called once per build (and by preview with lookups of its inputs). */
@@ -58,6 +70,8 @@ export interface ToHostSyncer<V extends KubeObject> extends ResourceSyncer {
   readonly controller: ToHostController<V>;
   /** Its caches by informer name (read-only: owned and run by the context's informer source). */
   readonly informers: ReadonlyMap<string, Informer<KubeObject>>;
+  /** The index of the virtual cache by the definition's `virtual.indexBy`; absent without one. */
+  readonly index: VirtualKeyIndex<V> | undefined;
 }
 
 /**
@@ -84,13 +98,19 @@ export function toHostSyncer<V extends KubeObject, S extends string = never>(def
       resource: resource.type,
       ...(definition.virtual.transform !== undefined ? { transform: definition.virtual.transform } : {}),
     });
+    const indexBy = definition.virtual.indexBy;
+    const index = indexBy === undefined ? undefined : new VirtualKeyIndex<V>(indexBy);
+    // Before the controller's handlers (added when it runs): a secondary event reads an index that has seen every virtual event delivered.
+    if (index !== undefined) virtualInformer.addHandler(index.handler);
+    const indexReader = { keysOf: (value: string): string[] => index?.keysOf(value) ?? [] };
     const secondary = secondaryNames.map((name) => {
-      const source: SecondaryDefinition = definition.secondary[name];
+      const declared: SecondaryDefinition = definition.secondary[name];
+      const source: SecondarySource = { keysFor: (object) => declared.keysFor(object, indexReader) };
       const informer = context.informers.informer<KubeObject>({
-        name: source.name,
+        name: declared.name,
         cluster: 'virtual',
-        resource: source.type,
-        ...(source.transform !== undefined ? { transform: source.transform } : {}),
+        resource: declared.type,
+        ...(declared.transform !== undefined ? { transform: declared.transform } : {}),
       });
       secondaryInformers.set(name, informer);
       return { informer, source };
@@ -101,7 +121,7 @@ export function toHostSyncer<V extends KubeObject, S extends string = never>(def
       resource: resource.type,
       namespace: context.hostWatchNamespace,
       labelSelector: `${LABEL_MANAGED_BY}=${context.vclusterName}`,
-      transform: hostCopyTransform(() => state.patcher.readsHost),
+      transform: (definition.host.transform ?? hostCopyTransform)(() => state.patcher.readsHost),
     });
     const reconciler = new ToHostReconciler<V>({
       resource,
@@ -134,6 +154,7 @@ export function toHostSyncer<V extends KubeObject, S extends string = never>(def
       reconciler,
       controller,
       informers,
+      index,
       updateState(next: SyncState): void {
         state = next;
         reconciler.updateState(next);

@@ -217,7 +217,7 @@ export function syncTable<V extends KubeObject, S extends string = never>(title:
         for (const object of row.virtual) sides.virtual.put(resource.type, filled(object, 'virtual'));
         for (const object of row.host) sides.host.put(resource.type, filled(object, 'host'));
         const virtualTransform = definition.virtual.transform;
-        const hostTransform = hostCopyTransform(() => state.patcher.readsHost);
+        const hostTransform = (definition.host.transform ?? hostCopyTransform)(() => state.patcher.readsHost);
         // What the host informer selects: the host namespace, objects labelled managed-by this vcluster.
         const selected = (o: KubeObject): boolean =>
           o.metadata?.namespace === TABLE_HOST_NAMESPACE && o.metadata.labels?.[LABEL_MANAGED_BY] === TABLE_VCLUSTER;

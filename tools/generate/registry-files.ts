@@ -1,5 +1,5 @@
 import { renderConfigJsonSchema, CONFIG_JSON_SCHEMA_PATH } from '../../src/config/json-schema.js';
-import { declaredResources, registryConfigSchema } from '../../src/syncer/resources.js';
+import { registryConfigSchema, SYNCABLE_RESOURCES } from '../../src/syncer/resources.js';
 import type { RbacNeeds, ResourceDeclaration } from '../../src/syncer/syncable-resource.js';
 import { mergeRbacRules, renderRbacRules } from './rbac-rules.js';
 
@@ -27,12 +27,12 @@ const RBAC_MANIFESTS: readonly { path: string; side: keyof RbacNeeds }[] = [
 ];
 
 /**
- * Every file generated from `resources` (default: the registry's declared resources): the
+ * Every file generated from `resources` (default: the registry): the
  * published JSON Schema of vcluster.yaml, and the resource rules of the deploy manifests (the
  * block between {@link BEGIN_MARKER} and {@link END_MARKER}; the rest of each manifest is written
  * by hand and kept).
  */
-export function registryGeneratedFiles(resources: readonly ResourceDeclaration[] = declaredResources()): GeneratedFile[] {
+export function registryGeneratedFiles(resources: readonly ResourceDeclaration[] = SYNCABLE_RESOURCES): GeneratedFile[] {
   return [
     { path: CONFIG_JSON_SCHEMA_PATH, render: () => renderConfigJsonSchema(registryConfigSchema(resources)) },
     ...RBAC_MANIFESTS.map(({ path, side }) => ({

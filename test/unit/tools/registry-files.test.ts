@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { BEGIN_MARKER, END_MARKER, GENERATE_COMMAND, registryGeneratedFiles } from '../../../tools/generate/registry-files.js';
 import { mergeRbacRules } from '../../../tools/generate/rbac-rules.js';
-import { declaredResources } from '../../../src/syncer/resources.js';
+import { SYNCABLE_RESOURCES } from '../../../src/syncer/resources.js';
 import { configMapsSyncable } from '../../support/configmaps-resource/configmaps-syncable.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -33,7 +33,7 @@ describe('files generated from the resource registry', () => {
   });
 
   it('a resource added to the registry adds its rules and its config section, nothing else changes', async () => {
-    const withConfigMaps = declaredResources([...declaredResources(), configMapsSyncable]);
+    const withConfigMaps = [...SYNCABLE_RESOURCES, configMapsSyncable];
     const files = registryGeneratedFiles(withConfigMaps);
     const virtual = files.find((file) => file.path === 'config/deploy/virtual-rbac.yaml');
     const schema = files.find((file) => file.path === 'config/vcluster.schema.json');
