@@ -20,7 +20,7 @@ export const SYNC_LABEL = 'vcsync.test/sync';
 
 const CONFIG_MAPS: ResourceType = { version: 'v1', resource: 'configmaps' };
 
-interface ConfigMap extends KubeObject {
+export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
@@ -36,7 +36,7 @@ const configMapsResource: ToHostResource<ConfigMap> = {
 };
 
 /** The resource for the generic to-host syncer: its rules, and an informer of its own type on each side. */
-const configMapsDefinition: ToHostDefinition<ConfigMap> = {
+export const configMapsDefinition: ToHostDefinition<ConfigMap> = {
   virtual: { name: 'virtual-configmaps' },
   host: { name: 'host-configmaps' },
   secondary: {},
