@@ -65,7 +65,7 @@ const SERVICE = 'web';
 const HOST_SERVICE = singleNamespaceHostName(SERVICE, VIRTUAL_NAMESPACE, VCLUSTER);
 const MIRRORING = 'endpointslicemirroring-controller.k8s.io';
 /** The managed-by value vcsync gives its host slices (docs/adr/0042-one-set-of-endpoints-on-the-host.md). */
-const VCSYNC_MANAGED_BY = 'endpointslice-syncer.vcsync.dev';
+const VCSYNC_MANAGED_BY = 'vcsync.vcluster.loft.sh';
 const MANAGED_BY = 'endpointslice.kubernetes.io/managed-by';
 const SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror';
 const SERVICE_NAME = 'kubernetes.io/service-name';
