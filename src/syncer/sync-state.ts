@@ -2,6 +2,7 @@ import type { VclusterConfig } from '../config/schema.js';
 import { compilePatches, type PatchError, type PatchSandbox } from '../patches/index.js';
 import { hostLabelKey, virtualLabelKey } from '../translate/label-keys.js';
 import { createTranslator, type Translator } from '../translate/translator.js';
+import { endpointsOwnedHostLabels } from './endpoints/translate.js';
 import { PlanPatcher } from './plan-patcher.js';
 import type { ObjectPatcher } from './object-patcher.js';
 
@@ -11,6 +12,13 @@ export interface SyncState {
   readonly enabled: boolean;
   readonly translator: Translator;
   readonly patcher: ObjectPatcher;
+  /**
+   * Host labels this resource's syncer owns under this configuration: a value is written on every
+   * host copy, `null` removes the key from it, over whatever translation, patches and host-only
+   * keys give; a host-side change of these keys never flows back to the virtual object. Default
+   * none. A reload builds a new state, so a switched setting reaches every copy.
+   */
+  readonly ownedHostLabels?: Readonly<Record<string, string | null>>;
 }
 
 /** Options of {@link buildSyncState}. */
@@ -68,7 +76,20 @@ export function buildSyncState(options: BuildSyncStateOptions, section: Resource
   return { ok: true, state: { enabled: section.enabled, translator, patcher } };
 }
 
-/** {@link buildSyncState} of `sync.toHost.endpoints`: what the Endpoints controller runs with. */
+/**
+ * {@link buildSyncState} of `sync.toHost.endpoints`: what the Endpoints controller runs with, with
+ * the labels it owns while `sync.toHost.endpointSlices` is on or off ({@link endpointsOwnedHostLabels}).
+ */
 export function buildEndpointsSyncState(options: BuildSyncStateOptions): BuildSyncStateResult {
-  return buildSyncState(options, options.config.sync.toHost.endpoints, 'sync.toHost.endpoints.patches');
+  const built = buildSyncState(options, options.config.sync.toHost.endpoints, 'sync.toHost.endpoints.patches');
+  if (!built.ok) return built;
+  return { ok: true, state: { ...built.state, ownedHostLabels: endpointsOwnedHostLabels(endpointSlicesSynced(options.config)) } };
+}
+
+/** `sync.toHost.endpointSlices.enabled`; on when the section or the field is absent (vcluster's default). */
+function endpointSlicesSynced(config: VclusterConfig): boolean {
+  const section: unknown = config.sync.toHost['endpointSlices'];
+  if (typeof section !== 'object' || section === null) return true;
+  const enabled: unknown = (section as Record<string, unknown>)['enabled'];
+  return typeof enabled === 'boolean' ? enabled : true;
 }

@@ -365,7 +365,9 @@ export class ToHostController<V extends KubeObject> {
     const { object: written } = await this.#desiredHost(virtual, undefined, state);
     const expected = virtualLabelsAndAnnotations(written.metadata ?? {}, state.translator.vclusterName);
     const excluded = new Set(this.#resource.excludedAnnotations);
-    const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, new Set());
+    // Labels the state owns are vcsync's on the host: a host-side value never reaches the tenant.
+    const ownedLabels = new Set(Object.keys(state.ownedHostLabels ?? {}));
+    const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, ownedLabels);
     const annotations = withHostChanges(virtual.metadata?.annotations, expected.annotations, actual.annotations, excluded);
     const metadata: ObjectMeta = { ...virtual.metadata };
     if (Object.keys(labels).length > 0) metadata.labels = labels;
