@@ -83,13 +83,6 @@ export function buildSyncState(options: BuildSyncStateOptions, section: Resource
 export function buildEndpointsSyncState(options: BuildSyncStateOptions): BuildSyncStateResult {
   const built = buildSyncState(options, options.config.sync.toHost.endpoints, 'sync.toHost.endpoints.patches');
   if (!built.ok) return built;
-  return { ok: true, state: { ...built.state, ownedHostLabels: endpointsOwnedHostLabels(endpointSlicesSynced(options.config)) } };
-}
-
-/** `sync.toHost.endpointSlices.enabled`; on when the section or the field is absent (vcluster's default). */
-function endpointSlicesSynced(config: VclusterConfig): boolean {
-  const section: unknown = config.sync.toHost['endpointSlices'];
-  if (typeof section !== 'object' || section === null) return true;
-  const enabled: unknown = (section as Record<string, unknown>)['enabled'];
-  return typeof enabled === 'boolean' ? enabled : true;
+  const slicesSynced = options.config.sync.toHost.endpointSlices.enabled;
+  return { ok: true, state: { ...built.state, ownedHostLabels: endpointsOwnedHostLabels(slicesSynced) } };
 }
