@@ -9,10 +9,10 @@ import type { ToHostResource } from './to-host-resource.js';
  * The host object the syncer writes for `virtual`: translated metadata (with the resource's own
  * `hostLabels` over the copied labels) and the resource's translated fields, then the forward
  * patches, then the host-only labels and annotations of `existingHost` (keys vcsync never wrote,
- * kept as they are), then the labels the state owns (`SyncState.ownedHostLabels`). The one definition shared by the
- * controller and `vcsync preview`, so a preview shows exactly what would be written. Throws
- * {@link TerminalError} when the object's namespace is not synced, and the patch engine's error
- * when a patch fails.
+ * kept as they are), then the labels the state owns (`SyncState.ownedHostLabels`). The one
+ * definition shared by the controller and `vcsync preview`, so a preview shows exactly what would
+ * be written. Throws {@link TerminalError} when the object's namespace is not synced, and the
+ * patch engine's error when a patch fails.
  *
  * The forward patches see only what the virtual object translates to: were host-only keys merged
  * in first, a patch on such a key would be applied to the host's value, i.e. to its own output of
