@@ -10,13 +10,16 @@ import { buildEndpointsSyncState, type SyncState } from '../../../src/syncer/syn
 import { singleNamespaceHostName } from '../../../src/translate/host-names.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
+import { createSlice, readyEndpoint, startEndpointSlicesSyncer, type RunningSlicesSyncer } from '../../support/endpointslices-fixtures.js';
 import { clientFor, getOrUndefined, startEndpointsSyncer, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
 
 // What the host's own kube-controller-manager does next to vcsync's Endpoints copies (ADR 0042):
 // while EndpointSlices are synced, the copies carry skip-mirror and the host mirroring controller
 // keeps no slice of its own for the Service; while they are not, it mirrors the copy into the one
-// slice. A reload switches between the two on the copies that exist.
+// slice. A reload switches between the two on the copies that exist. With both syncs on, the host
+// has the virtual slice once, written by vcsync alone. The tests are one flow, in order: each
+// starts from the state the previous one left (one control plane per file).
 
 const missing = realClusterMissing('the host endpoint writers test');
 
@@ -36,12 +39,16 @@ interface Slice extends KubeObject {
   endpoints?: { addresses: string[] }[];
 }
 
+/** The addresses of `slices`, sorted: each address once means one set. */
+const addressesOf = (slices: readonly Slice[]): string[] => slices.flatMap((slice) => slice.endpoints?.flatMap((e) => e.addresses) ?? []).sort();
+
 describe.skipIf(missing)('host Endpoints copies next to the real kube-controller-manager (mirroring controller on)', () => {
   let plane: RealControlPlane;
   let virtual: DevCluster;
   let virtualClient: RestClient;
   let host: RestClient;
   let syncer: RunningSyncer | undefined;
+  let slicesSyncer: RunningSlicesSyncer | undefined;
   const sandbox = new PatchSandbox();
 
   beforeAll(async () => {
@@ -71,6 +78,7 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
   }, 240_000);
 
   afterAll(async () => {
+    await slicesSyncer?.stop();
     await syncer?.stop();
     sandbox.dispose();
     virtualClient?.close();
@@ -155,5 +163,39 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
     syncer?.syncer.updateState(stateOf(false));
     await waitFor('skip-mirror gone from the host Endpoints copy', async () => (await hostSkipMirror()) === undefined);
     await waitFor('the mirrored host slice back', async () => (await mirroredSlices()).length === 1, { timeoutMs: 60_000 });
+  }, 120_000);
+
+  it('both syncs on: the host holds the virtual slice once, written by vcsync alone, also after a change', async () => {
+    // The slice the virtual cluster's own mirroring controller makes, labelled as such.
+    await createSlice(virtualClient, 'web-mirrored', {
+      service: 'web',
+      labels: { app: 'web', 'endpointslice.kubernetes.io/managed-by': MIRRORING },
+      endpoints: [readyEndpoint('10.1.0.1'), readyEndpoint('10.1.0.2')],
+    });
+    syncer?.syncer.updateState(stateOf(true));
+    slicesSyncer = await startEndpointSlicesSyncer(clusters(), { vclusterName: VC, configYaml: config(true) });
+    const serviceSlices = async (): Promise<Slice[]> => (await host.list<Slice>(SLICES, { labelSelector: `kubernetes.io/service-name=${HOST_SERVICE}` })).items;
+    const [copy] = await waitFor('one host slice of the Service, vcsync\'s copy', async () => {
+      const slices = await serviceSlices();
+      return slices.length === 1 && slices[0]?.metadata?.labels?.['endpointslice.kubernetes.io/managed-by'] === 'vcsync.vcluster.loft.sh' ? slices : undefined;
+    }, { timeoutMs: 60_000 });
+    expect(addressesOf(copy === undefined ? [] : [copy])).toEqual(['10.1.0.1', '10.1.0.2']);
+    expect(await hostWritesDuring(QUIET_MS)).toEqual([]);
+
+    // A new address, as the virtual controllers write it into both objects.
+    const endpoints = await virtualClient.get<Endpoints>('/api/v1/namespaces/default/endpoints/web');
+    await virtualClient.update('/api/v1/namespaces/default/endpoints/web', { ...endpoints, subsets: [{ addresses: [{ ip: '10.1.0.3' }, { ip: '10.1.0.2' }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }] });
+    const slice = await virtualClient.get<Slice>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/web-mirrored');
+    await virtualClient.update('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/web-mirrored', { ...slice, endpoints: [readyEndpoint('10.1.0.3'), readyEndpoint('10.1.0.2')] });
+    const changed = await waitFor('the host slice with the new address', async () => {
+      const slices = await serviceSlices();
+      return addressesOf(slices).join() === '10.1.0.2,10.1.0.3' ? slices : undefined;
+    });
+    expect(changed).toHaveLength(1);
+    expect(await hostWritesDuring(QUIET_MS)).toEqual([]);
+    // Every write of the copy was vcsync's: no host controller took it for its own.
+    const managedFields = (changed[0]?.metadata as { managedFields?: { manager?: string }[] } | undefined)?.managedFields ?? [];
+    const managers = new Set(managedFields.map((entry) => entry.manager));
+    expect([...managers]).toEqual(['vcsync']);
   }, 120_000);
 });
