@@ -212,10 +212,17 @@ function lastWriter(object) {
   return newest?.manager ?? 'unknown';
 }
 
-/** Watches Endpoints and EndpointSlices of `namespace` until `signal`, handing each event to `onEvent(kind, event)`. */
-async function watchNamespace(client, namespace, onEvent, signal) {
+/**
+ * Watches Endpoints and EndpointSlices of `namespace` until `signal`, handing each event to
+ * `onEvent(kind, event)`: every change after `listed` resolves is seen (the watches start at the
+ * lists' resourceVersion), so write only then; `done` resolves once the watches ended.
+ */
+function watchNamespace(client, namespace, onEvent, signal) {
+  const lists = [];
   const watchOne = async (type, kind) => {
-    const list = await client.list(collectionPath(type, namespace));
+    const listing = client.list(collectionPath(type, namespace));
+    lists.push(listing);
+    const list = await listing;
     let resourceVersion = list.metadata?.resourceVersion;
     while (!signal.aborted) {
       try {
@@ -236,7 +243,8 @@ async function watchNamespace(client, namespace, onEvent, signal) {
       }
     }
   };
-  await Promise.all([watchOne(CoreResources.endpoints, 'Endpoints'), watchOne(SLICES, 'EndpointSlice')]);
+  const done = Promise.all([watchOne(CoreResources.endpoints, 'Endpoints'), watchOne(SLICES, 'EndpointSlice')]);
+  return { listed: Promise.all(lists), done };
 }
 
 /** Event counter of one namespace, per phase of the run (start, quiet, change). */
@@ -345,10 +353,12 @@ async function runConfiguration(label, controllerManagerArgs, variants, dir) {
       await client.create(collectionPath(CoreResources.services, namespace), hostObjects('endpoints-only', namespace).service);
       const counter = eventCounter();
       const keep = variant === 'syncer' ? undefined : keeper(client, namespace, [], args['repair-delay'], stop.signal);
-      watches.push(watchNamespace(client, namespace, (kind, event) => {
+      const watch = watchNamespace(client, namespace, (kind, event) => {
         counter.onEvent(kind, event);
         keep?.onEvent(kind, event);
-      }, stop.signal));
+      }, stop.signal);
+      watches.push(watch.done);
+      await watch.listed;
       let writer;
       if (keep !== undefined) {
         await keep.replace(hostObjects(variant, namespace).kept);
