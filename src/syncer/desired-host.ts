@@ -7,11 +7,12 @@ import type { ToHostResource } from './to-host-resource.js';
 
 /**
  * The host object the syncer writes for `virtual`: translated metadata (with the resource's own
- * `hostLabels` over the copied labels) and the resource's translated fields, then the forward patches, then the host-only labels and annotations of
- * `existingHost` (keys vcsync never wrote, kept as they are). The one definition shared by the
- * controller and `vcsync preview`, so a preview shows exactly what would be written. Throws
- * {@link TerminalError} when the object's namespace is not synced, and the patch engine's error
- * when a patch fails.
+ * `hostLabels` over the copied labels) and the resource's translated fields, then the forward
+ * patches, then the host-only labels and annotations of `existingHost` (keys vcsync never wrote,
+ * kept as they are), then the labels the state owns (`SyncState.ownedHostLabels`). The one
+ * definition shared by the controller and `vcsync preview`, so a preview shows exactly what would
+ * be written. Throws {@link TerminalError} when the object's namespace is not synced, and the
+ * patch engine's error when a patch fails.
  *
  * The forward patches see only what the virtual object translates to: were host-only keys merged
  * in first, a patch on such a key would be applied to the host's value, i.e. to its own output of
@@ -39,11 +40,25 @@ export async function desiredHostObject<V extends KubeObject>(
     ...resource.hostFields(virtual, state.translator),
   };
   const patched = await state.patcher.toHost({ host, virtual, existingHost });
-  if (existingHost?.metadata === undefined) return patched;
+  if (existingHost?.metadata === undefined) return withOwnedLabels(patched, state.ownedHostLabels);
   const hostOnly = hostOnlyMetadata({
     existingHost: existingHost.metadata,
     translated: metadata,
     vclusterName: state.translator.vclusterName,
   });
-  return { ...patched, object: { ...patched.object, metadata: withHostOnlyMetadata(patched.object.metadata ?? {}, hostOnly) } };
+  return withOwnedLabels({ ...patched, object: { ...patched.object, metadata: withHostOnlyMetadata(patched.object.metadata ?? {}, hostOnly) } }, state.ownedHostLabels);
+}
+
+/**
+ * `patched` with the state's owned labels set (a string) or removed (`null`), last: they hold
+ * whatever the virtual object, the patches and the host-only keys of the existing copy say.
+ */
+function withOwnedLabels(patched: PatchedObject, owned: Readonly<Record<string, string | null>> | undefined): PatchedObject {
+  if (owned === undefined || Object.keys(owned).length === 0) return patched;
+  const labels: Record<string, string> = { ...patched.object.metadata?.labels };
+  for (const [key, value] of Object.entries(owned)) {
+    if (value === null) delete labels[key];
+    else labels[key] = value;
+  }
+  return { ...patched, object: { ...patched.object, metadata: { ...patched.object.metadata, labels } } };
 }

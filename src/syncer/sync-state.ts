@@ -12,6 +12,13 @@ export interface SyncState {
   readonly enabled: boolean;
   readonly translator: Translator;
   readonly patcher: ObjectPatcher;
+  /**
+   * Host labels this resource's syncer owns under this configuration: a value is written on every
+   * host copy, `null` removes the key from it, over whatever translation, patches and host-only
+   * keys give; a host-side change of these keys never flows back to the virtual object. Default
+   * none. A reload builds a new state, so a switched setting reaches every copy.
+   */
+  readonly ownedHostLabels?: Readonly<Record<string, string | null>>;
 }
 
 /** Options of {@link buildSyncState}. */

@@ -276,7 +276,8 @@ export class ToHostReconciler<V extends KubeObject> {
     const { object: written } = await this.#desiredHost(virtual, undefined, state);
     const expected = virtualLabelsAndAnnotations(written.metadata ?? {}, state.translator.vclusterName);
     const excluded = new Set(this.#resource.excludedAnnotations);
-    const ownLabels = new Set(Object.keys(this.#resource.hostLabels?.(virtual, state.translator) ?? {}));
+    // Labels the resource or the state owns are vcsync's on the host: a host-side value never reaches the tenant.
+    const ownLabels = new Set([...Object.keys(this.#resource.hostLabels?.(virtual, state.translator) ?? {}), ...Object.keys(state.ownedHostLabels ?? {})]);
     const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, ownLabels);
     const annotations = withHostChanges(virtual.metadata?.annotations, expected.annotations, actual.annotations, excluded);
     const metadata: ObjectMeta = { ...virtual.metadata };

@@ -23,6 +23,12 @@ export interface RealControlPlaneOptions {
    */
   controllers?: boolean;
   /**
+   * Further kube-controller-manager flags (with `controllers`), e.g.
+   * `--controllers=*,-endpointslice-mirroring-controller` to run a cluster without a controller
+   * (a later flag of the same name wins over the defaults given here). Default: none.
+   */
+  controllerManagerArgs?: readonly string[];
+  /**
    * Also authenticate bearer tokens through a TokenReview webhook: `configPath` is the webhook's
    * kubeconfig-format file (server URL + CA), passed as `--authentication-token-webhook-config-file`
    * with `--authentication-token-webhook-version=v1`; `cacheTtlSeconds` is
@@ -185,6 +191,7 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
         `--root-ca-file=${files.tls.caCertPath}`,
         `--service-account-private-key-file=${files.serviceAccountPrivateKey}`,
         `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+        ...(options.controllerManagerArgs ?? []),
       ], join(dir, 'kube-controller-manager.log'));
       processes.push(controllerManager);
       // Its serving certificate is self-signed in --cert-dir; /healthz needs no credentials.

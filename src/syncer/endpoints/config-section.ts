@@ -1,8 +1,10 @@
 import { hostNodesOnlyRule } from '../../config/host-nodes-rule.js';
-import { resourceSectionSchema, sectionPatchesPath, type ConfigSection } from '../../config/config-section.js';
+import { resourceSectionSchema, sectionConfig, sectionPatchesPath, type ConfigSection } from '../../config/config-section.js';
 import { deepFreeze } from '../../config/deep-freeze.js';
 import { patchesValidator } from '../patch-validation.js';
+import { endpointSlicesConfigSection } from '../endpointslices/config-section.js';
 import { buildSectionSyncState, type BuildSyncStateOptions, type BuildSyncStateResult } from '../sync-state.js';
+import { endpointsOwnedHostLabels } from './translate.js';
 
 const KEY = 'endpoints';
 
@@ -24,7 +26,14 @@ export const endpointsConfigSection: ConfigSection = Object.freeze({
   validators: [patchesValidator(sectionPatchesPath({ key: KEY }))],
 });
 
-/** The state the Endpoints controller runs with: its section's translator and compiled patches. */
+/**
+ * The state the Endpoints controller runs with: its section's translator and compiled patches, and
+ * the labels it owns on host copies while `sync.toHost.endpointSlices` is on or off
+ * ({@link endpointsOwnedHostLabels}: the one place the Endpoints rules read another resource's section).
+ */
 export function buildEndpointsSyncState(options: BuildSyncStateOptions): BuildSyncStateResult {
-  return buildSectionSyncState(options, endpointsConfigSection);
+  const built = buildSectionSyncState(options, endpointsConfigSection);
+  if (!built.ok) return built;
+  const slicesSynced = sectionConfig(options.config, endpointSlicesConfigSection).enabled;
+  return { ok: true, state: { ...built.state, ownedHostLabels: endpointsOwnedHostLabels(slicesSynced) } };
 }

@@ -1,10 +1,9 @@
 import type { KubeObject } from '../../kube/kube-object.js';
 import { objectKey } from '../../kube/object-key.js';
-import { buildSectionSyncState } from '../sync-state.js';
 import type { SyncableResource } from '../syncable-resource.js';
 import type { ToHostResource } from '../to-host-resource.js';
 import { toHostSyncer } from '../to-host-syncer.js';
-import { endpointsConfigSection } from './config-section.js';
+import { buildEndpointsSyncState, endpointsConfigSection } from './config-section.js';
 import { endpointsDefinition } from './endpoints-definition.js';
 import { endpointsRbac } from './endpoints-rbac.js';
 import type { ServiceLookup } from './endpoints-resource.js';
@@ -31,7 +30,7 @@ export const endpointsSyncable: SyncableResource = {
   rbac: endpointsRbac,
   enabled: () => true,
   validators: [],
-  buildState: (options) => buildSectionSyncState(options, endpointsConfigSection),
+  buildState: buildEndpointsSyncState,
   build: toHostSyncer(endpointsDefinition),
   previewResource: (inputs) => endpointsDefinition.rules({ services: previewServices(inputs) }) as unknown as ToHostResource<KubeObject>,
 };

@@ -15,6 +15,25 @@ export const ENDPOINTS_EXCLUDED_ANNOTATIONS: readonly string[] = Object.freeze([
 ]);
 
 /**
+ * Label that keeps the EndpointSlice-mirroring controller of a cluster off an Endpoints object:
+ * with `"true"` it neither mirrors the Endpoints into a slice nor keeps a slice it mirrored earlier.
+ */
+export const LABEL_SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror';
+
+/**
+ * The labels the Endpoints syncer owns on every host copy under a configuration (a value is
+ * written, `null` removes the key), whatever the virtual object, the patches or the host say.
+ * While vcsync syncs EndpointSlices (`slicesSynced`) it writes the Service's host slices itself,
+ * so its Endpoints copies carry skip-mirror: the host mirroring controller would otherwise add a
+ * second slice with every address again. Without slice sync the label is absent, so the host
+ * mirroring controller (where it runs) makes the one slice kube-proxy reads. Measured on the real
+ * kube-controller-manager: docs/adr/0042-one-set-of-endpoints-on-the-host.md.
+ */
+export function endpointsOwnedHostLabels(slicesSynced: boolean): Readonly<Record<string, string | null>> {
+  return Object.freeze({ [LABEL_SKIP_MIRROR]: slicesSynced ? 'true' : null });
+}
+
+/**
  * Whether the Endpoints of this Service are the syncer's to copy: only when the virtual Service
  * exists and has no selector. With a selector, the host's own endpoints controller fills the host
  * Endpoints, and a copy would fight it.

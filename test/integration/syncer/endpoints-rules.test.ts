@@ -186,6 +186,8 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
       [rewrittenKey('vcluster.loft.sh/controlled-by')]: '',
       'vcluster.loft.sh/managed-by': 'vc1',
       'vcluster.loft.sh/namespace': 'default',
+      // EndpointSlices are synced too (on by default): the host mirroring controller stays off.
+      'endpointslice.kubernetes.io/skip-mirror': 'true',
     });
     expect(host.metadata?.annotations?.['vcluster.loft.sh/managed-labels']).toBe(
       ['app', 'release', 'vcluster.loft.sh/controlled-by', 'vcluster.loft.sh/managed-by', 'vcluster.loft.sh/namespace'].join('\n'),
