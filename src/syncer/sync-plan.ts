@@ -28,7 +28,7 @@ export type SyncPlan<V extends KubeObject> =
  * through `decide`.
  */
 export function syncPlan<V extends KubeObject>(resource: ToHostResource<V>, state: SyncState, key: string, virtual: V | undefined): SyncPlan<V> {
-  if (!state.enabled) return { kind: 'skip', cause: 'disabled', reason: `sync.toHost.${resource.name}.enabled is false` };
+  if (!state.enabled) return { kind: 'skip', cause: 'disabled', reason: `sync.toHost.${resource.configKey ?? resource.name}.enabled is false` };
   const never = resource.ignores(key);
   if (never !== undefined) return { kind: 'skip', cause: 'never_synced', reason: never };
   const placement = state.translator.hostRef(splitObjectKey(key));

@@ -39,8 +39,10 @@ export interface Reconciler {
 
 /** Which objects the controller reconciles, for logs, metrics and the events it records on them. */
 export interface ControlledKind {
-  /** Fixed word for logs and metrics, e.g. `endpoints`; also names the config switch in the CompetingWriter event. */
+  /** Fixed word for logs and metrics, e.g. `endpoints`. */
   readonly name: string;
+  /** The config switch `sync.toHost.<configKey>.enabled` the CompetingWriter event names. Default `name`. */
+  readonly configKey?: string;
   /** `apiVersion` of the virtual objects events are recorded on, e.g. `v1`. */
   readonly apiVersion: string;
   /** `kind` of the virtual objects, e.g. `Endpoints`. */
@@ -263,7 +265,7 @@ export class ToHostController<V extends KubeObject> {
       'CompetingWriter',
       `another writer (field managers: ${managers}) keeps changing host ${this.#kind.kind} ${contention.host}; ` +
         'vcsync repairs it with growing delays instead of fighting. If it is the virtual cluster\'s own syncer, ' +
-        `turn off sync.toHost.${this.#kind.name}.enabled in the virtual cluster's configuration (vcsync syncs ${this.#kind.name} instead)`,
+        `turn off sync.toHost.${this.#kind.configKey ?? this.#kind.name}.enabled in the virtual cluster's configuration (vcsync syncs ${this.#kind.configKey ?? this.#kind.name} instead)`,
     );
   }
 

@@ -13,6 +13,8 @@ export type SyncDecision = { sync: true } | { sync: false; reason: string };
 export interface ToHostResource<V extends KubeObject> {
   /** Fixed word for logs, metrics and the queue name, e.g. `endpoints`. */
   readonly name: string;
+  /** Its section's key under `sync.toHost` as messages name it, e.g. `endpointSlices`. Default `name`. */
+  readonly configKey?: string;
   /** The API type on both sides (the same type: the syncer copies objects of one kind). */
   readonly type: ResourceType;
   /** `apiVersion` written on host objects, e.g. `v1`. */

@@ -44,8 +44,8 @@ function hostServiceName(translator: Translator, namespace: string, name: string
  */
 export function endpointSlicesResource(services: ServiceLookup): ToHostResource<EndpointSlice> {
   return {
-    // The config key's spelling: messages name `sync.toHost.<name>.enabled` with it (the metric and queue label is `endpointslices`).
-    name: 'endpointSlices',
+    name: 'endpointslices',
+    configKey: 'endpointSlices',
     type: ENDPOINT_SLICES,
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
