@@ -5,35 +5,43 @@
 // note in the results). Probes are sequential; syncer and relay probes alternate so both see the
 // same conditions. The syncer runs in its own process with --host-qps/--host-burst 100000.
 // With --host real the host is the real kube-apiserver (kube-assets); the relay's host namespace
-// is on that same server, so the ratio compares both on it.
+// is on that same server, so the ratio compares both on it. With --resource endpointslices every
+// object is an EndpointSlice (3 endpoints, its Service named by its kubernetes.io/service-name
+// label), the relay's too, and only the sync of slices is enabled.
 //
 //   npx tsc -p tsconfig.build.json
-//   node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--rounds 3] [--host devcluster|real]
+//   node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--rounds 3] [--host devcluster|real] [--resource endpoints|endpointslices]
 //
-// Writes benchmarks/results/syncer-latency.json (syncer-latency-real-host.json with --host real) and prints a summary.
+// Writes benchmarks/results/syncer-latency.json (syncer-latency-real-host.json with --host real;
+// syncer-latency-endpointslices[-real-host].json with --resource endpointslices) and prints a summary.
 import { benchArgs, median, percentile, printSummary, round, sleep, tempDir, writeResult, forEachConcurrent, HOST_CHOICES, HOST_USAGE } from './lib/bench-run.mjs';
 import { startDevClusterProcess, startRealHost, startSyncerProcess, scrapeMetrics } from './lib/cluster-processes.mjs';
-import { collectionPath, createNamespace, endpoints, endpointsType, firstIp, objectName, objectPath, populateVirtual, unlimitedClient, watchEndpoints } from './lib/endpoints-fixtures.mjs';
+import { collectionPath, createNamespace, firstIp, objectPath, populateVirtual, resultName, syncConfig, tableName, unlimitedClient, watchObjects, RESOURCE_CHOICES, RESOURCE_USAGE, SYNC_RESOURCES } from './lib/endpoints-fixtures.mjs';
 
 const args = benchArgs({
-  usage: `usage: node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--rounds 3] [--host devcluster|real]\n${HOST_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
+  usage: `usage: node benchmarks/syncer-latency.mjs [--quick] [--objects 1000] [--samples 500] [--load-rate 100] [--rounds 3] [--host devcluster|real] [--resource endpoints|endpointslices]\n${HOST_USAGE}\n${RESOURCE_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
   numbers: { objects: (quick) => (quick ? 300 : 1000), samples: (quick) => (quick ? 100 : 500), 'load-rate': 100, rounds: 3 },
-  strings: { host: 'devcluster' },
-  choices: { host: HOST_CHOICES },
+  strings: { host: 'devcluster', resource: 'endpoints' },
+  choices: { host: HOST_CHOICES, resource: RESOURCE_CHOICES },
 });
 const realHost = args.host === 'real';
+/** The resource synced and probed. */
+const RESOURCE = SYNC_RESOURCES[args.resource];
+const { objectName } = RESOURCE;
+/** The object `i` of the resource, generation `g`, in `namespace`. */
+const fixture = (i, namespace, g) => RESOURCE.object(i, namespace, g);
 /** The name of this run's rows in the README table. */
-const BENCHMARK = realHost ? 'syncer-latency (real host)' : 'syncer-latency';
+const BENCHMARK = tableName('syncer-latency', RESOURCE, realHost);
 const { quick, objects: objectCount, samples, rounds: ROUNDS } = args;
 const loadRate = args['load-rate'];
-const PROBES = 50; // Endpoints 0..49 are probed; the rest are the background writer's
+const PROBES = 50; // objects 0..49 are probed; the rest are the background writer's
 const RELAY_OBJECTS = 50;
 const HIGH_QPS = 100_000;
 const VCLUSTER = 'bench';
 const HOST_NAMESPACE = 'vcluster-bench';
 const RELAY_HOST_NAMESPACE = 'relay-host';
 const VIRTUAL_NAMESPACE = 'default';
-const RELAY_VIRTUAL_NAMESPACE = 'relay'; // Endpoints without a Service: the syncer skips them
+const RELAY_VIRTUAL_NAMESPACE = 'relay'; // objects without a Service: the syncer skips them
 const hostName = (i) => `${objectName(i)}-x-${VIRTUAL_NAMESPACE}-x-${VCLUSTER}`;
 
 /** Waiters keyed by object name, resolved by a watch event whose first address IP matches. */
@@ -46,7 +54,7 @@ class ChangeWaiters {
     const name = event.object?.metadata?.name;
     const waiter = this.#waiters.get(name);
     if (waiter === undefined) return;
-    if (event.object.subsets?.[0]?.addresses?.[0]?.ip !== waiter.ip) return;
+    if (RESOURCE.firstIp(event.object) !== waiter.ip) return;
     this.#waiters.delete(name);
     waiter.resolve(at);
   }
@@ -56,7 +64,7 @@ const dir = await tempDir('syncer-latency');
 const stops = [];
 const clients = [];
 try {
-  console.log(`syncer-latency: ${objectCount} synced Endpoints, ${samples} samples per phase and contender, load ${loadRate} updates/s, host ${args.host}${quick ? ' (quick)' : ''}`);
+  console.log(`syncer-latency: ${objectCount} synced ${RESOURCE.plural}, ${samples} samples per phase and contender, load ${loadRate} updates/s, host ${args.host}${quick ? ' (quick)' : ''}`);
   const virtual = await startDevClusterProcess('virtual', dir.path);
   stops.push(() => virtual.stop());
   const host = realHost ? await startRealHost('host') : await startDevClusterProcess('host', dir.path);
@@ -70,10 +78,10 @@ try {
   await createNamespace(hostClient, HOST_NAMESPACE);
   await createNamespace(hostClient, RELAY_HOST_NAMESPACE);
   await createNamespace(virtualClient, RELAY_VIRTUAL_NAMESPACE);
-  await populateVirtual(virtualClient, VIRTUAL_NAMESPACE, { count: objectCount });
+  await populateVirtual(virtualClient, VIRTUAL_NAMESPACE, { count: objectCount, resource: RESOURCE });
   await forEachConcurrent(Array.from({ length: RELAY_OBJECTS }, (_, i) => i), 10, async (i) => {
-    await virtualClient.create(collectionPath(endpointsType, RELAY_VIRTUAL_NAMESPACE), endpoints(i, RELAY_VIRTUAL_NAMESPACE));
-    await hostClient.create(collectionPath(endpointsType, RELAY_HOST_NAMESPACE), endpoints(i, RELAY_HOST_NAMESPACE));
+    await virtualClient.create(collectionPath(RESOURCE.type, RELAY_VIRTUAL_NAMESPACE), fixture(i, RELAY_VIRTUAL_NAMESPACE));
+    await hostClient.create(collectionPath(RESOURCE.type, RELAY_HOST_NAMESPACE), fixture(i, RELAY_HOST_NAMESPACE));
   });
 
   const hostWaiters = new ChangeWaiters();
@@ -82,20 +90,20 @@ try {
   let allSynced;
   const synced = new Promise((resolve) => (allSynced = resolve));
   const seen = new Set();
-  const hostWatch = await watchEndpoints(hostClient, HOST_NAMESPACE, (event, at) => {
+  const hostWatch = await watchObjects(hostClient, RESOURCE.type, HOST_NAMESPACE, (event, at) => {
     seen.add(event.object.metadata.name);
     if (seen.size === objectCount) allSynced();
     hostWaiters.onEvent(event, at);
   });
-  const relayHostWatch = await watchEndpoints(hostClient, RELAY_HOST_NAMESPACE, (event, at) => relayHostWaiters.onEvent(event, at));
-  const relayVirtualWatch = await watchEndpoints(virtualClient, RELAY_VIRTUAL_NAMESPACE, (event, at) => relayVirtualWaiters.onEvent(event, at));
+  const relayHostWatch = await watchObjects(hostClient, RESOURCE.type, RELAY_HOST_NAMESPACE, (event, at) => relayHostWaiters.onEvent(event, at));
+  const relayVirtualWatch = await watchObjects(virtualClient, RESOURCE.type, RELAY_VIRTUAL_NAMESPACE, (event, at) => relayVirtualWaiters.onEvent(event, at));
   stops.push(() => hostWatch.close(), () => relayHostWatch.close(), () => relayVirtualWatch.close());
 
-  const syncer = await startSyncerProcess({ dir: dir.path, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS });
+  const syncer = await startSyncerProcess({ dir: dir.path, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS, config: syncConfig(RESOURCE) });
   stops.push(() => syncer.stop());
   await synced;
   await sleep(2000); // the follow-up reconciles of the initial copy
-  console.log(`  ${objectCount} Endpoints on the host; probing`);
+  console.log(`  ${objectCount} ${RESOURCE.plural} on the host; probing`);
 
   const generations = new Map();
   const nextGeneration = (key) => {
@@ -104,12 +112,12 @@ try {
     return g;
   };
 
-  /** One syncer probe: update virtual Endpoints i, wait for the host watch to show it. */
+  /** One syncer probe: update virtual object i, wait for the host watch to show it. */
   async function probeSyncer(i) {
     const g = nextGeneration(`s${i}`);
     const seenOnHost = hostWaiters.wait(hostName(i), firstIp(i, g));
     const started = performance.now();
-    await virtualClient.update(objectPath(endpointsType, VIRTUAL_NAMESPACE, objectName(i)), endpoints(i, VIRTUAL_NAMESPACE, g));
+    await virtualClient.update(objectPath(RESOURCE.type, VIRTUAL_NAMESPACE, objectName(i)), fixture(i, VIRTUAL_NAMESPACE, g));
     return (await seenOnHost) - started;
   }
 
@@ -119,9 +127,9 @@ try {
     const seenOnVirtual = relayVirtualWaiters.wait(objectName(i), firstIp(i, g));
     const seenOnHost = relayHostWaiters.wait(objectName(i), firstIp(i, g));
     const started = performance.now();
-    await virtualClient.update(objectPath(endpointsType, RELAY_VIRTUAL_NAMESPACE, objectName(i)), endpoints(i, RELAY_VIRTUAL_NAMESPACE, g));
+    await virtualClient.update(objectPath(RESOURCE.type, RELAY_VIRTUAL_NAMESPACE, objectName(i)), fixture(i, RELAY_VIRTUAL_NAMESPACE, g));
     await seenOnVirtual;
-    await hostClient.update(objectPath(endpointsType, RELAY_HOST_NAMESPACE, objectName(i)), endpoints(i, RELAY_HOST_NAMESPACE, g));
+    await hostClient.update(objectPath(RESOURCE.type, RELAY_HOST_NAMESPACE, objectName(i)), fixture(i, RELAY_HOST_NAMESPACE, g));
     return (await seenOnHost) - started;
   }
 
@@ -162,7 +170,7 @@ try {
 
   const idle = await phase('idle');
 
-  // Background writer: updates Endpoints PROBES.. at loadRate/s, paced by a 10 ms tick.
+  // Background writer: updates objects PROBES.. at loadRate/s, paced by a 10 ms tick.
   const loadTargets = objectCount - PROBES;
   let written = 0;
   let inFlight = 0;
@@ -181,7 +189,7 @@ try {
       inFlight += 1;
       const g = nextGeneration(`s${i}`);
       loadClient
-        .update(objectPath(endpointsType, VIRTUAL_NAMESPACE, objectName(i)), endpoints(i, VIRTUAL_NAMESPACE, g))
+        .update(objectPath(RESOURCE.type, VIRTUAL_NAMESPACE, objectName(i)), fixture(i, VIRTUAL_NAMESPACE, g))
         .catch((error) => (loadError = error))
         .finally(() => (inFlight -= 1));
     }
@@ -193,7 +201,7 @@ try {
   clearInterval(ticker);
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   if (loadError !== undefined) throw loadError;
-  const updatedKey = 'vcsync_sync_operations_total{controller="endpoints",result="updated"}';
+  const updatedKey = `vcsync_sync_operations_total{controller="${RESOURCE.controller}",result="updated"}`;
 
   const ratio = (a, b) => round(a / b);
   const result = {
@@ -206,16 +214,17 @@ try {
     hostQps: HIGH_QPS,
     quick,
     host: args.host,
+    resource: RESOURCE.name,
     setup: {
       devclusters: realHost
         ? 'virtual: a `vcsync devcluster` process, memory only; host: the real etcd (--unsafe-no-fsync) + kube-apiserver from the kube-assets, holding both the syncer\'s and the relay\'s host namespace'
         : 'virtual and host: separate `vcsync devcluster` processes, memory only',
-      syncer: '`vcsync start` in its own process, --no-leader-elect, 10 workers, host QPS/burst 100000, no patches',
-      syncerProbe: 'PUT one virtual Endpoints (new addresses) → host copy with the new first IP seen on a watch of the host namespace',
+      syncer: `\`vcsync start\` in its own process, --no-leader-elect, 10 workers, host QPS/burst 100000, no patches, only the sync of ${RESOURCE.plural} enabled`,
+      syncerProbe: `PUT one virtual ${RESOURCE.kind} (new addresses) → host copy with the new first IP seen on a watch of the host namespace`,
       relayBaseline:
-        'the same two hops with no syncer: PUT a virtual Endpoints (namespace without Services, so the syncer skips it) → seen on a virtual watch → PUT the host object → seen on a host watch, all in the benchmark process',
-      load: `a background writer updates other synced Endpoints at ${loadRate}/s (the syncer copies each to the host)`,
-      order: 'probes are sequential, syncer and relay alternate, 5 ms apart; Endpoints 0..49 are probed round-robin',
+        `the same two hops with no syncer: PUT a virtual ${RESOURCE.kind} (namespace without Services, so the syncer skips it) → seen on a virtual watch → PUT the host object → seen on a host watch, all in the benchmark process`,
+      load: `a background writer updates other synced ${RESOURCE.plural} at ${loadRate}/s (the syncer copies each to the host)`,
+      order: `probes are sequential, syncer and relay alternate, 5 ms apart; ${RESOURCE.plural} 0..49 are probed round-robin`,
       statistics: `the samples of a phase run in ${ROUNDS} consecutive rounds; each percentile is the median of the rounds' percentiles`,
     },
     idle,
@@ -233,8 +242,8 @@ try {
     { benchmark: BENCHMARK, metric: `virtual write → host visible, ${loadRate} updates/s load, p50 ms (median of ${ROUNDS} rounds)`, value: loaded.syncer.p50, baseline: loaded.relay.p50, ratio: result.ratios.loadP50 },
     { benchmark: BENCHMARK, metric: `virtual write → host visible, ${loadRate} updates/s load, p99 ms (median of ${ROUNDS} rounds)`, value: loaded.syncer.p99, baseline: loaded.relay.p99, ratio: result.ratios.loadP99 },
   ];
-  const file = await writeResult(realHost ? 'syncer-latency-real-host' : 'syncer-latency', result);
-  printSummary(`${BENCHMARK} (${objectCount} synced Endpoints, ${samples} samples each)`, [
+  const file = await writeResult(resultName('syncer-latency', RESOURCE, realHost), result);
+  printSummary(`${BENCHMARK} (${objectCount} synced ${RESOURCE.plural}, ${samples} samples each)`, [
     ['idle, syncer p50 / p99', `${idle.syncer.p50} / ${idle.syncer.p99} ms`],
     ['idle, relay baseline p50 / p99', `${idle.relay.p50} / ${idle.relay.p99} ms`],
     [`load ${loadRate}/s, syncer p50 / p99`, `${loaded.syncer.p50} / ${loaded.syncer.p99} ms`],

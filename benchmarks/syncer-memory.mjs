@@ -13,22 +13,31 @@
 // `metadata.managedFields` (one entry per writer, with its fieldsV1) like the real server, and the
 // run checks that every cached kind carries them and records their served sizes.
 //
-//   npx tsc -p tsconfig.build.json
-//   node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3]
+// With --resource endpointslices the objects are N EndpointSlices (3 endpoints each, each naming
+// its selector-less Service by the kubernetes.io/service-name label) and only their sync is on.
 //
-// Writes benchmarks/results/syncer-memory.json and prints a summary.
+//   npx tsc -p tsconfig.build.json
+//   node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3] [--resource endpoints|endpointslices]
+//
+// Writes benchmarks/results/syncer-memory.json (syncer-memory-endpointslices.json with
+// --resource endpointslices) and prints a summary.
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { benchArgs, benchmarksDir, median, printSummary, round, sleep, tempDir, writeResult } from './lib/bench-run.mjs';
 import { processMemory, scrapeMetrics, startDevClusterProcess, startSyncerProcess } from './lib/cluster-processes.mjs';
-import { createNamespace, endpointsType, objectName, objectPath, populateVirtual, servicesType, unlimitedClient } from './lib/endpoints-fixtures.mjs';
+import { collectionPath, createNamespace, objectName, objectPath, populateVirtual, resultName, servicesType, syncConfig, tableName, unlimitedClient, RESOURCE_CHOICES, RESOURCE_USAGE, SYNC_RESOURCES } from './lib/endpoints-fixtures.mjs';
 
 const args = benchArgs({
-  usage: 'usage: node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3]\n(build first: npx tsc -p tsconfig.build.json)',
-  strings: { sizes: (quick) => (quick ? '0,1000,3000' : '0,10000,50000') },
+  usage: `usage: node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3] [--resource endpoints|endpointslices]\n${RESOURCE_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
+  strings: { sizes: (quick) => (quick ? '0,1000,3000' : '0,10000,50000'), resource: 'endpoints' },
+  choices: { resource: RESOURCE_CHOICES },
   numbers: { samples: 3 },
 });
+/** The resource synced and measured. */
+const RESOURCE = SYNC_RESOURCES[args.resource];
+/** The name of this run's rows in the README table. */
+const BENCHMARK = tableName('syncer-memory', RESOURCE);
 const { quick } = args;
 const sizes = args.sizes.split(',').map(Number);
 if (sizes.some((size) => !Number.isInteger(size) || size < 0)) {
@@ -66,9 +75,9 @@ async function waitForMetrics(syncer, done, timeoutMs = 600_000) {
   }
 }
 
-const op = (metrics, result) => metrics[`vcsync_sync_operations_total{controller="endpoints",result="${result}"}`] ?? 0;
-const depth = (metrics) => metrics['vcsync_workqueue_depth{name="endpoints"}'] ?? 0;
-const managed = (metrics) => metrics['vcsync_managed_objects{controller="endpoints"}'] ?? 0;
+const op = (metrics, result) => metrics[`vcsync_sync_operations_total{controller="${RESOURCE.controller}",result="${result}"}`] ?? 0;
+const depth = (metrics) => metrics[`vcsync_workqueue_depth{name="${RESOURCE.controller}"}`] ?? 0;
+const managed = (metrics) => metrics[`vcsync_managed_objects{controller="${RESOURCE.controller}"}`] ?? 0;
 
 /** The live heap of the syncer after a full gc (heap-probe.mjs answers SIGUSR2). */
 async function liveHeap(syncer, dir) {
@@ -94,11 +103,10 @@ async function reading(syncer, dir) {
 /** Served JSON sizes of one object of each cached kind, and whether each carries managedFields. */
 async function servedObjects(virtualClient, hostClient, n) {
   if (n === 0) return undefined;
-  const name = objectName(0);
   const objects = {
-    virtualEndpoints: await virtualClient.get(objectPath(endpointsType, 'default', name)),
-    virtualService: await virtualClient.get(objectPath(servicesType, 'default', name)),
-    hostEndpoints: (await hostClient.list(`/api/v1/namespaces/${HOST_NAMESPACE}/endpoints`, { limit: 1 })).items[0],
+    [`virtual${RESOURCE.kind}`]: await virtualClient.get(objectPath(RESOURCE.type, 'default', RESOURCE.objectName(0))),
+    virtualService: await virtualClient.get(objectPath(servicesType, 'default', objectName(0))),
+    [`host${RESOURCE.kind}`]: (await hostClient.list(collectionPath(RESOURCE.type, HOST_NAMESPACE), { limit: 1 })).items[0],
   };
   const served = {};
   for (const [kind, object] of Object.entries(objects)) {
@@ -120,10 +128,10 @@ async function measure(dir, n) {
   try {
     await createNamespace(hostClient, HOST_NAMESPACE);
     const populateStarted = performance.now();
-    if (n > 0) await populateVirtual(virtualClient, 'default', { count: n });
+    if (n > 0) await populateVirtual(virtualClient, 'default', { count: n, resource: RESOURCE });
     const populateSeconds = (performance.now() - populateStarted) / 1000;
     const start = () =>
-      startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS, nodeArgs: ['--expose-gc', '--import', HEAP_PROBE] });
+      startSyncerProcess({ dir, virtual, host, name: VCLUSTER, hostNamespace: HOST_NAMESPACE, hostQps: HIGH_QPS, hostBurst: HIGH_QPS, config: syncConfig(RESOURCE), nodeArgs: ['--expose-gc', '--import', HEAP_PROBE] });
 
     syncer = await start();
     await syncer.synced;
@@ -169,7 +177,7 @@ async function measure(dir, n) {
 const dir = await tempDir('syncer-memory');
 process.env['VCSYNC_HEAP_PROBE_DIR'] = dir.path;
 try {
-  console.log(`syncer-memory: sizes ${sizes.join(', ')}, ${args.samples} restarts each${quick ? ' (quick)' : ''}`);
+  console.log(`syncer-memory: ${RESOURCE.plural}, sizes ${sizes.join(', ')}, ${args.samples} restarts each${quick ? ' (quick)' : ''}`);
   const runs = [];
   for (const n of sizes) runs.push(await measure(dir.path, n));
   const empty = runs.find((r) => r.n === 0);
@@ -191,9 +199,10 @@ try {
     samples: args.samples,
     quick,
     hostQps: HIGH_QPS,
+    resource: RESOURCE.name,
     setup: {
-      syncer: '`vcsync start` in its own process (node --expose-gc --import benchmarks/lib/heap-probe.mjs), --no-leader-elect, 10 workers, host QPS/burst 100000, no patches',
-      objects: 'N Endpoints (3 addresses, 1 port) + N selector-less Services in the virtual cluster; N Endpoints on the host; every object served with metadata.managedFields, as the real kube-apiserver serves them (checked; sizes in raw[].served)',
+      syncer: `\`vcsync start\` in its own process (node --expose-gc --import benchmarks/lib/heap-probe.mjs), --no-leader-elect, 10 workers, host QPS/burst 100000, no patches, only the sync of ${RESOURCE.plural} enabled`,
+      objects: `N ${RESOURCE.plural} (3 addresses, 1 port) + N selector-less Services in the virtual cluster; N ${RESOURCE.plural} on the host; every object served with metadata.managedFields, as the real kube-apiserver serves them (checked; sizes in raw[].served)`,
       readings: `afterSync: ${SETTLE_MS / 1000} s after the first copy of all N finished; restarted: the median of ${args.samples} new syncer processes against the synced clusters, each ${SETTLE_MS / 1000} s after every key reconciled unchanged`,
       memory: 'RSS = VmRSS of /proc/<pid>/status before the gc; live heap = process.memoryUsage().heapUsed after two full gc',
       perObject: '(X_N − X_0) / N, X_0 = the same syncer with an empty virtual cluster, in the same run',
@@ -203,17 +212,17 @@ try {
     liveHeapEmptyMiB: emptyHeapMiB,
     perSize: rows,
     table: [
-      { benchmark: 'syncer-memory', metric: 'syncer RSS, no objects, MiB', value: emptyRssMiB },
+      { benchmark: BENCHMARK, metric: 'syncer RSS, no objects, MiB', value: emptyRssMiB },
       ...rows.flatMap((row) => [
-        { benchmark: 'syncer-memory', metric: `syncer RSS, ${row.n} Endpoints synced (restarted), MiB`, value: row.rssRestartedMiB, baseline: emptyRssMiB, ratio: round(row.rssRestartedMiB / emptyRssMiB) },
-        { benchmark: 'syncer-memory', metric: `RSS bytes per synced Endpoints, N=${row.n}, restarted: (RSS_N − RSS_0) / N`, value: row.rssBytesPerObjectRestarted },
-        { benchmark: 'syncer-memory', metric: `live heap bytes per synced Endpoints, N=${row.n}, restarted, after gc`, value: row.liveHeapBytesPerObjectRestarted },
-        { benchmark: 'syncer-memory', metric: `RSS bytes per synced Endpoints, N=${row.n}, right after the first sync`, value: row.rssBytesPerObjectAfterSync },
+        { benchmark: BENCHMARK, metric: `syncer RSS, ${row.n} ${RESOURCE.plural} synced (restarted), MiB`, value: row.rssRestartedMiB, baseline: emptyRssMiB, ratio: round(row.rssRestartedMiB / emptyRssMiB) },
+        { benchmark: BENCHMARK, metric: `RSS bytes per synced ${RESOURCE.kind}, N=${row.n}, restarted: (RSS_N − RSS_0) / N`, value: row.rssBytesPerObjectRestarted },
+        { benchmark: BENCHMARK, metric: `live heap bytes per synced ${RESOURCE.kind}, N=${row.n}, restarted, after gc`, value: row.liveHeapBytesPerObjectRestarted },
+        { benchmark: BENCHMARK, metric: `RSS bytes per synced ${RESOURCE.kind}, N=${row.n}, right after the first sync`, value: row.rssBytesPerObjectAfterSync },
       ]),
     ],
   };
-  const file = await writeResult('syncer-memory', result);
-  printSummary('syncer-memory (the syncer process; objects with managedFields)', [
+  const file = await writeResult(resultName('syncer-memory', RESOURCE), result);
+  printSummary(`${BENCHMARK} (the syncer process; ${RESOURCE.plural} with managedFields)`, [
     ['empty', `RSS ${emptyRssMiB} MiB, live heap ${emptyHeapMiB} MiB`],
     ...rows.map((row) => [
       `N=${row.n}`,

@@ -121,6 +121,23 @@ function summarize(values) {
   return { samples: values.length, p50Ms: round(percentile(values, 50), 1), p99Ms: round(percentile(values, 99), 1), maxMs: values.length > 0 ? round(Math.max(...values), 1) : undefined };
 }
 
+/**
+ * What a window without samples means: a phase can end before any request of it was answered (the
+ * restart reconciled everything within one sampling interval after its caches synced), and then it
+ * has no p50, p99 or max.
+ */
+const NO_SAMPLES = `no samples: no request was answered in this window (it ended within one ${SAMPLE_EVERY_MS} ms sampling interval, or every request failed)`;
+
+/** One path's figures of a window as the summary prints them, or why there are none. */
+function pathFigures(path, s) {
+  if (s.p99Ms === undefined) return `/${path} ${NO_SAMPLES}`;
+  return `/${path} p50 ${s.p50Ms} p99 ${s.p99Ms} max ${s.maxMs} ms`;
+}
+
+/** A figure for the results table: the number, or `no samples` (then no ratio either). */
+const tableValue = (value) => value ?? 'no samples';
+const tableRatio = (value, baseline) => (value === undefined || baseline === undefined ? undefined : round(value / baseline));
+
 /** p50/p99/max per path of the samples answered at or after `from` (default all). */
 function latencySummary(latencies, from = -Infinity) {
   const after = (samples) => samples.filter((sample) => sample.at + sample.ms >= from).map((sample) => sample.ms);
@@ -269,11 +286,12 @@ async function neverDeaf(dir, m) {
       }
     }
     const medians = (pick) => {
-      const med = (path, key) => round(median(restarts.map((r) => pick(r)[path][key])), 1);
+      // A round whose window had no samples has no figure: the median is of the rounds that have one.
+      const med = (path, key) => round(median(restarts.map((r) => pick(r)[path][key]).filter((value) => value !== undefined)), 1);
       return Object.fromEntries(['readyz', 'metrics'].map((path) => [path, { p50Ms: med(path, 'p50Ms'), p99Ms: med(path, 'p99Ms'), maxMs: med(path, 'maxMs') }]));
     };
     const restart = { ...medians((r) => r), reconciling: medians((r) => r.reconciling), rounds: restarts };
-    const line = (label, s) => `  ${label}: /readyz p50 ${s.readyz.p50Ms} p99 ${s.readyz.p99Ms} max ${s.readyz.maxMs} ms; /metrics p50 ${s.metrics.p50Ms} p99 ${s.metrics.p99Ms} max ${s.metrics.maxMs} ms`;
+    const line = (label, s) => `  ${label}: ${pathFigures('readyz', s.readyz)}; ${pathFigures('metrics', s.metrics)}`;
     console.log(line(`initial sync of ${m}`, initial));
     console.log(line(`  of which after the caches synced`, initial.reconciling));
     console.log(line(`restart with ${m} synced (median of ${ROUNDS})`, restart));
@@ -323,11 +341,13 @@ try {
       { benchmark: 'syncer-startup', metric: `start → /syncz 200 (caches synced), ${SYNCED} synced, ms`, value: full.syncedMs, baseline: empty.syncedMs, ratio: round(full.syncedMs / empty.syncedMs) },
       { benchmark: 'syncer-startup', metric: 'module loading of `vcsync start`, wall ms', value: modules.wallMs },
       { benchmark: 'syncer-startup', metric: 'module loading of `vcsync start`, CPU ms', value: modules.cpuMs },
-      { benchmark: 'syncer-startup', metric: `/readyz p99 during the initial sync of ${LARGE}, ms`, value: deaf.initial.readyz.p99Ms, baseline: deaf.idle.readyz.p99Ms, ratio: round(deaf.initial.readyz.p99Ms / deaf.idle.readyz.p99Ms) },
-      { benchmark: 'syncer-startup', metric: `/metrics p99 during the initial sync of ${LARGE}, ms`, value: deaf.initial.metrics.p99Ms, baseline: deaf.idle.metrics.p99Ms, ratio: round(deaf.initial.metrics.p99Ms / deaf.idle.metrics.p99Ms) },
-      { benchmark: 'syncer-startup', metric: `/readyz p99 while a restart reconciles ${LARGE} synced, ms`, value: deaf.restart.reconciling.readyz.p99Ms, baseline: deaf.idle.readyz.p99Ms, ratio: round(deaf.restart.reconciling.readyz.p99Ms / deaf.idle.readyz.p99Ms) },
-      { benchmark: 'syncer-startup', metric: `/readyz max during a restart with ${LARGE} synced (lists included), ms`, value: deaf.restart.readyz.maxMs, baseline: deaf.idle.readyz.maxMs, ratio: round(deaf.restart.readyz.maxMs / deaf.idle.readyz.maxMs) },
-      { benchmark: 'syncer-startup', metric: `/metrics max during a restart with ${LARGE} synced (lists included), ms`, value: deaf.restart.metrics.maxMs, baseline: deaf.idle.metrics.maxMs, ratio: round(deaf.restart.metrics.maxMs / deaf.idle.metrics.maxMs) },
+      ...[
+        [`/readyz p99 during the initial sync of ${LARGE}, ms`, deaf.initial.readyz.p99Ms, deaf.idle.readyz.p99Ms],
+        [`/metrics p99 during the initial sync of ${LARGE}, ms`, deaf.initial.metrics.p99Ms, deaf.idle.metrics.p99Ms],
+        [`/readyz p99 while a restart reconciles ${LARGE} synced, ms`, deaf.restart.reconciling.readyz.p99Ms, deaf.idle.readyz.p99Ms],
+        [`/readyz max during a restart with ${LARGE} synced (lists included), ms`, deaf.restart.readyz.maxMs, deaf.idle.readyz.maxMs],
+        [`/metrics max during a restart with ${LARGE} synced (lists included), ms`, deaf.restart.metrics.maxMs, deaf.idle.metrics.maxMs],
+      ].map(([metric, value, baseline]) => ({ benchmark: 'syncer-startup', metric, value: tableValue(value), baseline, ratio: tableRatio(value, baseline) })),
     ],
   };
   const file = await writeResult('syncer-startup', result);
@@ -336,10 +356,10 @@ try {
     ['modules of vcsync start', `${modules.wallMs} ms wall, ${modules.cpuMs} ms CPU`],
     ['start, 0 synced', `/readyz ${empty.readyMs} ms, /syncz ${empty.syncedMs} ms`],
     [`start, ${SYNCED} synced`, `/readyz ${full.readyMs} ms, /syncz ${full.syncedMs} ms, all reconciled ${full.reconciledMs} ms, CPU to /syncz ${full.cpuToSyncedMs} ms`],
-    [`initial sync of ${LARGE}`, `/readyz p99 ${deaf.initial.readyz.p99Ms} max ${deaf.initial.readyz.maxMs} ms, /metrics p99 ${deaf.initial.metrics.p99Ms} max ${deaf.initial.metrics.maxMs} ms`],
-    [`restart, ${LARGE} synced`, `/readyz p99 ${deaf.restart.readyz.p99Ms} max ${deaf.restart.readyz.maxMs} ms, /metrics p99 ${deaf.restart.metrics.p99Ms} max ${deaf.restart.metrics.maxMs} ms`],
-    ['  after the caches synced', `/readyz p99 ${deaf.restart.reconciling.readyz.p99Ms} max ${deaf.restart.reconciling.readyz.maxMs} ms, /metrics p99 ${deaf.restart.reconciling.metrics.p99Ms} max ${deaf.restart.reconciling.metrics.maxMs} ms`],
-    ['idle (baseline)', `/readyz p99 ${deaf.idle.readyz.p99Ms} ms, /metrics p99 ${deaf.idle.metrics.p99Ms} ms`],
+    [`initial sync of ${LARGE}`, `${pathFigures('readyz', deaf.initial.readyz)}, ${pathFigures('metrics', deaf.initial.metrics)}`],
+    [`restart, ${LARGE} synced`, `${pathFigures('readyz', deaf.restart.readyz)}, ${pathFigures('metrics', deaf.restart.metrics)}`],
+    ['  after the caches synced', `${pathFigures('readyz', deaf.restart.reconciling.readyz)}, ${pathFigures('metrics', deaf.restart.reconciling.metrics)}`],
+    ['idle (baseline)', `${pathFigures('readyz', deaf.idle.readyz)}, ${pathFigures('metrics', deaf.idle.metrics)}`],
     ['results', file],
   ]);
 } finally {

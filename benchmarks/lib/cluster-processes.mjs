@@ -101,8 +101,11 @@ export async function startRealHost(name) {
   return { name, url: plane.url, kubeconfig: plane.kubeconfigPath, version: plane.assets.versions.kubernetes, startupMs: plane.startup.totalMs, stop: () => plane.close() };
 }
 
-/** A vcluster.yaml with Endpoints sync on and no patches: the translation alone is measured. */
-export const PLAIN_CONFIG = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n';
+/**
+ * A vcluster.yaml with Endpoints sync on, EndpointSlices sync off and no patches: the translation
+ * of Endpoints alone is measured (endpoints-fixtures.mjs' `syncConfig` writes it for either resource).
+ */
+export const PLAIN_CONFIG = 'sync:\n  toHost:\n    endpoints:\n      enabled: true\n    endpointSlices:\n      enabled: false\n';
 
 /**
  * Starts `vcsync start` between two devcluster processes with leader election off and the host
@@ -165,13 +168,14 @@ export async function scrapeMetrics(metricsUrl) {
 
 /**
  * Starts the syncer-bulk baseline client (benchmarks/lib/baseline-client.mjs) in its own process
- * with `objects` to POST to `hostNamespace` of `host`, and resolves once its two watches (virtual
- * Endpoints, host Endpoints matching `hostLabelSelector`) are open. `run()` tells it to start and
+ * with `objects` (of `resourceType`, Endpoints by default) to POST to `hostNamespace` of `host`,
+ * and resolves once its two watches (the virtual objects, the host objects matching
+ * `hostLabelSelector`) are open. `run()` tells it to start and
  * resolves with what it measured: `{ seconds, postsDoneSeconds, cpuMicros, virtualEvents, hostEvents }`.
  */
-export async function startBaselineProcess({ dir, label, virtual, host, hostNamespace, hostLabelSelector, concurrency, objects, nodeArgs = [] }) {
+export async function startBaselineProcess({ dir, label, virtual, host, resourceType = { version: 'v1', resource: 'endpoints' }, hostNamespace, hostLabelSelector, concurrency, objects, nodeArgs = [] }) {
   const inputPath = join(dir, `${label}.json`);
-  await writeFile(inputPath, JSON.stringify({ virtualKubeconfig: virtual.kubeconfig, hostKubeconfig: host.kubeconfig, hostNamespace, hostLabelSelector, concurrency, objects }));
+  await writeFile(inputPath, JSON.stringify({ virtualKubeconfig: virtual.kubeconfig, hostKubeconfig: host.kubeconfig, resourceType, hostNamespace, hostLabelSelector, concurrency, objects }));
   const child = new ChildProcess(label, [inputPath], { script: join(benchmarksDir, 'lib', 'baseline-client.mjs'), nodeArgs });
   const json = (key) => (line) => {
     try {

@@ -1,19 +1,19 @@
 // The objects the syncer benchmarks write and the plain clients they use: selector-less Services
-// with their Endpoints (3 addresses each), a RestClient without rate limit, a host watch, and the
-// syncer's own translation (from dist) so a baseline can write exactly what the syncer writes.
+// with their Endpoints or EndpointSlices (3 addresses each), a RestClient without rate limit, a
+// watch, and the syncer's own translation (from dist, through what `vcsync preview` runs) so a
+// baseline can write exactly what the syncer writes.
 import { CoreResources, collectionPath, objectPath } from '../../dist/kube/api-path.js';
 import { loadClusterConfig } from '../../dist/kube/kube-config.js';
 import { RestClient } from '../../dist/kube/rest-client.js';
 import { loadConfigFile } from '../../dist/config/load-config-file.js';
-import { registryConfigSchema } from '../../dist/syncer/resources.js';
+import { registryConfigSchema, SYNCABLE_RESOURCES } from '../../dist/syncer/resources.js';
 import { PatchSandbox } from '../../dist/patches/index.js';
-import { buildEndpointsSyncState } from '../../dist/syncer/endpoints/config-section.js';
-import { desiredHostObject } from '../../dist/syncer/desired-host.js';
-import { endpointsResource } from '../../dist/syncer/endpoints/endpoints-resource.js';
+import { createHostPreview } from '../../dist/syncer/host-preview.js';
 import { forEachConcurrent } from './bench-run.mjs';
 
 export const endpointsType = CoreResources.endpoints;
 export const servicesType = CoreResources.services;
+export const endpointSlicesType = Object.freeze({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' });
 export { collectionPath, objectPath };
 
 /** Zero-padded object name of index `i`. */
@@ -51,6 +51,84 @@ export function firstIp(i, generation) {
   return addresses(i, generation)[0].ip;
 }
 
+/**
+ * The name of EndpointSlice `i`: its Service's name and a 5-character suffix, the shape of a
+ * slice a controller names with `generateName` (fixed here, so a run can find it again).
+ */
+export function sliceName(i) {
+  return `${objectName(i)}-${((i * 2654435761) >>> 0).toString(36).padStart(5, '0').slice(-5)}`;
+}
+
+/**
+ * EndpointSlice `i` of the Service `objectName(i)` (named by its `kubernetes.io/service-name`
+ * label): the same 3 addresses and port as Endpoints `i`, one endpoint per address, all ready.
+ */
+export function endpointSlice(i, namespace, generation = 0) {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: sliceName(i), namespace, labels: { 'kubernetes.io/service-name': objectName(i), app: objectName(i), bench: 'syncer' } },
+    addressType: 'IPv4',
+    endpoints: addresses(i, generation).map(({ ip }) => ({ addresses: [ip], conditions: { ready: true } })),
+    ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
+  };
+}
+
+/**
+ * The config of a run that measures one resource: its sync on, the other one's off, no patches,
+ * so each figure is the translation of that resource alone.
+ */
+export function syncConfig(resource) {
+  const on = (name) => (resource.name === name ? 'true' : 'false');
+  return `sync:\n  toHost:\n    endpoints:\n      enabled: ${on('endpoints')}\n    endpointSlices:\n      enabled: ${on('endpointslices')}\n`;
+}
+
+/**
+ * What the syncer benchmarks measure, by `--resource`: the kind, its API type, the fixture of
+ * index `i` (a write of generation `g` changes its addresses), its name, the first address a
+ * watcher checks, and the controller label of its metrics.
+ */
+export const SYNC_RESOURCES = Object.freeze({
+  endpoints: Object.freeze({
+    name: 'endpoints',
+    kind: 'Endpoints',
+    plural: 'Endpoints',
+    type: endpointsType,
+    controller: 'endpoints',
+    objectName,
+    object: endpoints,
+    firstIp: (object) => object?.subsets?.[0]?.addresses?.[0]?.ip,
+  }),
+  endpointslices: Object.freeze({
+    name: 'endpointslices',
+    kind: 'EndpointSlice',
+    plural: 'EndpointSlices',
+    type: endpointSlicesType,
+    controller: 'endpointslices',
+    objectName: sliceName,
+    object: endpointSlice,
+    firstIp: (object) => object?.endpoints?.[0]?.addresses?.[0],
+  }),
+});
+
+/** `--resource`: the values it takes, and its usage text. */
+export const RESOURCE_CHOICES = Object.keys(SYNC_RESOURCES);
+export const RESOURCE_USAGE =
+  '--resource endpoints|endpointslices: what is synced and measured (default endpoints): N Endpoints, or N EndpointSlices each naming its ' +
+  'selector-less Service by the kubernetes.io/service-name label; the config turns that resource\'s sync on and the other one\'s off, and ' +
+  'the results go to a file of their own (…-endpointslices.json)';
+
+/** The results file name of a run: `<benchmark>` for Endpoints, `<benchmark>-endpointslices` for slices, then `-real-host`. */
+export function resultName(benchmark, resource, realHost = false) {
+  return `${benchmark}${resource.name === 'endpoints' ? '' : `-${resource.name}`}${realHost ? '-real-host' : ''}`;
+}
+
+/** The name of a run's rows in the README table: `syncer-bulk`, `syncer-bulk (EndpointSlices, real host)`, … */
+export function tableName(benchmark, resource, realHost = false) {
+  const remarks = [...(resource.name === 'endpoints' ? [] : [resource.plural]), ...(realHost ? ['real host'] : [])];
+  return remarks.length === 0 ? benchmark : `${benchmark} (${remarks.join(', ')})`;
+}
+
 /** A RestClient for a devcluster process' kubeconfig, without client-side rate limit. */
 export function unlimitedClient(kubeconfig, name) {
   return new RestClient({ cluster: loadClusterConfig({ kind: 'file', path: kubeconfig }, { name }), qps: Infinity, burst: 1_000_000 });
@@ -66,48 +144,55 @@ export async function createNamespace(client, name) {
 }
 
 /**
- * Creates `count` Services and Endpoints (index `from`..`from+count-1`) in `namespace` with
- * `concurrency` requests in flight; resolves with the created Endpoints as the server returned
- * them (uid, resourceVersion set), in index order.
+ * Creates `count` Services and objects of `resource` (Endpoints by default; index
+ * `from`..`from+count-1`) in `namespace` with `concurrency` requests in flight; resolves with the
+ * created objects as the server returned them (uid, resourceVersion set), in index order.
  */
-export async function populateVirtual(client, namespace, { from = 0, count, concurrency = 32 }) {
+export async function populateVirtual(client, namespace, { from = 0, count, concurrency = 32, resource = SYNC_RESOURCES.endpoints }) {
   const indexes = Array.from({ length: count }, (_, k) => from + k);
   const created = new Array(count);
   await forEachConcurrent(indexes, concurrency, async (i, k) => {
     await client.create(collectionPath(servicesType, namespace), service(i, namespace));
-    created[k] = await client.create(collectionPath(endpointsType, namespace), endpoints(i, namespace));
+    created[k] = await client.create(collectionPath(resource.type, namespace), resource.object(i, namespace));
   });
   return created;
 }
 
 /**
- * The host objects the syncer would create for `virtualEndpoints`, computed with the syncer's own
- * code (`desiredHostObject` with the state built from `configPath`): the baseline's input.
+ * The host objects the syncer would create for `virtualObjects` (Endpoints or EndpointSlices, as
+ * the server returned them), computed with the syncer's own code: what `vcsync preview` computes
+ * with the config at `configPath` for a first sync, the Services of `services` (the fixtures'
+ * selector-less ones) deciding the rules. The baseline's input; throws when the syncer would not
+ * write one of them (the config does not enable the resource, or a rule skips it).
  */
-export async function translateForHost(virtualEndpoints, { configPath, vclusterName, hostNamespace }) {
+export async function translateForHost(virtualObjects, services, { configPath, vclusterName, hostNamespace }) {
   const loaded = await loadConfigFile(configPath, registryConfigSchema());
   if (!loaded.ok) throw new Error(`config ${configPath} invalid: ${JSON.stringify(loaded.errors)}`);
   const sandbox = new PatchSandbox();
   try {
-    const built = buildEndpointsSyncState({ vclusterName, hostNamespace, config: loaded.config, sandbox });
+    const built = createHostPreview(SYNCABLE_RESOURCES, { vclusterName, hostNamespace, config: loaded.config, sandbox });
     if (!built.ok) throw new Error(`patches invalid: ${JSON.stringify(built.errors)}`);
-    const everyServiceSelectorless = { get: (key) => ({ metadata: { name: key.split('/')[1] }, spec: {} }) };
-    const resource = endpointsResource(everyServiceSelectorless);
-    const out = [];
-    for (const virtual of virtualEndpoints) out.push((await desiredHostObject(resource, built.state, virtual, undefined)).object);
-    return out;
+    const outcomes = await built.preview.previewAll([...services, ...virtualObjects]);
+    return outcomes.slice(services.length).map((outcome, k) => {
+      if (outcome.kind !== 'host') {
+        const { kind, metadata } = virtualObjects[k];
+        throw new Error(`the syncer would not write ${kind} ${metadata.namespace}/${metadata.name} with ${configPath}: ${outcome.message} (is this resource enabled there, and its Service selector-less?)`);
+      }
+      return outcome.object;
+    });
   } finally {
     sandbox.dispose();
   }
 }
 
 /**
- * A watch on the Endpoints of one namespace (started from a fresh list's resourceVersion), for
- * seeing when objects appear or change. Events arrive through `onEvent(event, atMs)` where `atMs`
- * is `performance.now()` at decode time. Restarts after a clean server end.
+ * A watch on the objects of `type` in one namespace (all with `undefined`), started from a fresh
+ * list's resourceVersion, for seeing when objects appear or change. Events arrive through
+ * `onEvent(event, atMs)` where `atMs` is `performance.now()` at decode time. Restarts after a
+ * clean server end.
  */
-export async function watchEndpoints(client, namespace, onEvent, { labelSelector } = {}) {
-  const path = collectionPath(endpointsType, namespace);
+export async function watchObjects(client, type, namespace, onEvent, { labelSelector } = {}) {
+  const path = collectionPath(type, namespace);
   const controller = new AbortController();
   const list = await client.list(path, { labelSelector });
   let resourceVersion = list.metadata?.resourceVersion;
@@ -139,4 +224,9 @@ export async function watchEndpoints(client, namespace, onEvent, { labelSelector
       await running.catch(() => {});
     },
   };
+}
+
+/** {@link watchObjects} of Endpoints. */
+export function watchEndpoints(client, namespace, onEvent, options) {
+  return watchObjects(client, endpointsType, namespace, onEvent, options);
 }

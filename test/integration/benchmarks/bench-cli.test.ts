@@ -70,3 +70,30 @@ describe('syncer benchmarks with --host real', () => {
     expect(result.stderr).toContain('VCSYNC_KUBE_ASSETS is not set');
   });
 });
+
+/** The syncer benchmarks that measure Endpoints or EndpointSlices, one per run (`--resource`). */
+const RESOURCE_SCRIPTS = ['syncer-bulk.mjs', 'syncer-latency.mjs', 'syncer-memory.mjs'];
+
+describe('syncer benchmarks with --resource', () => {
+  beforeAll(() => assertBuilt(['src/kube', 'src/syncer']));
+
+  it.each(RESOURCE_SCRIPTS)('%s documents --resource endpoints|endpointslices in its usage', async (script) => {
+    const result = await run(script, ['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('[--resource endpoints|endpointslices]');
+    expect(result.stdout).toContain('-endpointslices.json');
+  });
+
+  it.each(RESOURCE_SCRIPTS)('%s refuses another --resource with exit 2 before measuring', async (script) => {
+    const result = await run(script, ['--resource', 'configmaps']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--resource takes endpoints or endpointslices, got "configmaps"');
+  });
+
+  it('run-all.mjs says it runs them once per resource', async () => {
+    const result = await run('run-all.mjs', ['--help']);
+    expect(result.code).toBe(0);
+    for (const script of RESOURCE_SCRIPTS) expect(result.stdout).toContain(script);
+    expect(result.stdout).toContain('--resource endpoints, --resource endpointslices');
+  });
+});
