@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../../src/config/load-config-file.js';
+import { registryConfigSchema } from '../../../src/syncer/resources.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { assertBuilt, REPO_ROOT } from '../../support/vcsync-cli.js';
 
@@ -74,7 +75,7 @@ describe('syncer benchmarks: one resource per run', () => {
 
   it.each(RESOURCES)('the %s config is valid and turns on that resource only', async (name) => {
     const resource = fixtures.SYNC_RESOURCES[name]!;
-    const loaded = await loadConfigFile(await configFile(resource));
+    const loaded = await loadConfigFile(await configFile(resource), registryConfigSchema());
     expect(loaded.ok, JSON.stringify(loaded)).toBe(true);
     if (!loaded.ok) return;
     const toHost = loaded.config.sync.toHost as unknown as Record<string, { enabled?: boolean }>;
