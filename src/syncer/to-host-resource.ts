@@ -58,6 +58,14 @@ export interface ToHostResource<V extends KubeObject> {
    * `SyncError`.
    */
   readonly replacesForeignHostObject?: boolean;
+  /**
+   * `true`: while the resource's sync is switched off, the host copies it wrote are deleted (as if
+   * every virtual object were gone), because something else takes their place on the host and a
+   * stale copy would stand beside it (EndpointSlices: the host mirroring controller slices the
+   * Endpoints copies once they lose skip-mirror). Absent or `false`: a switched-off sync writes and
+   * deletes nothing.
+   */
+  readonly removesCopiesWhenOff?: boolean;
 }
 
 /** A secondary virtual informer whose changes wake keys of the primary resource. */

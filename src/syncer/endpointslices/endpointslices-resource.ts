@@ -46,6 +46,8 @@ export function endpointSlicesResource(services: ServiceLookup): ToHostResource<
   return {
     name: 'endpointslices',
     configKey: 'endpointSlices',
+    // Switched off, the host Endpoints copies lose skip-mirror and the host mirroring controller slices them: a copy left here would stand beside that slice, never updated again.
+    removesCopiesWhenOff: true,
     type: ENDPOINT_SLICES,
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',

@@ -104,11 +104,15 @@ describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver
     expect(await virtualClient.get<EndpointSlice>(slicePath('default', 'multi-b'))).toBeDefined();
   });
 
-  it('follows a reload that switches sync.toHost.endpointSlices.enabled off and on', async () => {
+  it('follows a reload that switches sync.toHost.endpointSlices.enabled off (its copies go) and on', async () => {
     const { virtualClient } = clusters;
     await createService(virtualClient, 'switch');
+    await createSlice(virtualClient, 'switch-0', { service: 'switch' });
     syncer = await startEndpointSlicesSyncer(clusters);
+    await waitFor('switch-0 on the host', () => hostSlice('switch-0'));
     syncer.reload('sync:\n  toHost:\n    endpointSlices:\n      enabled: false\n');
+    // Off, the host Endpoints lose skip-mirror and the host mirroring controller slices them: a copy left behind would be a stale second set.
+    await waitFor('switch-0 deleted once slice sync is off', async () => (await hostSlice('switch-0')) === undefined);
     await createSlice(virtualClient, 'switch-1', { service: 'switch' });
     const skippedDisabled = await waitFor('switch-1 skipped as disabled', async () => {
       const outcome = await syncer!.syncer.reconciler.reconcile('default/switch-1');
@@ -118,6 +122,7 @@ describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver
     expect(await hostSlice('switch-1')).toBeUndefined();
 
     syncer.reload('sync:\n  toHost:\n    endpointSlices:\n      enabled: true\n');
+    await waitFor('switch-0 back once switched on', () => hostSlice('switch-0'));
     const host = await waitFor('host copy once switched on', () => hostSlice('switch-1'));
     expect(host.endpoints?.map((e) => e.addresses)).toEqual([['10.0.0.1']]);
   });
