@@ -54,8 +54,11 @@ export interface SyncedResourceFixture {
   readonly configSection: string;
   /** The name of its virtual informer (the `informer` label of the watch metrics). */
   readonly virtualInformer: string;
-  /** vcluster.yaml with this resource's sync enabled; `sectionLines` go under the section (indented by the caller to 6 spaces). */
-  configYaml(sectionLines?: readonly string[]): string;
+  /**
+   * vcluster.yaml with this resource's sync enabled; `lines` follow its `enabled: true` as given:
+   * indented 6 spaces they are keys of the section (`patches:`), 4 spaces further `sync.toHost` keys.
+   */
+  configYaml(lines?: readonly string[]): string;
   /** The name of the virtual object that belongs to Service `service`. */
   objectName(service: string): string;
   /** The collection of its objects in `namespace`. */
