@@ -1,5 +1,6 @@
 import { deepFreeze } from './deep-freeze.js';
 import type {
+  EndpointSlicesSyncConfig,
   EndpointsSyncConfig,
   NamespacesSyncConfig,
   PatchConfig,
@@ -9,6 +10,9 @@ import type {
 
 /** `sync.toHost.endpoints` when the file says nothing: sync on, no patches. */
 export const DEFAULT_ENDPOINTS_SYNC: EndpointsSyncConfig = deepFreeze({ enabled: true, patches: [] });
+
+/** `sync.toHost.endpointSlices` when the file says nothing: sync on (as vcluster 0.30+), no patches. */
+export const DEFAULT_ENDPOINT_SLICES_SYNC: EndpointSlicesSyncConfig = deepFreeze({ enabled: true, patches: [] });
 
 /** `sync.toHost.namespaces` when the file says nothing: single-namespace mode. */
 export const DEFAULT_NAMESPACES_SYNC: NamespacesSyncConfig = deepFreeze({
@@ -28,6 +32,7 @@ export function applyConfigDefaults(input: VclusterConfigInput): VclusterConfig 
   const sync = isRecord(copy.sync) ? copy.sync : {};
   const toHost = isRecord(sync.toHost) ? sync.toHost : {};
   const endpoints = toHost.endpoints ?? {};
+  const endpointSlices = toHost.endpointSlices ?? {};
   const namespaces = toHost.namespaces ?? {};
   const patches = (list: PatchConfig[] | undefined): PatchConfig[] => list ?? [];
   return deepFreeze({
@@ -39,6 +44,10 @@ export function applyConfigDefaults(input: VclusterConfigInput): VclusterConfig 
         endpoints: {
           enabled: endpoints.enabled ?? DEFAULT_ENDPOINTS_SYNC.enabled,
           patches: patches(endpoints.patches),
+        },
+        endpointSlices: {
+          enabled: endpointSlices.enabled ?? DEFAULT_ENDPOINT_SLICES_SYNC.enabled,
+          patches: patches(endpointSlices.patches),
         },
         namespaces: {
           enabled: namespaces.enabled ?? DEFAULT_NAMESPACES_SYNC.enabled,

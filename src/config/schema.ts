@@ -116,6 +116,22 @@ export const endpointsSyncSchema = Type.Object(
   { additionalProperties: false, description: 'Endpoints syncing (virtual → host), performed by vcsync.' },
 );
 
+/** `sync.toHost.endpointSlices`, owned by vcsync. */
+export const endpointSlicesSyncSchema = Type.Object(
+  {
+    enabled: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'Sync EndpointSlices of Services without a selector from the virtual cluster to the host cluster. Default true.',
+      }),
+    ),
+    patches: Type.Optional(
+      Type.Array(patchSchema, { default: [], description: 'Patches applied to synced EndpointSlices. Default none.' }),
+    ),
+  },
+  { additionalProperties: false, description: 'EndpointSlices syncing (virtual → host), performed by vcsync.' },
+);
+
 /** `sync.toHost.namespaces.mappings`. */
 export const namespaceMappingsSchema = Type.Object(
   {
@@ -167,6 +183,7 @@ export const syncToHostSchema = Type.Object(
   {
     ...acceptedAsWritten(SYNC_TO_HOST_KEYS, NOT_READ),
     endpoints: Type.Optional(endpointsSyncSchema),
+    endpointSlices: Type.Optional(endpointSlicesSyncSchema),
     namespaces: Type.Optional(namespacesSyncSchema),
   },
   { additionalProperties: false, description: 'Resources synced from the virtual to the host cluster.' },
@@ -234,6 +251,9 @@ export type DeepReadonly<T> = T extends (infer E)[]
 /** `sync.toHost.endpoints` with defaults applied (every field present). */
 export type EndpointsSyncConfig = DeepReadonly<Required<Static<typeof endpointsSyncSchema>>>;
 
+/** `sync.toHost.endpointSlices` with defaults applied (every field present). */
+export type EndpointSlicesSyncConfig = DeepReadonly<Required<Static<typeof endpointSlicesSyncSchema>>>;
+
 /** `sync.toHost.namespaces` with defaults applied (every field present). */
 export type NamespacesSyncConfig = DeepReadonly<
   Omit<Required<Static<typeof namespacesSyncSchema>>, 'mappings'> & {
@@ -252,6 +272,7 @@ export type VclusterConfig = Readonly<{
     toHost: Readonly<{
       [key: string]: unknown;
       endpoints: EndpointsSyncConfig;
+      endpointSlices: EndpointSlicesSyncConfig;
       namespaces: NamespacesSyncConfig;
     }>;
   }>;

@@ -6,8 +6,8 @@ import type { SyncState } from './sync-state.js';
 import type { ToHostResource } from './to-host-resource.js';
 
 /**
- * The host object the syncer writes for `virtual`: translated metadata and the resource's
- * translated fields, then the forward patches, then the host-only labels and annotations of
+ * The host object the syncer writes for `virtual`: translated metadata (with the resource's own
+ * `hostLabels` over the copied labels) and the resource's translated fields, then the forward patches, then the host-only labels and annotations of
  * `existingHost` (keys vcsync never wrote, kept as they are). The one definition shared by the
  * controller and `vcsync preview`, so a preview shows exactly what would be written. Throws
  * {@link TerminalError} when the object's namespace is not synced, and the patch engine's error
@@ -30,17 +30,19 @@ export async function desiredHostObject<V extends KubeObject>(
     excludedAnnotations: resource.excludedAnnotations,
   });
   if (!translated.synced) throw new TerminalError('NotSynced', translated.reason);
+  const ownLabels = resource.hostLabels?.(virtual, state.translator);
+  const metadata = ownLabels === undefined ? { ...translated.metadata } : { ...translated.metadata, labels: { ...translated.metadata.labels, ...ownLabels } };
   const host: KubeObject = {
     apiVersion: resource.apiVersion,
     kind: resource.kind,
-    metadata: { ...translated.metadata },
+    metadata,
     ...resource.hostFields(virtual, state.translator),
   };
   const patched = await state.patcher.toHost({ host, virtual, existingHost });
   if (existingHost?.metadata === undefined) return patched;
   const hostOnly = hostOnlyMetadata({
     existingHost: existingHost.metadata,
-    translated: translated.metadata,
+    translated: metadata,
     vclusterName: state.translator.vclusterName,
   });
   return { ...patched, object: { ...patched.object, metadata: withHostOnlyMetadata(patched.object.metadata ?? {}, hostOnly) } };

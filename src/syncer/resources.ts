@@ -1,4 +1,5 @@
 import { endpointsSyncable } from './endpoints/endpoints-syncable.js';
+import { endpointSlicesSyncable } from './endpointslices/endpointslices-syncable.js';
 import type { SyncableResource } from './syncable-resource.js';
 
 /**
@@ -6,4 +7,4 @@ import type { SyncableResource } from './syncable-resource.js';
  * iterate this list and name no resource themselves. A new resource is one folder under syncer/
  * exporting a {@link SyncableResource}, and one line here.
  */
-export const SYNCABLE_RESOURCES: readonly SyncableResource[] = Object.freeze([endpointsSyncable]);
+export const SYNCABLE_RESOURCES: readonly SyncableResource[] = Object.freeze([endpointsSyncable, endpointSlicesSyncable]);

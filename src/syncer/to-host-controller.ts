@@ -280,6 +280,14 @@ export class ToHostController<V extends KubeObject> {
       this.#contention.settled(key);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
     }
+    const recreate = this.#resource.recreateReason?.(host, desired);
+    if (recreate !== undefined) {
+      await this.#deleteHost(host, key, recreate);
+      const created = await this.#createHost(current, state);
+      if (created === undefined) return CACHE_LAG;
+      this.#remember(key, current, created.object, state, created.imports);
+      return { kind: 'synced', action: 'recreated' };
+    }
     let contention: Contention | undefined;
     if (this.#changedByOthers(last, virtual, host)) {
       const verdict = this.#contention.observe(key, host.metadata?.resourceVersion ?? '');
@@ -365,7 +373,8 @@ export class ToHostController<V extends KubeObject> {
     const { object: written } = await this.#desiredHost(virtual, undefined, state);
     const expected = virtualLabelsAndAnnotations(written.metadata ?? {}, state.translator.vclusterName);
     const excluded = new Set(this.#resource.excludedAnnotations);
-    const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, new Set());
+    const ownLabels = new Set(Object.keys(this.#resource.hostLabels?.(virtual, state.translator) ?? {}));
+    const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, ownLabels);
     const annotations = withHostChanges(virtual.metadata?.annotations, expected.annotations, actual.annotations, excluded);
     const metadata: ObjectMeta = { ...virtual.metadata };
     if (Object.keys(labels).length > 0) metadata.labels = labels;
@@ -397,9 +406,32 @@ export class ToHostController<V extends KubeObject> {
       const key = objectKey(virtual);
       const existing = await this.#readHost(ref.namespace ?? '', ref.name ?? '');
       if (existing !== undefined && !this.#isOurs(existing, state.translator, key)) {
-        throw this.#notManaged({ namespace: ref.namespace ?? '', name: ref.name ?? '' }, state, key);
+        if (this.#resource.replacesForeignHostObject !== true || controlledElsewhere(existing.metadata, this.#resource.name) !== undefined) {
+          throw this.#notManaged({ namespace: ref.namespace ?? '', name: ref.name ?? '' }, state, key);
+        }
+        const replaced = await this.#replaceForeign(existing, desired, key);
+        if (replaced === undefined) return undefined;
+        await this.#import(imports, replaced, state);
+        return { object: replaced, imports };
       }
       return undefined;
+    }
+  }
+
+  /**
+   * Deletes `foreign`, a host object of the copy's name that this virtual cluster did not write
+   * (uid precondition: never a newer object), and creates `desired` in its place. Resolves
+   * `undefined` when the name is taken again meanwhile (the caller requeues).
+   */
+  async #replaceForeign(foreign: V, desired: KubeObject, key: string): Promise<KubeObject | undefined> {
+    const meta = foreign.metadata ?? {};
+    await this.#deleteHost(foreign, key, 'a host object of the same name not written by this virtual cluster');
+    this.#logger.warn({ key, host: `${meta.namespace}/${meta.name}`, uid: meta.uid }, 'replaced a host object of the same name that this virtual cluster did not write');
+    try {
+      return await this.#options.hostClient.create(collectionPath(this.#resource.type, meta.namespace ?? ''), desired);
+    } catch (error) {
+      if (isAlreadyExists(error)) return undefined;
+      throw error;
     }
   }
 

@@ -36,6 +36,25 @@ export interface ToHostResource<V extends KubeObject> {
    * object. Pure. These fields flow only virtual → host: host drift is overwritten.
    */
   hostFields(virtual: V, translator: Translator): Record<string, unknown>;
+  /**
+   * Labels the resource sets on the host copy over the translated ones (same key: this value
+   * wins), e.g. a label whose value must name a host object. Pure. They are the resource's own:
+   * a host-side change of one of these keys never flows back to the virtual object. Default none.
+   */
+  hostLabels?(virtual: V, translator: Translator): Readonly<Record<string, string>>;
+  /**
+   * Why the host copy `host` (as the host cache has it) cannot be updated to `desired` and must be
+   * deleted and created again (a field the API server does not let change, such as an
+   * EndpointSlice's addressType); `undefined` when an update will do. Default: always an update.
+   */
+  recreateReason?(host: V, desired: KubeObject): string | undefined;
+  /**
+   * When a host object of the copy's name exists that this virtual cluster did not write (and no
+   * plugin controls): `true` deletes it (uid precondition) and creates the copy, as vcluster's
+   * EndpointSlices syncer does; absent or `false` leaves it alone and reports a terminal
+   * `SyncError`.
+   */
+  readonly replacesForeignHostObject?: boolean;
 }
 
 /** A secondary virtual informer whose changes wake keys of the primary resource. */

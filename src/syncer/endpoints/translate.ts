@@ -25,15 +25,25 @@ export function serviceWantsEndpointsSync(service: Service | undefined): boolean
   return selector === undefined || selector === null || Object.keys(selector).length === 0;
 }
 
-function translateAddress(address: EndpointAddress, namespace: string, pods: PodRefTranslator): EndpointAddress {
-  const ref = address.targetRef;
-  if (ref?.kind !== 'Pod' || ref.name === undefined) return { ...address, ...(ref ? { targetRef: { ...ref } } : {}) };
+/**
+ * The host form of an endpoint's targetRef, for Endpoints addresses and EndpointSlice endpoints
+ * alike: a reference of kind `Pod` points at the host Pod (name and namespace translated; a
+ * namespace-less one is read as `namespace`, the endpoint object's own), its `uid` and
+ * `resourceVersion` cleared because they belong to the virtual Pod; any other reference is copied
+ * unchanged. Pure: returns a new object.
+ */
+export function hostTargetRef(ref: ObjectReference, namespace: string, pods: PodRefTranslator): ObjectReference {
+  if (ref.kind !== 'Pod' || ref.name === undefined) return { ...ref };
   const host = pods.hostRef({ name: ref.name, namespace: ref.namespace ?? namespace });
-  // uid and resourceVersion belong to the virtual Pod; the host Pod has its own.
   const targetRef: ObjectReference = { ...ref, name: host.name, namespace: host.namespace };
   delete targetRef.uid;
   delete targetRef.resourceVersion;
-  return { ...address, targetRef };
+  return targetRef;
+}
+
+function translateAddress(address: EndpointAddress, namespace: string, pods: PodRefTranslator): EndpointAddress {
+  const ref = address.targetRef;
+  return ref === undefined ? { ...address } : { ...address, targetRef: hostTargetRef(ref, namespace, pods) };
 }
 
 /**

@@ -54,7 +54,7 @@ describe('a second syncable resource is one folder: validate, preview and start 
 
     const without = sink();
     expect(await runPreview({ configPath: config, objectPath: objects, vclusterName: 'vc', hostNamespace: 'vcluster-vc', out: sink(), err: without })).toBe(0);
-    expect(without.text).toBe(`${objects}:1:1 document 1: skipped ConfigMap (vcsync syncs Endpoints)\n`);
+    expect(without.text).toBe(`${objects}:1:1 document 1: skipped ConfigMap (vcsync syncs Endpoints, EndpointSlice)\n`);
 
     const out = sink();
     const err = sink();

@@ -222,11 +222,11 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     const port = Number(new URL(clusters.virtual.url).port);
     await clusters.virtual.close();
 
-    const syncz = await waitFor('/syncz failing for both virtual informers', async () => {
+    const syncz = await waitFor('/syncz failing for every virtual informer', async () => {
       const answer = await get('/syncz');
-      return answer.status === 503 && answer.text.includes('virtual-endpoints, virtual-services') ? answer.text : undefined;
+      return answer.status === 503 && answer.text.includes('virtual-endpoints, virtual-services, virtual-endpointslices') ? answer.text : undefined;
     });
-    expect(syncz).toMatch(/^\[-\]informers failed: lost the API server of informer\(s\) virtual-endpoints, virtual-services; retrying with backoff$/m);
+    expect(syncz).toMatch(/^\[-\]informers failed: lost the API server of informer\(s\) virtual-endpoints, virtual-services, virtual-endpointslices; retrying with backoff$/m);
     expect(syncz.trimEnd().endsWith('syncz check failed')).toBe(true);
     const readyz = await get('/readyz');
     expect(readyz).toEqual({ status: 200, text: 'readyz check passed\n' });

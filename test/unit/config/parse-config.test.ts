@@ -332,7 +332,7 @@ describe('parseConfig: keys along every path vcsync reads', () => {
     expect(up.message).toBe('misplaced key: it belongs one level up, under sync.toHost, not sync.toHost.endpoints (indent it less)');
     const either = only('sync:\n  toHost:\n    pods: {}\n    enabled: false\n');
     expect(either.message).toBe(
-      'misplaced key: it is a key of sync.toHost.endpoints or sync.toHost.namespaces, not of sync.toHost (indent it below the section it belongs to)',
+      'misplaced key: it is a key of sync.toHost.endpoints or sync.toHost.endpointSlices or sync.toHost.namespaces, not of sync.toHost (indent it below the section it belongs to)',
     );
   });
 
