@@ -55,6 +55,11 @@ export interface SyncedResourceFixture {
   /** The name of its virtual informer (the `informer` label of the watch metrics). */
   readonly virtualInformer: string;
   /**
+   * What the syncer does with a host object of the copy's name that it did not write: Endpoints
+   * leave it alone (a terminal SyncError), EndpointSlices delete and replace it (as vcluster does).
+   */
+  readonly foreignHostObject: 'left-alone' | 'replaced';
+  /**
    * vcluster.yaml with this resource's sync enabled; `lines` follow its `enabled: true` as given:
    * indented 6 spaces they are keys of the section (`patches:`), 4 spaces further `sync.toHost` keys.
    */
@@ -135,6 +140,7 @@ export const endpointsFixture: SyncedResourceFixture = {
   apiVersion: 'v1',
   configSection: 'endpoints',
   virtualInformer: 'virtual-endpoints',
+  foreignHostObject: 'left-alone',
   configYaml: (lines = []) => sectionYaml('endpoints', lines),
   objectName: (service) => service,
   collectionPath: (namespace) => `/api/v1/namespaces/${namespace}/endpoints`,
@@ -213,6 +219,7 @@ export const endpointSlicesFixture: SyncedResourceFixture = {
   apiVersion: 'discovery.k8s.io/v1',
   configSection: 'endpointSlices',
   virtualInformer: 'virtual-endpointslices',
+  foreignHostObject: 'replaced',
   configYaml: (lines = []) => sectionYaml('endpointSlices', lines),
   objectName: sliceName,
   collectionPath: (namespace) => `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`,
@@ -256,7 +263,7 @@ export const endpointSlicesFixture: SyncedResourceFixture = {
 // ---- The matrix ----
 
 /** The resources the syncer suites run for. */
-export const SYNCED_RESOURCES: readonly SyncedResourceFixture[] = [endpointsFixture];
+export const SYNCED_RESOURCES: readonly SyncedResourceFixture[] = [endpointsFixture, endpointSlicesFixture];
 
 /** One cell of the suites' matrix: a resource on a pair of backends (`$resource`, `$virtual`, `$host` in titles). */
 export interface ResourceCase extends SyncBackends {

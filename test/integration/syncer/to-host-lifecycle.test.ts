@@ -128,39 +128,58 @@ describe.each(resourceCases(runnableBackends('the synced resources\' lifecycle o
     await waitFor('recreated counted', async () => (await metricValue(second.registry, 'vcsync_sync_operations_total', { result: 'recreated' })) >= 1);
   });
 
-  it(`leaves a foreign host ${fx.kind} of the same name alone and records a SyncError event saying what to do`, async () => {
-    const { virtualClient, hostClient, hostNamespace } = clusters;
-    // A host object of the copy's name that vcsync did not write.
-    const foreign = await fx.createVirtual(hostClient, 'web', { namespace: hostNamespace, name: fx.hostObjectName('web'), labels: { owner: 'host-team' }, payload: payload('192.168.0.1') });
-    const syncer = await start({ events: 'recorder' });
-    await createService(virtualClient, 'web');
-    await fx.createVirtual(virtualClient, 'web', { payload: payload('10.0.0.1') });
-    const [event] = await waitFor(`a SyncError event on the virtual ${fx.kind}`, async () => {
-      const events = await eventsAbout(virtualClient, 'default', fx.kind, fx.objectName('web'));
-      return events.length > 0 ? events : undefined;
+  if (fx.foreignHostObject === 'replaced') {
+    it(`replaces a foreign host ${fx.kind} of the copy's name with the synced copy`, async () => {
+      const { virtualClient, hostClient, hostNamespace } = clusters;
+      const foreign = await fx.createVirtual(hostClient, 'web', { namespace: hostNamespace, name: fx.hostObjectName('web'), labels: { owner: 'host-team' }, payload: payload('192.168.0.1') });
+      const syncer = await start({ events: 'recorder' });
+      await createService(virtualClient, 'web');
+      await fx.createVirtual(virtualClient, 'web', { payload: payload('10.0.0.1') });
+      const synced = await waitFor('the synced copy in place of the foreign object', async () => {
+        const host = await hostCopy('web');
+        return host?.metadata?.labels?.['vcluster.loft.sh/managed-by'] === 'vc1' ? host : undefined;
+      });
+      expect(synced.metadata?.uid).not.toBe(foreign.metadata?.uid);
+      expect(synced.metadata?.labels?.['owner']).toBeUndefined();
+      expect(fx.payloadOf(synced)).toEqual(payload('10.0.0.1'));
+      await waitFor('the replacement counted', async () => (await metricValue(syncer.registry, 'vcsync_sync_operations_total', { result: 'recreated' })) + (await metricValue(syncer.registry, 'vcsync_sync_operations_total', { result: 'created' })) >= 1);
+      expect(await eventsAbout(virtualClient, 'default', fx.kind, fx.objectName('web'))).toEqual([]);
     });
-    expect(event).toMatchObject({
-      type: 'Warning',
-      reason: 'SyncError',
-      involvedObject: { kind: fx.kind, namespace: 'default', name: fx.objectName('web'), apiVersion: fx.apiVersion },
-    });
-    expect(event?.message).toContain(`${hostNamespace}/${fx.hostObjectName('web')}`);
-    expect(event?.message).toContain('not written by virtual cluster vc1');
-    // Not retried with backoff: a host object the syncer does not own will not go away by itself.
-    await waitFor('terminal error counted', async () => (await metricValue(syncer.registry, 'vcsync_sync_operations_total', { result: 'terminal_error' })) >= 1);
-    const after = await hostClient.get<KubeObject>(hostPath('web'));
-    expect(after.metadata?.resourceVersion).toBe(foreign.metadata?.resourceVersion);
-    expect(fx.payloadOf(after)).toEqual(payload('192.168.0.1'));
+  } else {
+    it(`leaves a foreign host ${fx.kind} of the same name alone and records a SyncError event saying what to do`, async () => {
+      const { virtualClient, hostClient, hostNamespace } = clusters;
+      // A host object of the copy's name that vcsync did not write.
+      const foreign = await fx.createVirtual(hostClient, 'web', { namespace: hostNamespace, name: fx.hostObjectName('web'), labels: { owner: 'host-team' }, payload: payload('192.168.0.1') });
+      const syncer = await start({ events: 'recorder' });
+      await createService(virtualClient, 'web');
+      await fx.createVirtual(virtualClient, 'web', { payload: payload('10.0.0.1') });
+      const [event] = await waitFor(`a SyncError event on the virtual ${fx.kind}`, async () => {
+        const events = await eventsAbout(virtualClient, 'default', fx.kind, fx.objectName('web'));
+        return events.length > 0 ? events : undefined;
+      });
+      expect(event).toMatchObject({
+        type: 'Warning',
+        reason: 'SyncError',
+        involvedObject: { kind: fx.kind, namespace: 'default', name: fx.objectName('web'), apiVersion: fx.apiVersion },
+      });
+      expect(event?.message).toContain(`${hostNamespace}/${fx.hostObjectName('web')}`);
+      expect(event?.message).toContain('not written by virtual cluster vc1');
+      // Not retried with backoff: a host object the syncer does not own will not go away by itself.
+      await waitFor('terminal error counted', async () => (await metricValue(syncer.registry, 'vcsync_sync_operations_total', { result: 'terminal_error' })) >= 1);
+      const after = await hostClient.get<KubeObject>(hostPath('web'));
+      expect(after.metadata?.resourceVersion).toBe(foreign.metadata?.resourceVersion);
+      expect(fx.payloadOf(after)).toEqual(payload('192.168.0.1'));
 
-    // Once the host owner removes it, the next change syncs.
-    await hostClient.delete(hostPath('web'));
-    await virtualClient.patch(fx.virtualPath('default', 'web'), 'merge', { metadata: { labels: { retry: 'now' } } });
-    const synced = await waitFor('host copy after the foreign object went', async () => {
-      const host = await hostCopy('web');
-      return host?.metadata?.labels?.['vcluster.loft.sh/managed-by'] === 'vc1' ? host : undefined;
+      // Once the host owner removes it, the next change syncs.
+      await hostClient.delete(hostPath('web'));
+      await virtualClient.patch(fx.virtualPath('default', 'web'), 'merge', { metadata: { labels: { retry: 'now' } } });
+      const synced = await waitFor('host copy after the foreign object went', async () => {
+        const host = await hostCopy('web');
+        return host?.metadata?.labels?.['vcluster.loft.sh/managed-by'] === 'vc1' ? host : undefined;
+      });
+      expect(fx.payloadOf(synced)).toEqual(payload('10.0.0.1'));
     });
-    expect(fx.payloadOf(synced)).toEqual(payload('10.0.0.1'));
-  });
+  }
 
   it('converges many objects while the host copies are edited concurrently', async () => {
     const { virtualClient, hostClient } = clusters;
