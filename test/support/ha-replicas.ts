@@ -209,15 +209,17 @@ export function recordHost(hostClient: RestClient, hostNamespace: string, fixtur
 
 /** How the host namespace differs from what the virtual side requires. */
 export interface HostDifferences {
-  /** Virtual Endpoints whose host copy is missing or not the expected translation. */
+  /** Virtual objects whose host copy is missing or not the expected translation. */
   lost: string[];
+  /** For the first of `lost`: what differs (`missing`, or the parts: name, labels, annotations, body) with both values. */
+  firstLost?: string;
   /** Host copies of this vcluster whose virtual source does not exist (or must not be synced). */
   orphaned: string[];
-  /** Virtual Endpoints with more than one host copy. */
+  /** Virtual objects with more than one host copy. */
   duplicated: string[];
   /** Host copies compared. */
   hostCopies: number;
-  /** Virtual Endpoints that should be on the host. */
+  /** Virtual objects that should be on the host. */
   expected: number;
 }
 
@@ -263,19 +265,30 @@ export async function compareHost(
     }
     const lost: string[] = [];
     const duplicated: string[] = [];
+    let firstLost: string | undefined;
     for (const [key, want] of expected) {
       const found = copies.get(key) ?? [];
       if (found.length > 1) duplicated.push(key);
       const copy = found[0];
-      const same =
-        copy !== undefined &&
-        copy.metadata?.name === want.metadata?.name &&
-        JSON.stringify(sorted(copy.metadata?.labels)) === JSON.stringify(sorted(want.metadata?.labels)) &&
-        JSON.stringify(sorted(copy.metadata?.annotations)) === JSON.stringify(sorted(want.metadata?.annotations)) &&
-        JSON.stringify(fixture.bodyOf(copy) ?? []) === JSON.stringify(fixture.bodyOf(want) ?? []);
-      if (!same) lost.push(key);
+      const parts: Array<[string, unknown, unknown]> =
+        copy === undefined
+          ? []
+          : [
+              ['name', copy.metadata?.name, want.metadata?.name],
+              ['labels', sorted(copy.metadata?.labels), sorted(want.metadata?.labels)],
+              ['annotations', sorted(copy.metadata?.annotations), sorted(want.metadata?.annotations)],
+              ['body', fixture.bodyOf(copy) ?? [], fixture.bodyOf(want) ?? []],
+            ];
+      const differing = parts.filter(([, found, wanted]) => JSON.stringify(found) !== JSON.stringify(wanted));
+      if (copy === undefined || differing.length > 0) {
+        lost.push(key);
+        firstLost ??=
+          copy === undefined
+            ? `${key}: host copy missing`
+            : `${key}: ${differing.map(([part, found, wanted]) => `${part} ${JSON.stringify(found)} on the host, ${JSON.stringify(wanted)} expected`).join('; ')}`;
+      }
     }
-    return { lost, orphaned, duplicated, hostCopies: host.length, expected: expected.size };
+    return { lost, orphaned, duplicated, hostCopies: host.length, expected: expected.size, ...(firstLost !== undefined ? { firstLost } : {}) };
   } finally {
     sandbox.dispose();
   }
@@ -289,14 +302,22 @@ export function waitForConvergence(
   namespaces: readonly string[],
   fixture: SyncedResourceFixture = endpointsFixture,
 ): Promise<HostDifferences> {
+  let last: HostDifferences | undefined;
   return waitFor(
     'the host to converge',
     async () => {
-      const differences = await compareHost(virtualClient, hostClient, hostNamespace, namespaces, fixture);
+      const differences = (last = await compareHost(virtualClient, hostClient, hostNamespace, namespaces, fixture));
       return differences.lost.length + differences.orphaned.length + differences.duplicated.length === 0 ? differences : undefined;
     },
     { timeoutMs: 90_000, intervalMs: 500 },
-  );
+  ).catch((error: unknown) => {
+    if (last === undefined) throw error;
+    const { lost, orphaned, duplicated, firstLost } = last;
+    throw new Error(
+      `the host did not converge within 90 s: ${lost.length} lost, ${orphaned.length} orphaned (${orphaned.slice(0, 5).join(', ')}), ${duplicated.length} duplicated; ${firstLost ?? ''}`,
+      { cause: error },
+    );
+  });
 }
 
 function sorted(map: Record<string, string> | undefined): Array<[string, string]> {

@@ -54,6 +54,12 @@ export interface SyncedResourceFixture {
   readonly configSection: string;
   /** The name of its virtual informer (the `informer` label of the watch metrics). */
   readonly virtualInformer: string;
+  /** The name of its informer of host copies. */
+  readonly hostInformer: string;
+  /** The top-level fields of its synced body (what a host cache without bodies leaves out). */
+  readonly bodyFields: readonly string[];
+  /** A patch expression that answers the first address of the host copy (`context.hostObject`). */
+  readonly hostFirstAddressExpression: string;
   /**
    * What the syncer does with a host object of the copy's name that it did not write: Endpoints
    * leave it alone (a terminal SyncError), EndpointSlices delete and replace it (as vcluster does).
@@ -140,6 +146,9 @@ export const endpointsFixture: SyncedResourceFixture = {
   apiVersion: 'v1',
   configSection: 'endpoints',
   virtualInformer: 'virtual-endpoints',
+  hostInformer: 'host-endpoints',
+  bodyFields: ['subsets'],
+  hostFirstAddressExpression: 'context.hostObject.subsets[0].addresses[0].ip',
   foreignHostObject: 'left-alone',
   configYaml: (lines = []) => sectionYaml('endpoints', lines),
   objectName: (service) => service,
@@ -219,6 +228,9 @@ export const endpointSlicesFixture: SyncedResourceFixture = {
   apiVersion: 'discovery.k8s.io/v1',
   configSection: 'endpointSlices',
   virtualInformer: 'virtual-endpointslices',
+  hostInformer: 'host-endpointslices',
+  bodyFields: ['endpoints', 'ports'],
+  hostFirstAddressExpression: 'context.hostObject.endpoints[0].addresses[0]',
   foreignHostObject: 'replaced',
   configYaml: (lines = []) => sectionYaml('endpointSlices', lines),
   objectName: sliceName,
