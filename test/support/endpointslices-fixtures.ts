@@ -12,6 +12,7 @@ import { buildEndpointSlicesSyncState } from '../../src/syncer/endpointslices/en
 import { createEndpointSlicesSyncer, type EndpointSlicesSyncer } from '../../src/syncer/endpointslices/endpointslices-syncer.js';
 import { LABEL_SERVICE_NAME } from '../../src/syncer/endpointslices/slice-keys.js';
 import { SyncerMetrics } from '../../src/syncer/metrics.js';
+import { ReferenceImporter } from '../../src/syncer/reference-importer.js';
 import type { EventSink } from '../../src/syncer/to-host-controller.js';
 import { getOrUndefined, type SyncClusters } from './sync-harness.js';
 import { waitFor } from './wait-for.js';
@@ -100,12 +101,16 @@ export interface StartSlicesSyncerOptions {
   events?: 'recorder' | EventSink;
   /** Default silent. */
   logger?: Logger;
+  /** Import the objects `reference` patches point at (as the daemon does). Default: references are only rewritten. */
+  importReferences?: boolean;
 }
 
 /** A running EndpointSlices syncer; `stop()` aborts it and waits until it has drained. Idempotent. */
 export interface RunningSlicesSyncer {
   readonly syncer: EndpointSlicesSyncer;
   readonly registry: Registry;
+  /** Swaps in the state of another vcluster.yaml text, as a reload of the config file does. */
+  reload(configYaml: string): void;
   stop(): Promise<void>;
 }
 
@@ -152,6 +157,9 @@ export async function startEndpointSlicesSyncer(clusters: SyncClusters, options:
     kubeMetrics,
     controllerMetrics: new SyncerMetrics(registry).controller('endpointslices'),
     logger,
+    ...(options.importReferences === true
+      ? { importer: new ReferenceImporter({ virtualClient: clusters.virtualClient, hostClient: clusters.hostClient, logger }) }
+      : {}),
   });
   const abort = new AbortController();
   const running = Promise.all([informers.run(abort.signal), syncer.run(abort.signal)]);
@@ -174,5 +182,12 @@ export async function startEndpointSlicesSyncer(clusters: SyncClusters, options:
     await stop();
     throw error;
   }
-  return { syncer, registry, stop };
+  const reload = (configYaml: string): void => {
+    const next = parseConfig(configYaml, 'vcluster.yaml');
+    if (!next.ok) throw new Error(`test config is invalid: ${JSON.stringify(next.errors)}`);
+    const rebuilt = buildEndpointSlicesSyncState({ vclusterName, hostNamespace: clusters.hostNamespace, config: next.config, sandbox });
+    if (!rebuilt.ok) throw new Error(`test patches are invalid: ${rebuilt.errors.map((e) => e.message).join('; ')}`);
+    syncer.updateState(rebuilt.state);
+  };
+  return { syncer, registry, reload, stop };
 }

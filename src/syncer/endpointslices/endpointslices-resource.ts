@@ -44,7 +44,8 @@ function hostServiceName(translator: Translator, namespace: string, name: string
  */
 export function endpointSlicesResource(services: ServiceLookup): ToHostResource<EndpointSlice> {
   return {
-    name: 'endpointslices',
+    // The config key's spelling: messages name `sync.toHost.<name>.enabled` with it (the metric and queue label is `endpointslices`).
+    name: 'endpointSlices',
     type: ENDPOINT_SLICES,
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',

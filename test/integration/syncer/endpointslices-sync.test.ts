@@ -89,4 +89,22 @@ describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver
     const again = await waitFor('host copy after the selector was removed', () => hostSlice('later-1'));
     expect(again.metadata?.uid).not.toBe(first.metadata?.uid);
   });
+
+  it('follows a reload that switches sync.toHost.endpointSlices.enabled off and on', async () => {
+    const { virtualClient } = clusters;
+    await createService(virtualClient, 'switch');
+    syncer = await startEndpointSlicesSyncer(clusters);
+    syncer.reload('sync:\n  toHost:\n    endpointSlices:\n      enabled: false\n');
+    await createSlice(virtualClient, 'switch-1', { service: 'switch' });
+    const skippedDisabled = await waitFor('switch-1 skipped as disabled', async () => {
+      const outcome = await syncer!.syncer.controller.reconcile('default/switch-1');
+      return outcome.kind === 'skipped' && outcome.cause === 'disabled' ? outcome : undefined;
+    });
+    expect(skippedDisabled.reason).toBe('sync.toHost.endpointSlices.enabled is false');
+    expect(await hostSlice('switch-1')).toBeUndefined();
+
+    syncer.reload('sync:\n  toHost:\n    endpointSlices:\n      enabled: true\n');
+    const host = await waitFor('host copy once switched on', () => hostSlice('switch-1'));
+    expect(host.endpoints?.map((e) => e.addresses)).toEqual([['10.0.0.1']]);
+  });
 });
