@@ -68,7 +68,8 @@ describe.each(resourceCases(runnableBackends('the synced resources\' lifecycle o
     const summaries = log.matching('synced host objects');
     const total = (field: string): number => summaries.reduce((sum, line) => sum + Number(line[field]), 0);
     expect({ created: total('created'), deleted: total('deleted'), updated: total('updated'), recreated: total('recreated') }).toEqual({ created: 3, deleted: 1, updated: 0, recreated: 0 });
-    expect(summaries[0]).toMatchObject({ controller: fx.syncerName });
+    // The controller the summary names is the resource (its spelling in logs may follow the config key, endpointSlices).
+    expect(String(summaries[0]?.['controller']).toLowerCase()).toBe(fx.syncerName);
   });
 
   it('recreates a host copy someone deleted (vcsync never deletes tenant data for a host-side action)', async () => {
