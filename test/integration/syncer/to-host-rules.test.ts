@@ -73,6 +73,23 @@ describe.each(resourceCases(runnableBackends('the shared sync rules on a real ku
     expect(fx.bodyOf(again)).toEqual(fx.bodyOf(first));
   });
 
+  it('deletes the host copy when its Service is deleted, and syncs again when the Service is back', async () => {
+    const { virtualClient } = clusters;
+    await start();
+    await createService(virtualClient, 'web');
+    await fx.createVirtual(virtualClient, 'web');
+    const first = await waitFor('host copy', () => hostCopy('web'));
+
+    await virtualClient.delete(servicePath('default', 'web'));
+    await waitFor('host copy deleted after the Service was', async () => (await hostCopy('web')) === undefined);
+    expect(await virtualClient.get(fx.virtualPath('default', 'web'))).toBeDefined();
+
+    await createService(virtualClient, 'web');
+    const again = await waitFor('host copy after the Service came back', () => hostCopy('web'));
+    expect(again.metadata?.uid).not.toBe(first.metadata?.uid);
+    expect(fx.bodyOf(again)).toEqual(fx.bodyOf(first));
+  });
+
   it('leaves a plugin\'s objects alone on both sides: a controlled-by virtual object is not copied, a host copy taken over is neither repaired nor deleted', async () => {
     const { virtualClient, hostClient, hostNamespace } = clusters;
     await start();
