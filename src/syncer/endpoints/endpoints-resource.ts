@@ -4,7 +4,7 @@ import { objectKey } from '../../kube/object-key.js';
 import type { Translator } from '../../translate/translator.js';
 import type { SecondarySource, SyncDecision, ToHostResource } from '../to-host-resource.js';
 import type { Endpoints, Service } from './endpoints-types.js';
-import { ENDPOINTS_EXCLUDED_ANNOTATIONS, serviceWantsEndpointsSync, translateSubsetsToHost } from './translate.js';
+import { ENDPOINTS_EXCLUDED_ANNOTATIONS, serviceWantsEndpointsSync, translateSubsetsToHost, type PodRefTranslator } from './translate.js';
 
 /** Read access to the virtual Services cache. */
 export interface ServiceLookup {
@@ -39,15 +39,22 @@ export function endpointsResource(services: ServiceLookup): ToHostResource<Endpo
       return { sync: true };
     },
     hostFields(virtual: Endpoints, translator: Translator): Record<string, unknown> {
-      const namespace = virtual.metadata?.namespace ?? '';
-      const subsets = translateSubsetsToHost(virtual.subsets, namespace, {
-        hostRef(ref) {
-          const placement = translator.hostRef(ref);
-          // A Pod in a namespace that is not synced keeps its virtual identity: there is no host Pod to point at.
-          return placement.synced ? placement.ref : ref;
-        },
-      });
+      const subsets = translateSubsetsToHost(virtual.subsets, virtual.metadata?.namespace ?? '', hostPods(translator));
       return subsets.length > 0 ? { subsets } : {};
+    },
+  };
+}
+
+/**
+ * Pod references through the translator, for the targetRefs of Endpoints and EndpointSlices: the
+ * host Pod's name and namespace; a Pod in a namespace that is not synced keeps its virtual
+ * identity (there is no host Pod to point at).
+ */
+export function hostPods(translator: Translator): PodRefTranslator {
+  return {
+    hostRef(ref) {
+      const placement = translator.hostRef(ref);
+      return placement.synced ? placement.ref : ref;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../kube/kube-object.js';
 import type { Translator } from '../../translate/translator.js';
-import type { ServiceLookup } from '../endpoints/endpoints-resource.js';
+import { hostPods, type ServiceLookup } from '../endpoints/endpoints-resource.js';
 import { serviceWantsEndpointsSync } from '../endpoints/translate.js';
 import { TerminalError } from '../reconcile-outcome.js';
 import type { SyncDecision, ToHostResource } from '../to-host-resource.js';
@@ -68,7 +68,7 @@ export function endpointSlicesResource(services: ServiceLookup): ToHostResource<
       }
       return { sync: true };
     },
-    hostFields: (virtual, translator) => ({ ...hostSliceFields(virtual, podRefs(translator)) }),
+    hostFields: (virtual, translator) => ({ ...hostSliceFields(virtual, hostPods(translator)) }),
     hostLabels(virtual, translator) {
       const serviceName = sliceServiceName(virtual);
       const namespace = virtual.metadata?.namespace ?? '';
@@ -81,15 +81,5 @@ export function endpointSlicesResource(services: ServiceLookup): ToHostResource<
       return `its addressType changed from ${from} to ${String(to)}, which the API server does not let an update change`;
     },
     replacesForeignHostObject: true,
-  };
-}
-
-/** Pod targetRefs through the translator; a Pod in a namespace that is not synced keeps its virtual identity. */
-function podRefs(translator: Translator) {
-  return {
-    hostRef(ref: { name: string; namespace: string }) {
-      const placement = translator.hostRef(ref);
-      return placement.synced ? placement.ref : ref;
-    },
   };
 }

@@ -90,6 +90,20 @@ describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver
     expect(again.metadata?.uid).not.toBe(first.metadata?.uid);
   });
 
+  it('wakes every slice of a Service through the index: deleting the Service deletes the host copies of all its slices', async () => {
+    const { virtualClient } = clusters;
+    await createService(virtualClient, 'multi');
+    await Promise.all(['multi-a', 'multi-b', 'multi-c'].map((name, i) => createSlice(virtualClient, name, { service: 'multi', endpoints: [readyEndpoint(`10.0.1.${i + 1}`)] })));
+    syncer = await startEndpointSlicesSyncer(clusters);
+    await waitFor('three host copies', async () => (await Promise.all(['multi-a', 'multi-b', 'multi-c'].map(hostSlice))).every((h) => h !== undefined));
+    expect(syncer.syncer.slicesByService.slicesOf('default/multi').sort()).toEqual(['default/multi-a', 'default/multi-b', 'default/multi-c']);
+
+    await virtualClient.delete(servicePath('default', 'multi'));
+    await waitFor('every host copy deleted with the Service', async () => (await Promise.all(['multi-a', 'multi-b', 'multi-c'].map(hostSlice))).every((h) => h === undefined));
+    // The tenant's slices stay.
+    expect(await virtualClient.get<EndpointSlice>(slicePath('default', 'multi-b'))).toBeDefined();
+  });
+
   it('follows a reload that switches sync.toHost.endpointSlices.enabled off and on', async () => {
     const { virtualClient } = clusters;
     await createService(virtualClient, 'switch');
