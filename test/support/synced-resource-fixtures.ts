@@ -54,6 +54,11 @@ export interface SyncedResourceFixture {
   readonly configSection: string;
   /** The name of its virtual informer (the `informer` label of the watch metrics). */
   readonly virtualInformer: string;
+  /**
+   * Whether kube-apiserver deletes the object together with its Service (it does for Endpoints of
+   * the Service's name, not for slices). The devcluster does not do this.
+   */
+  readonly deletedWithService: boolean;
   /** The name of its informer of host copies. */
   readonly hostInformer: string;
   /** The top-level fields of its synced body (what a host cache without bodies leaves out). */
@@ -147,6 +152,7 @@ export const endpointsFixture: SyncedResourceFixture = {
   configSection: 'endpoints',
   virtualInformer: 'virtual-endpoints',
   hostInformer: 'host-endpoints',
+  deletedWithService: true,
   bodyFields: ['subsets'],
   hostFirstAddressExpression: 'context.hostObject.subsets[0].addresses[0].ip',
   foreignHostObject: 'left-alone',
@@ -229,6 +235,7 @@ export const endpointSlicesFixture: SyncedResourceFixture = {
   configSection: 'endpointSlices',
   virtualInformer: 'virtual-endpointslices',
   hostInformer: 'host-endpointslices',
+  deletedWithService: false,
   bodyFields: ['endpoints', 'ports'],
   hostFirstAddressExpression: 'context.hostObject.endpoints[0].addresses[0]',
   foreignHostObject: 'replaced',
