@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import os from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/index.js';
 import { afterEach } from 'vitest';
@@ -13,11 +14,10 @@ import type { RestClient } from '../../src/kube/rest-client.js';
 import { PatchSandbox } from '../../src/patches/index.js';
 import { createHostPreview } from '../../src/syncer/host-preview.js';
 import { SYNCABLE_RESOURCES } from '../../src/syncer/resources.js';
-import type { Endpoints } from '../../src/syncer/endpoints/endpoints-types.js';
 import { ANNOTATION_OBJECT_NAME, ANNOTATION_OBJECT_NAMESPACE, LABEL_MANAGED_BY } from '../../src/translate/keys.js';
 import { stopProcess } from './devcluster-process.js';
 import type { SeededRandom } from './seeded-random.js';
-import { DEFAULT_SYNC_CONFIG } from './sync-harness.js';
+import { endpointsFixture, type Payload, type SyncedResourceFixture } from './synced-resource-fixtures.js';
 import { VCSYNC_NODE_ARGS } from './vcsync-cli.js';
 import { waitFor } from './wait-for.js';
 import { registryConfigSchema } from '../../src/syncer/resources.js';
@@ -188,16 +188,16 @@ export function recordWatch<T extends KubeObject>(client: RestClient, path: stri
 /** The host side of an HA test as the test sees it: the Lease and the host copies, recorded. */
 export interface HostRecording {
   leases: RecordingWatch<Lease>;
-  hostCopies: RecordingWatch<Endpoints>;
+  hostCopies: RecordingWatch<KubeObject>;
   /** The Lease holder of the last Lease event (`''` before any). */
   holder(): string;
   stop(): void;
 }
 
-/** Records the Leases and the host copies of `vc1` in `hostNamespace` (see {@link recordWatch}). */
-export function recordHost(hostClient: RestClient, hostNamespace: string): HostRecording {
+/** Records the Leases and the host copies (of `fixture`'s resource, default Endpoints) of `vc1` in `hostNamespace` (see {@link recordWatch}). */
+export function recordHost(hostClient: RestClient, hostNamespace: string, fixture: SyncedResourceFixture = endpointsFixture): HostRecording {
   const leases = recordWatch<Lease>(hostClient, `/apis/coordination.k8s.io/v1/namespaces/${hostNamespace}/leases`);
-  const hostCopies = recordWatch<Endpoints>(hostClient, `/api/v1/namespaces/${hostNamespace}/endpoints`, `${LABEL_MANAGED_BY}=vc1`);
+  const hostCopies = recordWatch<KubeObject>(hostClient, fixture.collectionPath(hostNamespace), `${LABEL_MANAGED_BY}=vc1`);
   return {
     leases,
     hostCopies,
@@ -211,25 +211,34 @@ export function recordHost(hostClient: RestClient, hostNamespace: string): HostR
 
 /** How the host namespace differs from what the virtual side requires. */
 export interface HostDifferences {
-  /** Virtual Endpoints whose host copy is missing or not the expected translation. */
+  /** Virtual objects whose host copy is missing or not the expected translation. */
   lost: string[];
+  /** For the first of `lost`: what differs (`missing`, or the parts: name, labels, annotations, body) with both values. */
+  firstLost?: string;
   /** Host copies of this vcluster whose virtual source does not exist (or must not be synced). */
   orphaned: string[];
-  /** Virtual Endpoints with more than one host copy. */
+  /** Virtual objects with more than one host copy. */
   duplicated: string[];
   /** Host copies compared. */
   hostCopies: number;
-  /** Virtual Endpoints that should be on the host. */
+  /** Virtual objects that should be on the host. */
   expected: number;
 }
 
 /**
- * Compares the host namespace with the translation of every virtual Endpoints in `namespaces`
- * (each has a selector-less Service, so each must be synced), as `vcsync preview` computes it
- * with the default config: name, labels, annotations (including the virtual uid) and subsets.
+ * Compares the host namespace with the translation of every virtual object of `fixture`'s resource
+ * (default Endpoints) in `namespaces` (each has a selector-less Service, so each must be synced),
+ * as `vcsync preview` computes it with the resource's default config: name, labels, annotations
+ * (including the virtual uid) and the synced body (subsets; a slice's endpoints and ports).
  */
-export async function compareHost(virtualClient: RestClient, hostClient: RestClient, hostNamespace: string, namespaces: readonly string[]): Promise<HostDifferences> {
-  const parsed = parseConfig(DEFAULT_SYNC_CONFIG, 'vcluster.yaml', registryConfigSchema());
+export async function compareHost(
+  virtualClient: RestClient,
+  hostClient: RestClient,
+  hostNamespace: string,
+  namespaces: readonly string[],
+  fixture: SyncedResourceFixture = endpointsFixture,
+): Promise<HostDifferences> {
+  const parsed = parseConfig(fixture.configYaml(), 'vcluster.yaml', registryConfigSchema());
   if (!parsed.ok) throw new Error('the default sync config is invalid');
   const sandbox = new PatchSandbox();
   try {
@@ -237,15 +246,15 @@ export async function compareHost(virtualClient: RestClient, hostClient: RestCli
     if (!built.ok) throw new Error('the default sync config has patch errors');
     const expected = new Map<string, KubeObject>();
     for (const namespace of namespaces) {
-      const items = (await virtualClient.list<Endpoints>(`/api/v1/namespaces/${namespace}/endpoints`)).items;
+      const items = await fixture.list(virtualClient, namespace);
       for (const item of items) {
-        const outcome = await built.preview.preview({ ...item, apiVersion: 'v1', kind: 'Endpoints' });
+        const outcome = await built.preview.preview({ ...item, apiVersion: fixture.apiVersion, kind: fixture.kind });
         if (outcome.kind !== 'host') throw new Error(`cannot translate ${namespace}/${item.metadata?.name ?? ''}: ${outcome.kind === 'failed' ? outcome.message : 'skipped'}`);
         expected.set(`${namespace}/${item.metadata?.name ?? ''}`, outcome.object);
       }
     }
-    const host = (await hostClient.list<Endpoints>(`/api/v1/namespaces/${hostNamespace}/endpoints`, { labelSelector: `${LABEL_MANAGED_BY}=vc1` })).items;
-    const copies = new Map<string, Endpoints[]>();
+    const host = await fixture.list(hostClient, hostNamespace, `${LABEL_MANAGED_BY}=vc1`);
+    const copies = new Map<string, KubeObject[]>();
     const orphaned: string[] = [];
     for (const copy of host) {
       const annotations = copy.metadata?.annotations ?? {};
@@ -258,34 +267,60 @@ export async function compareHost(virtualClient: RestClient, hostClient: RestCli
     }
     const lost: string[] = [];
     const duplicated: string[] = [];
+    let firstLost: string | undefined;
     for (const [key, want] of expected) {
       const found = copies.get(key) ?? [];
       if (found.length > 1) duplicated.push(key);
       const copy = found[0];
-      const same =
-        copy !== undefined &&
-        copy.metadata?.name === want.metadata?.name &&
-        JSON.stringify(sorted(copy.metadata?.labels)) === JSON.stringify(sorted(want.metadata?.labels)) &&
-        JSON.stringify(sorted(copy.metadata?.annotations)) === JSON.stringify(sorted(want.metadata?.annotations)) &&
-        JSON.stringify(copy.subsets ?? []) === JSON.stringify((want as Endpoints).subsets ?? []);
-      if (!same) lost.push(key);
+      const parts: Array<[string, unknown, unknown]> =
+        copy === undefined
+          ? []
+          : [
+              ['name', copy.metadata?.name, want.metadata?.name],
+              ['labels', sorted(copy.metadata?.labels), sorted(want.metadata?.labels)],
+              ['annotations', sorted(copy.metadata?.annotations), sorted(want.metadata?.annotations)],
+              ['body', fixture.bodyOf(copy) ?? [], fixture.bodyOf(want) ?? []],
+            ];
+      // Deep equality, not JSON text: servers order an object's keys differently (a real server writes a slice port's protocol before its port).
+      const differing = parts.filter(([, found, wanted]) => !isDeepStrictEqual(found, wanted));
+      if (copy === undefined || differing.length > 0) {
+        lost.push(key);
+        firstLost ??=
+          copy === undefined
+            ? `${key}: host copy missing`
+            : `${key}: ${differing.map(([part, found, wanted]) => `${part} ${JSON.stringify(found)} on the host, ${JSON.stringify(wanted)} expected`).join('; ')}`;
+      }
     }
-    return { lost, orphaned, duplicated, hostCopies: host.length, expected: expected.size };
+    return { lost, orphaned, duplicated, hostCopies: host.length, expected: expected.size, ...(firstLost !== undefined ? { firstLost } : {}) };
   } finally {
     sandbox.dispose();
   }
 }
 
 /** Waits (up to 90 s) until {@link compareHost} finds no difference; answers that comparison. */
-export function waitForConvergence(virtualClient: RestClient, hostClient: RestClient, hostNamespace: string, namespaces: readonly string[]): Promise<HostDifferences> {
+export function waitForConvergence(
+  virtualClient: RestClient,
+  hostClient: RestClient,
+  hostNamespace: string,
+  namespaces: readonly string[],
+  fixture: SyncedResourceFixture = endpointsFixture,
+): Promise<HostDifferences> {
+  let last: HostDifferences | undefined;
   return waitFor(
     'the host to converge',
     async () => {
-      const differences = await compareHost(virtualClient, hostClient, hostNamespace, namespaces);
+      const differences = (last = await compareHost(virtualClient, hostClient, hostNamespace, namespaces, fixture));
       return differences.lost.length + differences.orphaned.length + differences.duplicated.length === 0 ? differences : undefined;
     },
     { timeoutMs: 90_000, intervalMs: 500 },
-  );
+  ).catch((error: unknown) => {
+    if (last === undefined) throw error;
+    const { lost, orphaned, duplicated, firstLost } = last;
+    throw new Error(
+      `the host did not converge within 90 s: ${lost.length} lost, ${orphaned.length} orphaned (${orphaned.slice(0, 5).join(', ')}), ${duplicated.length} duplicated; ${firstLost ?? ''}`,
+      { cause: error },
+    );
+  });
 }
 
 function sorted(map: Record<string, string> | undefined): Array<[string, string]> {
@@ -369,7 +404,7 @@ export function workloadObject(index: number, namespaces: readonly string[]): { 
   return { namespace: namespaces[index % namespaces.length] as string, name: `ep-${index}` };
 }
 
-/** Creates the namespaces and, for objects `0 … objects-1`, a selector-less Service each: every Endpoints of the workload must be synced. */
+/** Creates the namespaces and, for objects `0 … objects-1`, a selector-less Service each: every object of the workload must be synced. */
 export async function prepareWorkload(client: RestClient, namespaces: readonly string[], objects: number): Promise<void> {
   for (const namespace of namespaces) {
     try {
@@ -390,11 +425,13 @@ export async function prepareWorkload(client: RestClient, namespaces: readonly s
 /** One change of a workload: each object's changes run in order (create, updates, maybe delete). */
 type WorkloadChange = { kind: 'create' | 'update'; generation: number } | { kind: 'delete' };
 
-/** Options of {@link runEndpointsWorkload}. */
-export interface EndpointsWorkloadOptions {
+/** Options of {@link runSyncWorkload}. */
+export interface SyncWorkloadOptions {
   client: RestClient;
+  /** The resource whose virtual objects change. Default Endpoints. */
+  fixture?: SyncedResourceFixture;
   namespaces: readonly string[];
-  /** Endpoints created (`ep-0 …`); their Services must exist ({@link prepareWorkload}). */
+  /** Objects created, one per Service `ep-0 …` (which must exist: {@link prepareWorkload}). */
   objects: number;
   /** Updates, spread over the objects at random. */
   updates: number;
@@ -413,11 +450,13 @@ export interface RunningWorkload {
 }
 
 /**
- * Applies `objects + updates + deletes` seeded changes to virtual Endpoints, many objects at once,
- * each object's changes in order; every update changes the subsets (a new IP and port).
+ * Applies `objects + updates + deletes` seeded changes to virtual objects of the fixture's resource,
+ * many objects at once, each object's changes in order; every update changes the payload (a new IP
+ * and port).
  */
-export function runEndpointsWorkload(options: EndpointsWorkloadOptions): RunningWorkload {
+export function runSyncWorkload(options: SyncWorkloadOptions): RunningWorkload {
   const { client, namespaces, objects, random } = options;
+  const fixture = options.fixture ?? endpointsFixture;
   const changes: WorkloadChange[][] = Array.from({ length: objects }, () => [{ kind: 'create', generation: 0 }]);
   const deleted = new Set<number>();
   while (deleted.size < options.deletes) deleted.add(random.int(objects));
@@ -426,22 +465,23 @@ export function runEndpointsWorkload(options: EndpointsWorkloadOptions): Running
     list.push({ kind: 'update', generation: list.length });
   }
   for (const index of deleted) (changes[index] as WorkloadChange[]).push({ kind: 'delete' });
-  const subsets = (index: number, generation: number) => [
-    { addresses: [{ ip: `10.${generation % 250}.${Math.floor(index / 250) % 250}.${index % 250}` }], ports: [{ port: 8000 + generation, protocol: 'TCP' }] },
-  ];
+  const payloadOf = (index: number, generation: number): Payload => ({
+    ips: [`10.${generation % 250}.${Math.floor(index / 250) % 250}.${index % 250}`],
+    port: 8000 + generation,
+  });
   let applied = 0;
   const done = runLimited(
     changes.map((list, index) => async () => {
       const { namespace, name } = workloadObject(index, namespaces);
-      const path = `/api/v1/namespaces/${namespace}/endpoints`;
-      let current: Endpoints | undefined;
+      const path = fixture.virtualPath(namespace, name);
+      let current: KubeObject | undefined;
       for (const change of list) {
         if (change.kind === 'create') {
-          current = await client.create<Endpoints>(path, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace }, subsets: subsets(index, 0) });
+          current = await fixture.createVirtual(client, name, { namespace, payload: payloadOf(index, 0) });
         } else if (change.kind === 'update') {
-          current = await client.update<Endpoints>(`${path}/${name}`, { ...(current as Endpoints), subsets: subsets(index, change.generation) });
+          current = await client.update<KubeObject>(path, { ...(current as KubeObject), ...fixture.payloadPatch(payloadOf(index, change.generation)) });
         } else {
-          await client.delete(`${path}/${name}`);
+          await client.delete(path);
         }
         applied += 1;
       }
@@ -452,9 +492,16 @@ export function runEndpointsWorkload(options: EndpointsWorkloadOptions): Running
   return { total: changes.flat().length, applied: () => applied, done };
 }
 
-/** Writes the config (Endpoints sync, no patches) and the two kubeconfigs replicas read into `dir`; answers their paths. */
-export async function writeReplicaFiles(dir: string, kubeconfigs: { virtual: string; host: string }): Promise<{ configPath: string; virtualKubeconfigPath: string; hostKubeconfigPath: string }> {
+/**
+ * Writes the config (the sync of `fixture`'s resource, default Endpoints, on without patches) and
+ * the two kubeconfigs replicas read into `dir`; answers their paths.
+ */
+export async function writeReplicaFiles(
+  dir: string,
+  kubeconfigs: { virtual: string; host: string },
+  fixture: SyncedResourceFixture = endpointsFixture,
+): Promise<{ configPath: string; virtualKubeconfigPath: string; hostKubeconfigPath: string }> {
   const paths = { configPath: join(dir, 'vcluster.yaml'), virtualKubeconfigPath: join(dir, 'virtual.kubeconfig'), hostKubeconfigPath: join(dir, 'host.kubeconfig') };
-  await Promise.all([writeFile(paths.configPath, DEFAULT_SYNC_CONFIG), writeFile(paths.virtualKubeconfigPath, kubeconfigs.virtual), writeFile(paths.hostKubeconfigPath, kubeconfigs.host)]);
+  await Promise.all([writeFile(paths.configPath, fixture.configYaml()), writeFile(paths.virtualKubeconfigPath, kubeconfigs.virtual), writeFile(paths.hostKubeconfigPath, kubeconfigs.host)]);
   return paths;
 }

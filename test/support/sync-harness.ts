@@ -325,23 +325,24 @@ const SYSTEM_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-leas
 /** Objects the real control plane makes itself and a test never owns. */
 function systemOwned(kind: string, object: KubeObject): boolean {
   const { namespace, name } = object.metadata ?? {};
-  return (kind === 'services' && namespace === 'default' && name === 'kubernetes') || (kind === 'configmaps' && name === 'kube-root-ca.crt');
+  return ((kind === 'services' || kind === 'endpointslices') && namespace === 'default' && name === 'kubernetes') || (kind === 'configmaps' && name === 'kube-root-ca.crt');
 }
 
 /**
  * Deletes what tests made in the non-system namespaces of a real cluster (Services, Endpoints,
- * ConfigMaps, Events), so the next test of the file starts from an empty virtual cluster. The
- * namespaces stay: without kube-controller-manager they would hang in Terminating.
+ * ConfigMaps, Events, EndpointSlices), so the next test of the file starts from an empty virtual
+ * cluster. The namespaces stay: without kube-controller-manager they would hang in Terminating.
  */
 async function emptyRealCluster(client: RestClient): Promise<void> {
   const namespaces = (await client.list('/api/v1/namespaces')).items.map((n) => n.metadata?.name ?? '').filter((n) => !SYSTEM_NAMESPACES.has(n));
   for (const namespace of namespaces) {
-    for (const kind of ['services', 'endpoints', 'configmaps', 'events']) {
-      const items = (await client.list(`/api/v1/namespaces/${namespace}/${kind}`)).items.filter((o) => !systemOwned(kind, o));
+    for (const kind of ['services', 'endpoints', 'configmaps', 'events', 'endpointslices']) {
+      const collection = kind === 'endpointslices' ? `/apis/discovery.k8s.io/v1/namespaces/${namespace}/${kind}` : `/api/v1/namespaces/${namespace}/${kind}`;
+      const items = (await client.list(collection)).items.filter((o) => !systemOwned(kind, o));
       await Promise.all(
         items.map(async (o) => {
           try {
-            await client.delete(`/api/v1/namespaces/${namespace}/${kind}/${o.metadata?.name ?? ''}`);
+            await client.delete(`${collection}/${o.metadata?.name ?? ''}`);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }

@@ -7,7 +7,7 @@ import {
   compareHost,
   prepareWorkload,
   recordHost,
-  runEndpointsWorkload,
+  runSyncWorkload,
   SHORT_LEASE,
   startReplica,
   stopReplicas,
@@ -20,13 +20,14 @@ import {
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KEYS_PATH } from '../../support/management-fixture.js';
 import { SeededRandom } from '../../support/seeded-random.js';
+import { resourceCases } from '../../support/synced-resource-fixtures.js';
 import { backendsName, useSyncBackends, type SyncBackends } from '../../support/sync-harness.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
 /** Replays a run: `VCSYNC_HA_SEED=<n> npx vitest run test/integration/ha`. */
 const SEED = Number(process.env.VCSYNC_HA_SEED ?? 1212);
-/** Virtual Endpoints created; with the updates and deletes, 5,000 changes (issue 12 §1). */
+/** Virtual objects created; with the updates and deletes, 5,000 changes. */
 const OBJECTS = 1000;
 const UPDATES = 3600;
 const DELETES = 400;
@@ -53,8 +54,10 @@ function holderChanges(leases: RecordingWatch<Lease>, untilMs: number): number {
   return changes;
 }
 
-describe.each(BACKENDS.map((backends) => [backendsName(backends), backends] as const))('two replicas serving the management API, the leader killed with 5,000 virtual changes in flight (%s)', (name, backends) => {
-  const startClusters = useSyncBackends(backends);
+describe.each(resourceCases(BACKENDS))('two replicas serving the management API, the leader killed with 5,000 virtual changes to $resource in flight ($virtual→$host)', (matrix) => {
+  const fx = matrix.fixture;
+  const name = `${fx.resource} ${backendsName(matrix)}`;
+  const startClusters = useSyncBackends(matrix);
   const defer = useTeardown();
   beforeAll(() => assertBuilt());
 
@@ -63,10 +66,10 @@ describe.each(BACKENDS.map((backends) => [backendsName(backends), backends] as c
     defer(() => bed.close());
     const dir = await tempDir('vcsync-ha-');
     defer(() => dir.remove());
-    const files = await writeReplicaFiles(dir.dir, { virtual: bed.kubeconfigYaml('virtual'), host: bed.kubeconfigYaml('host') });
+    const files = await writeReplicaFiles(dir.dir, { virtual: bed.kubeconfigYaml('virtual'), host: bed.kubeconfigYaml('host') }, fx);
     await prepareWorkload(bed.virtualClient, NAMESPACES, OBJECTS);
 
-    const recording = recordHost(bed.hostClient, bed.hostNamespace);
+    const recording = recordHost(bed.hostClient, bed.hostNamespace, fx);
     defer(() => recording.stop());
     const { leases, hostCopies, holder } = recording;
     const replicas: Replica[] = [];
@@ -84,7 +87,7 @@ describe.each(BACKENDS.map((backends) => [backendsName(backends), backends] as c
     const listKeys = async (replica: Replica): Promise<number> => (await fetch(`${replica.managementUrl ?? ''}${KEYS_PATH}`, { headers: { authorization: `Bearer ${adminKey}` } })).status;
     expect([await listKeys(leader), await listKeys(follower)]).toEqual([200, 200]);
 
-    const workload = runEndpointsWorkload({ client: bed.virtualClient, namespaces: NAMESPACES, objects: OBJECTS, updates: UPDATES, deletes: DELETES, random: new SeededRandom(SEED) });
+    const workload = runSyncWorkload({ client: bed.virtualClient, fixture: fx, namespaces: NAMESPACES, objects: OBJECTS, updates: UPDATES, deletes: DELETES, random: new SeededRandom(SEED) });
     expect(workload.total).toBe(5000);
     await waitFor('the leader to write some host copies', () => hostCopies.events.length >= KILL_AT_HOST_EVENTS, { timeoutMs: 60_000, intervalMs: 5 });
     // Kill whichever replica holds the Lease now (on a loaded machine short timings may have moved it already).
@@ -97,7 +100,7 @@ describe.each(BACKENDS.map((backends) => [backendsName(backends), backends] as c
     const servedWithoutLeader = await listKeys(survivor);
     const servedAt = Date.now();
     // The host as the dead leader left it (nobody writes it until the survivor takes the Lease): some copies, not all.
-    const leftBehind = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);
+    const leftBehind = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);
 
     const takeover = await waitFor('the survivor to take the Lease', () => leases.events.find((e) => e.atMs >= killedAt && (e.event.object as Lease).spec?.holderIdentity === survivor.identity), { timeoutMs: 30_000 });
     const takenLease = takeover.event.object as Lease;
@@ -105,10 +108,10 @@ describe.each(BACKENDS.map((backends) => [backendsName(backends), backends] as c
     const lastRenewal = (ofVictim.at(-1)?.event.object as Lease | undefined)?.spec?.renewTime;
     await workload.done;
     const firstWrite = await waitFor('a host write by the new leader', () => hostCopies.events.find((e) => e.atMs >= takeover.atMs && e.event.type !== 'BOOKMARK'), { timeoutMs: 30_000 });
-    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);
+    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);
     const convergedAt = Date.now();
     // Compared once more: what the summary says is what the host holds.
-    const final = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);
+    const final = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);
     console.info(
       `[ha ${name} seed ${SEED}] ${workload.total} virtual changes; killed the leader (${victim === leader ? 'first' : 'second'} replica; the Lease changed holder ${atKill.holderChanges} times before) after ${atKill.hostEvents} host events (${atKill.virtualChangesApplied} virtual changes applied, ` +
         `${leftBehind.lost.length + leftBehind.orphaned.length} host copies missing or stale then); takeover (kill → Lease names the survivor) ${takeover.atMs - killedAt} ms (the victim's last renewal → the survivor's acquireTime ${Date.parse(takenLease.spec?.acquireTime ?? '') - Date.parse(lastRenewal ?? '')} ms); ` +

@@ -7,7 +7,7 @@ import { startFaultProxy } from '../../support/fault-proxy.js';
 import {
   prepareWorkload,
   recordHost,
-  runEndpointsWorkload,
+  runSyncWorkload,
   startRecordingProxy,
   startReplica,
   stopReplicas,
@@ -17,6 +17,7 @@ import {
   waitForConvergence,
 } from '../../support/ha-replicas.js';
 import { SeededRandom } from '../../support/seeded-random.js';
+import { SYNCED_RESOURCES } from '../../support/synced-resource-fixtures.js';
 import { startTwoClusters } from '../../support/sync-harness.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -31,7 +32,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Short, with a little more room than the failover test's: replica A must still lead when the partition starts on a loaded machine. */
 const TIMINGS = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
 
-describe('a leader whose Lease requests stall (a partition between it and the Lease) stops writing before the Lease can be taken', () => {
+describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, fixture })))('a leader syncing $resource whose Lease requests stall (a partition between it and the Lease) stops writing before the Lease can be taken', ({ fixture: fx }) => {
   const defer = useTeardown();
   beforeAll(() => assertBuilt());
 
@@ -45,11 +46,11 @@ describe('a leader whose Lease requests stall (a partition between it and the Le
     const faults = await startFaultProxy({ upstream: bed.host.url });
     const recorder = await startRecordingProxy(faults.url);
     defer(() => Promise.all([recorder.close(), faults.close()]));
-    const direct = await writeReplicaFiles(dir.dir, { virtual: bed.virtual.kubeConfigYaml(), host: bed.host.kubeConfigYaml() });
+    const direct = await writeReplicaFiles(dir.dir, { virtual: bed.virtual.kubeConfigYaml(), host: bed.host.kubeConfigYaml() }, fx);
     const viaProxy = { ...direct, hostKubeconfigPath: join(dir.dir, 'host-via-proxy.kubeconfig') };
     await writeFile(viaProxy.hostKubeconfigPath, bed.host.kubeConfigYaml().replaceAll(bed.host.url, recorder.url));
 
-    const recording = recordHost(bed.hostClient, bed.hostNamespace);
+    const recording = recordHost(bed.hostClient, bed.hostNamespace, fx);
     defer(() => recording.stop());
     const { leases, hostCopies, holder } = recording;
     const replicas: Replica[] = [];
@@ -61,14 +62,14 @@ describe('a leader whose Lease requests stall (a partition between it and the Le
     replicas.push(follower);
     await waitFor('replica B to be ready', async () => (await fetch(`${follower.metricsUrl}/readyz`)).status === 200);
 
-    const workload = runEndpointsWorkload({ client: bed.virtualClient, namespaces: NAMESPACES, objects: OBJECTS, updates: 800, deletes: 200, random: new SeededRandom(SEED), concurrency: 8 });
+    const workload = runSyncWorkload({ client: bed.virtualClient, fixture: fx, namespaces: NAMESPACES, objects: OBJECTS, updates: 800, deletes: 200, random: new SeededRandom(SEED), concurrency: 8 });
     await waitFor('replica A to write some host copies', () => hostCopies.events.length >= 150, { timeoutMs: 60_000, intervalMs: 5 });
     expect(holder()).toBe(leader.identity);
     faults.partition({ path: LEASE_PATHS });
     const partitionedAt = Date.now();
     const takeover = await waitFor('replica B to take the Lease', () => leases.events.find((e) => (e.event.object as Lease).spec?.holderIdentity === follower.identity), { timeoutMs: 30_000 });
     await workload.done;
-    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES);
+    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);
 
     const fromA = recorder.requests;
     const renewals = fromA.filter((r) => r.method === 'PUT' && LEASE_PATHS.test(r.path) && r.status === 200);
@@ -79,7 +80,7 @@ describe('a leader whose Lease requests stall (a partition between it and the Le
     const lateWrites = writesOfA.filter((r) => r.atMs > fenceAt);
     const firstWriteOfB = hostCopies.events.find((e) => e.atMs >= takeover.atMs && e.event.type !== 'BOOKMARK');
     console.info(
-      `[fencing seed ${SEED}] partitioned ${partitionedAt - (lastRenewal?.atMs ?? 0)} ms after A's last renewal; A's writes: ${writesOfA.length}, ` +
+      `[fencing ${fx.resource} seed ${SEED}] partitioned ${partitionedAt - (lastRenewal?.atMs ?? 0)} ms after A's last renewal; A's writes: ${writesOfA.length}, ` +
         `${writesOfA.filter((r) => r.atMs > partitionedAt).length} after the partition, last ${Math.max(...writesOfA.map((r) => r.atMs)) - fenceAt} ms from its fence (renewal + ${TIMINGS.renewDeadlineMs} ms), ${lateWrites.length} after it; ` +
         `B took the Lease ${takeover.atMs - fenceAt} ms after A's fence and first wrote ${(firstWriteOfB?.atMs ?? Number.NaN) - fenceAt} ms after it`,
     );

@@ -1,21 +1,31 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/index.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
+import type { Informer } from '../../../src/kube/informer.js';
 import { PatchSandbox } from '../../../src/patches/index.js';
-import type { Endpoints, Service } from '../../../src/syncer/endpoints/endpoints-types.js';
+import type { Service } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { cachedBodyDigest } from '../../../src/syncer/host-changes.js';
-import { buildEndpointsSyncState } from '../../../src/syncer/endpoints/config-section.js';
-import { createEndpoints, createService, endpointsPath, getHostEndpoints, hostName, servicePath, simpleSubset } from '../../support/endpoints-fixtures.js';
-import { runnableBackends, startEndpointsSyncer, useSyncBackends, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
+import { createService, servicePath } from '../../support/endpoints-fixtures.js';
+import { startResourceSyncer, type RunningResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { payload, resourceCases } from '../../support/synced-resource-fixtures.js';
+import { runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
 import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const managedFieldsOf = (object: KubeObject | undefined): unknown => object?.metadata?.['managedFields'];
 
-describe.each(runnableBackends('the syncer caches on a real kube-apiserver'))('what the syncer caches ($virtual virtual, $host host, over HTTP)', (backends) => {
-  const startClusters = useSyncBackends(backends);
+/** The informer named `name` of a running syncer (its caches are read-only here). */
+function informerNamed(running: RunningResourceSyncer, name: string): Informer<KubeObject> {
+  const found = running.informers.informers().find((i) => i.name === name);
+  if (found === undefined) throw new Error(`the ${running.resource.name} syncer has no informer ${name} (it has ${running.informers.informers().map((i) => i.name).join(', ')})`);
+  return found;
+}
+
+describe.each(resourceCases(runnableBackends('the syncer caches on a real kube-apiserver')))('what the $resource syncer caches ($virtual virtual, $host host, over HTTP)', (matrix) => {
+  const fx = matrix.fixture;
+  const startClusters = useSyncBackends(matrix);
   let clusters: SyncClusters | undefined;
-  let running: RunningSyncer | undefined;
+  let running: RunningResourceSyncer | undefined;
   let sandbox: PatchSandbox | undefined;
 
   afterEach(async () => {
@@ -29,84 +39,80 @@ describe.each(runnableBackends('the syncer caches on a real kube-apiserver'))('w
 
   it('keeps only what it reads (no managedFields, Services as their selector, host copies as metadata + digest), and still repairs drift in the digested body and flows host labels back', async () => {
     const c = (clusters = await startClusters());
-    const { syncer } = (running = await startEndpointsSyncer(c));
+    const syncer = (running = await startResourceSyncer(c, fx));
     await createService(c.virtualClient, 'web');
-    await createEndpoints(c.virtualClient, 'web', { labels: { app: 'web' }, subsets: [simpleSubset('10.0.0.8')] });
-    await waitFor('the host copy', () => getHostEndpoints(c.hostClient, c.hostNamespace, 'web'));
-    const hostKey = `${c.hostNamespace}/${hostName('web')}`;
-    const cachedHost = await waitFor('the host copy cached', () => syncer.cache<Endpoints>('host-endpoints').get(hostKey));
+    const created = await fx.createVirtual(c.virtualClient, 'web', { labels: { app: 'web' }, payload: payload('10.0.0.8') });
+    await waitFor('the host copy', () => fx.hostCopy(c.hostClient, c.hostNamespace, 'web'));
+    const hostKey = `${c.hostNamespace}/${fx.hostObjectName('web')}`;
+    const cachedHost = await waitFor('the host copy cached', () => informerNamed(syncer, fx.hostInformer).get(hostKey));
 
     // The servers serve managedFields (a real kube-apiserver does, and so does the devcluster): dropping them is the cache's doing.
-    expect(managedFieldsOf(await c.virtualClient.get<Endpoints>(endpointsPath('default', 'web')))).toBeInstanceOf(Array);
-    expect(managedFieldsOf(await c.hostClient.get<Endpoints>(endpointsPath(c.hostNamespace, hostName('web'))))).toBeInstanceOf(Array);
+    expect(managedFieldsOf(await c.virtualClient.get<KubeObject>(fx.virtualPath('default', 'web')))).toBeInstanceOf(Array);
+    expect(managedFieldsOf(await c.hostClient.get<KubeObject>(fx.hostPath(c.hostNamespace, 'web')))).toBeInstanceOf(Array);
     const service = await c.virtualClient.get<Service>(servicePath('default', 'web'));
     expect(managedFieldsOf(service)).toBeInstanceOf(Array);
 
-    const cachedVirtual = syncer.cache<Endpoints>('virtual-endpoints').get('default/web');
+    const cachedVirtual = informerNamed(syncer, fx.virtualInformer).get(`default/${fx.objectName('web')}`);
     expect(managedFieldsOf(cachedVirtual)).toBeUndefined();
-    expect(cachedVirtual?.subsets).toEqual([simpleSubset('10.0.0.8')]);
-    expect(syncer.cache('virtual-services').get('default/web')).toEqual({
+    expect(fx.bodyOf(cachedVirtual)).toEqual(fx.bodyOf(created));
+    expect(informerNamed(syncer, 'virtual-services').get('default/web')).toEqual({
       metadata: { name: 'web', namespace: 'default', uid: service.metadata?.uid, resourceVersion: service.metadata?.resourceVersion },
     });
     expect(managedFieldsOf(cachedHost)).toBeUndefined();
-    expect(cachedHost).not.toHaveProperty('subsets');
+    for (const field of fx.bodyFields) expect(cachedHost).not.toHaveProperty(field);
     expect(cachedBodyDigest(cachedHost)).toBeDefined();
     expect(cachedHost.metadata?.labels?.['app']).toBe('web');
 
     // Drift inside the digested body (one port number): detected and repaired from the virtual object.
-    const hostPath = endpointsPath(c.hostNamespace, hostName('web'));
-    await c.hostClient.patch(hostPath, 'merge', { subsets: [simpleSubset('10.0.0.8', 9999)] });
-    await waitFor('the drifted port repaired', async () => (await getHostEndpoints(c.hostClient, c.hostNamespace, 'web'))?.subsets?.[0]?.ports?.[0]?.port === 8080);
+    const hostPath = fx.hostPath(c.hostNamespace, 'web');
+    await c.hostClient.patch(hostPath, 'merge', fx.payloadPatch(payload('10.0.0.8', 9999)));
+    await waitFor('the drifted port repaired', async () => fx.payloadOf(await fx.hostCopy(c.hostClient, c.hostNamespace, 'web'))?.port === 8080);
 
     // Reverse sync reads the metadata the cache keeps: a host-side label flows back.
     await c.hostClient.patch(hostPath, 'merge', { metadata: { labels: { team: 'blue' } } });
     const virtual = await waitFor('the host label on the virtual object', async () => {
-      const v = await c.virtualClient.get<Endpoints>(endpointsPath('default', 'web'));
+      const v = await c.virtualClient.get<KubeObject>(fx.virtualPath('default', 'web'));
       return v.metadata?.labels?.['team'] === 'blue' ? v : undefined;
     });
-    expect(virtual.metadata?.labels).toEqual({ app: 'web', team: 'blue' });
-    expect(virtual.subsets).toEqual([simpleSubset('10.0.0.8')]);
+    expect(virtual.metadata?.labels).toEqual({ ...fx.ownLabels('web'), app: 'web', team: 'blue' });
+    expect(fx.payloadOf(virtual)).toEqual(payload('10.0.0.8'));
   });
 
   it('after a reload adds a patch that reads context.hostObject, reads host copies cached without their body whole (GET)', async () => {
     const c = (clusters = await startClusters());
-    const { syncer } = (running = await startEndpointsSyncer(c));
+    const syncer = (running = await startResourceSyncer(c, fx));
+    const hostCache = informerNamed(syncer, fx.hostInformer);
     await createService(c.virtualClient, 'web');
-    await createEndpoints(c.virtualClient, 'web', { annotations: { 'seen-ip': 'none' }, subsets: [simpleSubset('10.0.0.8')] });
-    await waitFor('the host copy', () => getHostEndpoints(c.hostClient, c.hostNamespace, 'web'));
-    const hostKey = `${c.hostNamespace}/${hostName('web')}`;
+    await fx.createVirtual(c.virtualClient, 'web', { annotations: { 'seen-ip': 'none' }, payload: payload('10.0.0.8') });
+    await waitFor('the host copy', () => fx.hostCopy(c.hostClient, c.hostNamespace, 'web'));
+    const hostKey = `${c.hostNamespace}/${fx.hostObjectName('web')}`;
     await waitFor('the host copy cached without its body', () => {
-      const cached = syncer.cache<Endpoints>('host-endpoints').get(hostKey);
+      const cached = hostCache.get(hostKey);
       return cached !== undefined && cachedBodyDigest(cached) !== undefined;
     });
 
-    const config = [
-      'sync:',
-      '  toHost:',
-      '    endpoints:',
-      '      enabled: true',
+    const config = fx.configYaml([
       '      patches:',
       '        - path: metadata.annotations["seen-ip"]',
-      '          expression: \'context.hostObject ? context.hostObject.subsets[0].addresses[0].ip : value\'',
-      '',
-    ].join('\n');
+      `          expression: 'context.hostObject ? ${fx.hostFirstAddressExpression} : value'`,
+    ]);
     const parsed = parseConfig(config, 'vcluster.yaml', registryConfigSchema());
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     sandbox = new PatchSandbox();
-    const built = buildEndpointsSyncState({ vclusterName: 'vc1', hostNamespace: c.hostNamespace, config: parsed.config, sandbox });
+    const built = syncer.resource.buildState({ vclusterName: 'vc1', hostNamespace: c.hostNamespace, config: parsed.config, sandbox });
     if (!built.ok) throw new Error(built.errors.map((e) => e.message).join('; '));
-    syncer.updateState(built.state);
+    syncer.syncer.updateState(built.state);
 
-    // The expression read the host copy's subsets: the body was fetched, not taken from the cache.
+    // The expression read the host copy's body: it was fetched, not taken from the cache.
     const host = await waitFor('the patched host copy', async () => {
-      const h = await getHostEndpoints(c.hostClient, c.hostNamespace, 'web');
+      const h = await fx.hostCopy(c.hostClient, c.hostNamespace, 'web');
       return h?.metadata?.annotations?.['seen-ip'] !== 'none' ? h : undefined;
     });
     expect(host.metadata?.annotations?.['seen-ip']).toBe('10.0.0.8');
     // Objects cached from now on keep their body (the patches read it).
-    await waitFor('the patched copy cached whole', () => syncer.cache<Endpoints>('host-endpoints').get(hostKey)?.metadata?.annotations?.['seen-ip'] === '10.0.0.8');
-    const cached = syncer.cache<Endpoints>('host-endpoints').get(hostKey) ?? {};
-    expect((cached as Endpoints).subsets).toEqual([simpleSubset('10.0.0.8')]);
+    await waitFor('the patched copy cached whole', () => hostCache.get(hostKey)?.metadata?.annotations?.['seen-ip'] === '10.0.0.8');
+    const cached = hostCache.get(hostKey) ?? {};
+    expect(fx.payloadOf(cached)).toEqual(payload('10.0.0.8'));
     expect(cachedBodyDigest(cached)).toBeUndefined();
   });
 });

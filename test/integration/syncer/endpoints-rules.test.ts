@@ -18,7 +18,8 @@ function rewrittenKey(key: string, vcluster = 'vc1'): string {
   return `vcluster.loft.sh/label-${vcluster}-x-${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
 }
 
-describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserver'))('Endpoints sync rules ($virtual virtual, $host host, over HTTP)', (backends) => {
+// The rules every resource shares (its Service, plugins, labels both ways) are in to-host-rules.test.ts.
+describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserver'))('Endpoints-only sync rules ($virtual virtual, $host host, over HTTP)', (backends) => {
   const startClusters = useSyncBackends(backends);
   let clusters: SyncClusters;
   let log: CapturedLog;
@@ -66,45 +67,6 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
     await skipped('default/kubernetes', 'never synced', before + 1);
     const host = await hostClient.list<Endpoints>(`/api/v1/namespaces/${hostNamespace}/endpoints`);
     expect(host.items.map((e) => e.metadata?.name)).toEqual([]);
-  });
-
-  it('does not sync Endpoints without a Service, and syncs them once the Service is created', async () => {
-    const { virtualClient } = clusters;
-    await start();
-    await createEndpoints(virtualClient, 'lonely');
-    await skipped('default/lonely', 'no virtual Service');
-    expect(await hostCopy('lonely')).toBeUndefined();
-
-    await createService(virtualClient, 'lonely');
-    const host = await waitFor('host copy after the Service appeared', () => hostCopy('lonely'));
-    expect(host.subsets).toEqual([{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 8080, protocol: 'TCP' }] }]);
-  });
-
-  it('does not sync Endpoints of a Service with a selector', async () => {
-    const { virtualClient } = clusters;
-    await start();
-    await createService(virtualClient, 'selected', { selector: { app: 'selected' } });
-    await createEndpoints(virtualClient, 'selected');
-    await skipped('default/selected', 'has a selector');
-    expect(await hostCopy('selected')).toBeUndefined();
-  });
-
-  it('deletes the host copy when the Service gains a selector, and syncs again when it loses it', async () => {
-    const { virtualClient } = clusters;
-    await start();
-    await createService(virtualClient, 'web');
-    await createEndpoints(virtualClient, 'web');
-    const first = await waitFor('host copy', () => hostCopy('web'));
-
-    await virtualClient.patch(servicePath('default', 'web'), 'merge', { spec: { selector: { app: 'web' } } });
-    await waitFor('host copy deleted after the selector was added', async () => (await hostCopy('web')) === undefined);
-    // The virtual Endpoints are the tenant's: only the host copy goes.
-    expect(await virtualClient.get(endpointsPath('default', 'web'))).toBeDefined();
-
-    await virtualClient.patch(servicePath('default', 'web'), 'merge', { spec: { selector: null } });
-    const again = await waitFor('host copy after the selector was removed', () => hostCopy('web'));
-    expect(again.metadata?.uid).not.toBe(first.metadata?.uid);
-    expect(again.subsets).toEqual(first.subsets);
   });
 
   it('copies subsets with Pod targetRefs translated (uid and resourceVersion cleared) and other refs untouched', async () => {
@@ -194,66 +156,6 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
     );
     // REFERENCE.md's worked example pins the key formula itself.
     expect(rewrittenKey('release', 'suffix')).toBe('vcluster.loft.sh/label-suffix-x-a4d451ec23');
-  });
-
-  it('leaves a plugin\'s objects alone on both sides: a controlled-by virtual object is not copied, a host copy taken over is neither repaired nor deleted', async () => {
-    const { virtualClient, hostClient, hostNamespace } = clusters;
-    await start();
-    await createService(virtualClient, 'plugged');
-    await createEndpoints(virtualClient, 'plugged', { labels: { 'vcluster.loft.sh/controlled-by': 'my-plugin' } });
-    await skipped('default/plugged', 'vcluster.loft.sh/controlled-by=my-plugin');
-    expect(await hostCopy('plugged')).toBeUndefined();
-
-    await createService(virtualClient, 'taken');
-    await createEndpoints(virtualClient, 'taken');
-    await waitFor('host copy of taken', () => hostCopy('taken'));
-    // A plugin takes the host copy over (its own syncer's name in the annotation).
-    await hostClient.patch(endpointsPath(hostNamespace, hostName('taken')), 'merge', { metadata: { annotations: { 'vcluster.loft.sh/controlled-by': 'plugin-syncer' } } });
-    await waitFor('the host cache sees the takeover', async () => {
-      const outcome = await syncer!.syncer.reconciler.reconcile('default/taken');
-      return outcome.kind === 'skipped' && outcome.cause === 'controlled_elsewhere';
-    });
-    const before = await skips();
-    await virtualClient.patch(endpointsPath('default', 'taken'), 'merge', { subsets: [{ addresses: [{ ip: '10.9.9.9' }], ports: [{ port: 8080, protocol: 'TCP' }] }] });
-    await skipped('default/taken', 'plugin-syncer', before + 1);
-    expect((await hostCopy('taken'))?.subsets).toEqual([{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 8080, protocol: 'TCP' }] }]);
-
-    const beforeDelete = await skips();
-    await virtualClient.delete(endpointsPath('default', 'taken'));
-    await skipped('default/taken', 'plugin-syncer', beforeDelete + 1);
-    expect(await hostCopy('taken')).toBeDefined();
-  });
-
-  it('syncs labels both ways: virtual removals and changes win on the host, a host-side addition flows back', async () => {
-    const { virtualClient, hostClient, hostNamespace } = clusters;
-    await start();
-    await createService(virtualClient, 'two');
-    await createEndpoints(virtualClient, 'two', { labels: { app: 'two', tier: 'a' } });
-    await waitFor('host copy with both labels', async () => (await hostCopy('two'))?.metadata?.labels?.['tier'] === 'a');
-
-    await virtualClient.patch(endpointsPath('default', 'two'), 'merge', { metadata: { labels: { tier: null } } });
-    const withoutTier = await waitFor('tier removed on the host', async () => {
-      const host = await hostCopy('two');
-      return host !== undefined && host.metadata?.labels?.['tier'] === undefined ? host : undefined;
-    });
-    expect(withoutTier.metadata?.labels?.['app']).toBe('two');
-    expect(withoutTier.metadata?.annotations?.['vcluster.loft.sh/managed-labels']).toBe('app');
-
-    await hostClient.patch(endpointsPath(hostNamespace, hostName('two')), 'merge', { metadata: { labels: { team: 'blue' } } });
-    const virtual = await waitFor('the host-side label on the virtual object', async () => {
-      const v = await virtualClient.get<Endpoints>(endpointsPath('default', 'two'));
-      return v.metadata?.labels?.['team'] === 'blue' ? v : undefined;
-    });
-    expect(virtual.metadata?.labels).toEqual({ app: 'two', team: 'blue' });
-
-    await virtualClient.patch(endpointsPath('default', 'two'), 'merge', { metadata: { labels: { app: 'two-v2' } } });
-    const host = await waitFor('the virtual change on the host', async () => {
-      const h = await hostCopy('two');
-      return h?.metadata?.labels?.['app'] === 'two-v2' ? h : undefined;
-    });
-    expect(host.metadata?.labels).toMatchObject({ app: 'two-v2', team: 'blue', 'vcluster.loft.sh/managed-by': 'vc1' });
-    const finalVirtual = await virtualClient.get<Endpoints>(endpointsPath('default', 'two'));
-    expect(finalVirtual.metadata?.labels).toEqual({ app: 'two-v2', team: 'blue' });
   });
 
   it('does not copy forward-patched values back into the virtual object when the host changes', async () => {

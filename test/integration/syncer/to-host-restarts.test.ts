@@ -1,29 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDevCluster } from '../../../src/devcluster/index.js';
+import type { KubeObject } from '../../../src/kube/kube-object.js';
 import type { RestClient } from '../../../src/kube/rest-client.js';
-import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import {
-  createEndpoints,
-  createService,
-  endpointsPath,
-  hostName,
-  listEndpoints,
-  servicePath,
-  simpleSubset,
-  tempDir,
-} from '../../support/endpoints-fixtures.js';
-import { clientFor, metricValue, startEndpointsSyncer, startTwoClusters, type RunningSyncer, type TwoClusters } from '../../support/sync-harness.js';
+import { createService, servicePath, tempDir } from '../../support/endpoints-fixtures.js';
+import { startResourceSyncer, type RunningResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { payload, SYNCED_RESOURCES, type Payload } from '../../support/synced-resource-fixtures.js';
+import { clientFor, metricValue, startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
-
-/** The host Endpoints names and subsets, keyed by host name. */
-async function hostState(client: RestClient, hostNamespace: string): Promise<Map<string, string>> {
-  return new Map((await listEndpoints(client, hostNamespace)).map((e) => [e.metadata?.name ?? '', JSON.stringify(e.subsets ?? [])]));
-}
-
-/** What the host should hold for `virtual` (selector-less Services only, as the test sets them up). */
-function expectedHost(virtual: Map<string, string>): Map<string, string> {
-  return new Map([...virtual].map(([name, subsets]) => [hostName(name), subsets]));
-}
 
 function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
   return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
@@ -31,9 +14,9 @@ function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
 
 // Devcluster only: these tests stop a devcluster and start it again on the same port and data dir
 // (changes while down, watch windows); the real control plane's harness has no restart in place.
-describe('Endpoints syncer across restarts (two devclusters over HTTP)', () => {
+describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, fixture })))('$resource syncer across restarts (two devclusters over HTTP)', ({ fixture: fx }) => {
   let clusters: TwoClusters | undefined;
-  const syncers: RunningSyncer[] = [];
+  const syncers: RunningResourceSyncer[] = [];
   const cleanups: Array<() => Promise<void>> = [];
 
   afterEach(async () => {
@@ -43,8 +26,14 @@ describe('Endpoints syncer across restarts (two devclusters over HTTP)', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  const start = async (c: TwoClusters): Promise<RunningSyncer> => {
-    const syncer = await startEndpointsSyncer(c, { workers: 4 });
+  /** The host copies' names and payloads, keyed by host name. */
+  const hostState = async (client: RestClient, hostNamespace: string): Promise<Map<string, string>> =>
+    new Map((await fx.list(client, hostNamespace)).map((o: KubeObject) => [o.metadata?.name ?? '', JSON.stringify(fx.payloadOf(o))]));
+  /** What the host should hold for the virtual payloads by Service (selector-less Services only, as the tests set them up). */
+  const expectedHost = (virtual: Map<string, Payload>): Map<string, string> =>
+    new Map([...virtual].map(([service, value]) => [fx.hostObjectName(service), JSON.stringify(value)]));
+  const start = async (c: TwoClusters): Promise<RunningResourceSyncer> => {
+    const syncer = await startResourceSyncer(c, fx, { workers: 4 });
     syncers.push(syncer);
     return syncer;
   };
@@ -61,27 +50,27 @@ describe('Endpoints syncer across restarts (two devclusters over HTTP)', () => {
     const names = ['keep', 'change', 'gone', 'selector'];
     for (const name of names) {
       await createService(virtualClient, name);
-      await createEndpoints(virtualClient, name, { subsets: [simpleSubset('10.0.0.1')] });
+      await fx.createVirtual(virtualClient, name, { payload: payload('10.0.0.1') });
     }
-    await waitFor('four host copies', async () => (await listEndpoints(hostClient, hostNamespace)).length === 4);
+    await waitFor('four host copies', async () => (await fx.list(hostClient, hostNamespace)).length === 4);
     await first.stop();
 
-    await virtualClient.patch(endpointsPath('default', 'change'), 'merge', { subsets: [simpleSubset('10.9.9.9')], metadata: { labels: { v: '2' } } });
-    await virtualClient.delete(endpointsPath('default', 'gone'));
+    await virtualClient.patch(fx.virtualPath('default', 'change'), 'merge', { ...fx.payloadPatch(payload('10.9.9.9')), metadata: { labels: { v: '2' } } });
+    await virtualClient.delete(fx.virtualPath('default', 'gone'));
     await virtualClient.patch(servicePath('default', 'selector'), 'merge', { spec: { selector: { app: 'selector' } } });
     await createService(virtualClient, 'new');
-    await createEndpoints(virtualClient, 'new', { subsets: [simpleSubset('10.0.0.5')] });
+    await fx.createVirtual(virtualClient, 'new', { payload: payload('10.0.0.5') });
 
     await start(c);
     const want = expectedHost(
       new Map([
-        ['keep', JSON.stringify([simpleSubset('10.0.0.1')])],
-        ['change', JSON.stringify([simpleSubset('10.9.9.9')])],
-        ['new', JSON.stringify([simpleSubset('10.0.0.5')])],
+        ['keep', payload('10.0.0.1')],
+        ['change', payload('10.9.9.9')],
+        ['new', payload('10.0.0.5')],
       ]),
     );
     await waitFor('host converged (changed, created, orphans collected)', async () => sameMap(await hostState(hostClient, hostNamespace), want));
-    const changed = await hostClient.get<Endpoints>(endpointsPath(hostNamespace, hostName('change')));
+    const changed = await hostClient.get<KubeObject>(fx.hostPath(hostNamespace, 'change'));
     expect(changed.metadata?.labels?.['v']).toBe('2');
   });
 
@@ -92,13 +81,13 @@ describe('Endpoints syncer across restarts (two devclusters over HTTP)', () => {
     await start(c);
     const port = Number(new URL(c.host.url).port);
     const names = Array.from({ length: 30 }, (_, i) => `load-${i}`);
-    const want = expectedHost(new Map(names.map((name, i) => [name, JSON.stringify([simpleSubset(`10.4.0.${i}`)])])));
+    const want = expectedHost(new Map(names.map((name, i) => [name, payload(`10.4.0.${i}`)])));
 
     let created = 0;
     const load = (async () => {
       for (const [i, name] of names.entries()) {
         await createService(virtualClient, name);
-        await createEndpoints(virtualClient, name, { subsets: [simpleSubset(`10.4.0.${i}`)] });
+        await fx.createVirtual(virtualClient, name, { payload: payload(`10.4.0.${i}`) });
         created++;
       }
     })();
@@ -117,9 +106,9 @@ describe('Endpoints syncer across restarts (two devclusters over HTTP)', () => {
     const { virtualClient, hostClient, hostNamespace } = c;
     const syncer = await start(c);
     await createService(virtualClient, 'old');
-    await createEndpoints(virtualClient, 'old');
-    await waitFor('first host copy', async () => (await listEndpoints(hostClient, hostNamespace)).length === 1);
-    const relistsBefore = await metricValue(syncer.registry, 'vcsync_watch_relists_total', { informer: 'virtual-endpoints' });
+    await fx.createVirtual(virtualClient, 'old');
+    await waitFor('first host copy', async () => (await fx.list(hostClient, hostNamespace)).length === 1);
+    const relistsBefore = await metricValue(syncer.registry, 'vcsync_watch_relists_total', { informer: fx.virtualInformer });
 
     // Take the virtual API away from the syncer (its port goes dark) and write far more than the
     // watch window through another port on the same data.
@@ -131,20 +120,20 @@ describe('Endpoints syncer across restarts (two devclusters over HTTP)', () => {
     try {
       for (const [i, name] of names.entries()) {
         await createService(writer, name);
-        await createEndpoints(writer, name, { subsets: [simpleSubset(`10.5.0.${i}`)] });
-        await writer.patch(endpointsPath('default', name), 'merge', { metadata: { labels: { round: '2' } } });
+        await fx.createVirtual(writer, name, { payload: payload(`10.5.0.${i}`) });
+        await writer.patch(fx.virtualPath('default', name), 'merge', { metadata: { labels: { round: '2' } } });
       }
-      await writer.delete(endpointsPath('default', 'old'));
+      await writer.delete(fx.virtualPath('default', 'old'));
     } finally {
       writer.close();
       await elsewhere.close();
     }
     c.virtual = await startDevCluster({ port, dataDir: virtualDir, watchWindow });
 
-    const want = expectedHost(new Map(names.map((name, i) => [name, JSON.stringify([simpleSubset(`10.5.0.${i}`)])])));
+    const want = expectedHost(new Map(names.map((name, i) => [name, payload(`10.5.0.${i}`)])));
     await waitFor('host converged after the relist', async () => sameMap(await hostState(hostClient, hostNamespace), want), { timeoutMs: 50_000, intervalMs: 200 });
-    expect(await metricValue(syncer.registry, 'vcsync_watch_relists_total', { informer: 'virtual-endpoints' })).toBeGreaterThan(relistsBefore);
-    const sample = await hostClient.get<Endpoints>(endpointsPath(hostNamespace, hostName('burst-11')));
+    expect(await metricValue(syncer.registry, 'vcsync_watch_relists_total', { informer: fx.virtualInformer })).toBeGreaterThan(relistsBefore);
+    const sample = await hostClient.get<KubeObject>(fx.hostPath(hostNamespace, 'burst-11'));
     expect(sample.metadata?.labels?.['round']).toBe('2');
   });
 });
