@@ -152,15 +152,18 @@ export const ENDPOINTS_STRATEGY: KindStrategy = Object.freeze({
 
 /**
  * EndpointSlices: conditions, port names and protocols defaulted; a known address type; at least
- * one address per endpoint, each of the slice's type; port names unique DNS labels, ports in range.
+ * one address per endpoint, each of the slice's type; port names unique DNS labels, ports in range;
+ * the address type immutable.
  */
 export const ENDPOINT_SLICE_STRATEGY: KindStrategy = Object.freeze({
   prepareForWrite(object: JsonObject): StatusCause[] {
     defaultEndpointSlice(object);
     return [];
   },
-  validate(object: JsonObject): StatusCause[] {
+  validate(object: JsonObject, old: JsonObject | undefined): StatusCause[] {
     const causes: StatusCause[] = [];
+    // A slice's address type never changes: a client replaces the slice instead.
+    if (old !== undefined && object['addressType'] !== old['addressType']) causes.push(invalidValue('addressType', object['addressType'], 'field is immutable'));
     validateEndpointSlice(object, causes);
     return causes;
   },

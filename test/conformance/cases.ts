@@ -380,6 +380,14 @@ export const CASES: readonly ConformanceCase[] = [
     ],
   },
   {
+    name: 'writes: an EndpointSlice addressType is immutable',
+    category: 'writes',
+    steps: [
+      { method: 'POST', path: '/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices', body: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'a' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'] }] }, setup: true },
+      { method: 'PATCH', path: '/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices/a', contentType: MERGE, body: { addressType: 'IPv6', endpoints: [{ addresses: ['fd00::1'] }] } },
+    ],
+  },
+  {
     name: 'metadata: an EndpointSlice generation moves with labels too', strict: true,
     category: 'metadata',
     steps: [
