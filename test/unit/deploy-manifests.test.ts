@@ -116,9 +116,10 @@ describe('deployment manifests (config/deploy, Dockerfile)', () => {
     expect(sectionConfig(parsed.config, endpointsConfigSection).enabled).toBe(true);
   });
 
-  it("turn vcluster's own Endpoints sync off, place objects the same way, and export vcsync's virtual kubeconfig", () => {
+  it("turn vcluster's own Endpoints and EndpointSlices sync off, place objects the same way, and export vcsync's virtual kubeconfig", () => {
     const values = docs('vcluster-values.yaml')[0] as Doc;
     expect(values['sync'].toHost.endpoints.enabled).toBe(false);
+    expect(values['sync'].toHost.endpointSlices.enabled).toBe(false);
     const ours = parseConfig(String(only('vcsync-config.yaml', 'Secret')['stringData']['config.yaml']), 'config.yaml', registryConfigSchema());
     if (!ours.ok) throw new Error('vcsync-config.yaml does not validate');
     expect(values['sync'].toHost.namespaces.enabled).toBe(ours.config.sync.toHost.namespaces.enabled);
