@@ -5,25 +5,30 @@ import tseslint from 'typescript-eslint';
 /**
  * Who may import whom under src/ (README, "Architecture"; the arrows of the data flow, nothing
  * else): for each folder, the project folders its files must not import, with the reason shown to
- * whoever tries. `cli/` wires everything and imports anything; nothing imports `cli/`.
+ * whoever tries. apimachinery/ (JSON values, the Status error type) is under every folder and
+ * imports none; everyone may import it. `cli/` wires everything and imports anything; nothing imports `cli/`.
  * test/unit/import-layers.test.ts checks that every block fires.
  */
 const LAYERS = {
+  apimachinery: {
+    forbidden: ['apiserver', 'cli', 'config', 'devcluster', 'kube', 'management', 'manager', 'observe', 'patches', 'syncer', 'translate'],
+    why: 'apimachinery/ (JSON values, the Status error type and its reasons) is the layer under every folder and imports none',
+  },
   config: { forbidden: ['kube', 'syncer', 'management', 'apiserver', 'devcluster', 'manager', 'cli'], why: 'config/ is logic: it reads vcluster.yaml and knows no cluster, server or runtime' },
   translate: { forbidden: ['kube', 'syncer', 'management', 'apiserver', 'devcluster', 'manager', 'cli'], why: 'translate/ is pure: names and metadata in, new objects out, no I/O' },
   patches: { forbidden: ['kube', 'syncer', 'management', 'apiserver', 'devcluster', 'manager', 'cli'], why: 'patches/ is logic (it may use translate/): a reference patch returns what to import and the syncer does the I/O' },
   kube: { forbidden: ['syncer', 'management', 'apiserver', 'devcluster', 'manager', 'cli'], why: 'kube/ knows Kubernetes clients, not the syncer, the servers or the manager' },
   apiserver: {
     forbidden: ['cli', 'config', 'devcluster', 'kube', 'management', 'manager', 'patches', 'syncer', 'translate'],
-    why: 'apiserver/ is the core under devcluster and management and imports only observe/: hand it what it needs as a KindDefinition, a strategy, a CreateAdmission or a Storage',
+    why: 'apiserver/ is the core under devcluster and management and imports only apimachinery/ and observe/: hand it what it needs as a KindDefinition, a strategy, a CreateAdmission or a Storage',
   },
   devcluster: {
     forbidden: ['cli', 'config', 'kube', 'management', 'manager', 'patches', 'syncer', 'translate'],
-    why: 'devcluster/ is kinds, a storage engine and controllers on the apiserver core: it imports only apiserver/ and observe/',
+    why: 'devcluster/ is kinds, a storage engine and controllers on the apiserver core: it imports only apimachinery/, apiserver/ and observe/',
   },
-  management: { forbidden: ['cli', 'devcluster', 'manager', 'patches', 'syncer', 'translate'], why: 'management/ imports only apiserver/, kube/ (its store is the host cluster), config/ and observe/' },
-  syncer: { forbidden: ['cli', 'apiserver', 'devcluster', 'management', 'manager'], why: 'syncer/ uses config/, translate/, patches/, kube/ and observe/ only' },
-  manager: { forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'management', 'patches', 'syncer', 'translate'], why: 'manager/ uses kube/ and observe/ only' },
+  management: { forbidden: ['cli', 'devcluster', 'manager', 'patches', 'syncer', 'translate'], why: 'management/ imports only apimachinery/, apiserver/, kube/ (its store is the host cluster), config/ and observe/' },
+  syncer: { forbidden: ['cli', 'apiserver', 'devcluster', 'management', 'manager'], why: 'syncer/ uses apimachinery/, config/, translate/, patches/, kube/ and observe/ only' },
+  manager: { forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'management', 'patches', 'syncer', 'translate'], why: 'manager/ uses apimachinery/, kube/ and observe/ only' },
   testbed: {
     forbidden: ['cli', 'config', 'manager', 'syncer', 'translate'],
     why: 'testbed/ is what tests and benchmarks share (the real control plane, the fuzzers): it uses apiserver/, devcluster/, kube/, and patches/ and management/ (the fuzzers) only',

@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { benchArgs, printSummary, round, sleep, tempDir, writeResult } from './lib/bench-run.mjs';
 import { startDevClusterProcess, startSyncerProcess } from './lib/cluster-processes.mjs';
 import { unlimitedClient } from './lib/endpoints-fixtures.mjs';
-import { isNotFound } from '../dist/kube/api-error.js';
+import { isNotFound } from '../dist/apimachinery/index.js';
 import { CoreResources, collectionPath, objectPath } from '../dist/kube/api-path.js';
 import { singleNamespaceHostName } from '../dist/translate/host-names.js';
 import { hostMetadata } from '../dist/translate/object-metadata.js';

@@ -1,8 +1,7 @@
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest, isJsonObject } from '../apimachinery/index.js';
 import { MAX_BODY_NESTING_DEPTH, resolvedNestingViolation } from './body-limits.js';
 import { applyJsonPatch } from './json-patch.js';
 import { applyStrategicMergePatch, type PatchStrategyTable } from './strategic-merge-patch.js';
-import { isJsonObject } from './kind-strategy.js';
 
 /** The patch media types the core accepts on PATCH. */
 export const PATCH_MEDIA_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'] as const;

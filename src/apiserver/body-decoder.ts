@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js';
+import { ApiError } from '../apimachinery/index.js';
 
 /**
  * A decoder of one binary request media type into JSON objects, for the bodies of creates and

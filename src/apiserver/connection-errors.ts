@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
-import { failureStatus, type StatusObject } from './api-error.js';
+import { failureStatus, type StatusObject } from '../apimachinery/index.js';
 
 /**
  * Status answers for requests that never reach a route, written straight to the connection: HTTP

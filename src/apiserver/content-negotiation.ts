@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js';
+import { ApiError } from '../apimachinery/index.js';
 
 /**
  * The representations the core can answer: plain JSON, YAML, a meta.k8s.io/v1 Table,

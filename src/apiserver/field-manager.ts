@@ -3,7 +3,7 @@
  * checked as the real server checks its Create/Update/PatchOptions, or a name derived from the
  * User-Agent. Pure.
  */
-import { ApiError, type StatusCause } from './api-error.js';
+import { ApiError, type StatusCause } from '../apimachinery/index.js';
 import type { WriteOptionsKind } from './field-validation.js';
 
 /** The longest `fieldManager`, in bytes, as Kubernetes validates it. */

@@ -1,4 +1,4 @@
-import { badRequest } from './api-error.js';
+import { badRequest } from '../apimachinery/index.js';
 import type { StoredObject } from './storage.js';
 
 /** The fields every resource supports in field selectors. */

@@ -3,7 +3,7 @@
  * FieldsV1 elements (`f:<field>`, `k:<list-map key>`, `v:<set value>`, `i:<index>`) joined by
  * {@link SEPARATOR}. Set algebra, the FieldsV1 encoding, and paths as Kubernetes prints them. Pure.
  */
-import { isJsonObject, type JsonObject } from './kind-strategy.js';
+import { isJsonObject, type JsonObject } from '../apimachinery/index.js';
 
 /** Joins the FieldsV1 elements of one path. Cannot occur in a field name, a key or a value of JSON text. */
 const SEPARATOR = '\u0000';

@@ -1,8 +1,7 @@
-import { badRequest, invalid, invalidOptions, type StatusCause } from './api-error.js';
+import { badRequest, invalid, invalidOptions, isJsonObject, type StatusCause } from '../apimachinery/index.js';
 import { reportedFields } from './duplicate-fields.js';
 import { genericKindSchema } from './openapi.js';
 import type { ResourceType } from './resource-type.js';
-import { isJsonObject } from './kind-strategy.js';
 import { forbiddenValue } from './metadata-validation.js';
 import { pruneObject } from './schema-pruning.js';
 

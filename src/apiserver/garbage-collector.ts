@@ -1,5 +1,5 @@
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from './deletion-propagation.js';
-import { isJsonObject } from './kind-strategy.js';
+import { isJsonObject } from '../apimachinery/index.js';
 import type { ObjectChange, ObjectController } from './object-controllers.js';
 import type { ObjectWriter } from './object-writer.js';
 import type { ResourceType } from './resource-type.js';

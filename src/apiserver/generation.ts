@@ -1,5 +1,4 @@
-import { isJsonObject, type JsonObject } from './kind-strategy.js';
-import { deepEqual } from './strategic-merge-patch.js';
+import { isJsonObject, jsonEqual, type JsonObject } from '../apimachinery/index.js';
 
 /**
  * How a kind keeps `metadata.generation`, as its strategy in kube-apiserver does:
@@ -50,6 +49,6 @@ export function generationOnUpdate(policy: GenerationPolicy, next: JsonObject, c
   const stored = typeof currentMeta['generation'] === 'number' ? currentMeta['generation'] : undefined;
   if (policy === 'untracked') return stored;
   const base = stored ?? 1;
-  const changed = !deepEqual(specOf(next), specOf(current)) || (policy === 'spec-and-labels' && !deepEqual(labelsOf(next), labelsOf(current)));
+  const changed = !jsonEqual(specOf(next), specOf(current)) || (policy === 'spec-and-labels' && !jsonEqual(labelsOf(next), labelsOf(current)));
   return changed ? base + 1 : base;
 }

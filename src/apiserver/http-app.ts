@@ -3,7 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { guardConnections, type ConnectionLimits } from '../observe/connection-guard.js';
 import type { Logger } from '../observe/logger.js';
 import type { ApiServerMetrics } from './api-server-metrics.js';
-import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './api-error.js';
+import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from '../apimachinery/index.js';
 import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
 import { answerOnSocket, clientErrorStatus, connectStatus, isHeadRequest } from './connection-errors.js';
@@ -105,7 +105,8 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
   const basePath = init.basePath ?? '';
   const sendFailure = (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     let failure: ApiError | undefined;
-    if (error instanceof ApiError) failure = error;
+    // An ApiError the REST client received describes another server's objects: not this server's answer.
+    if (error instanceof ApiError && error.request === undefined) failure = error;
     else if (error instanceof Error && 'code' in error && typeof error.code === 'string') failure = statusOfFastifyError(error as FastifyError);
     if (failure === undefined) {
       init.logger.error({ err: error, method: request.method, url: request.url }, 'Request failed with an unexpected error');

@@ -1,7 +1,6 @@
 import fastJsonPatch, { type Operation as PatchOperation } from 'fast-json-patch';
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest, isJsonObject } from '../apimachinery/index.js';
 import { MAX_BODY_NESTING_DEPTH } from './body-limits.js';
-import { isJsonObject } from './kind-strategy.js';
 import { utf8Bytes } from './json-size.js';
 
 /**

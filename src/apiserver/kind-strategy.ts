@@ -1,14 +1,6 @@
-import type { StatusCause } from './api-error.js';
+import type { JsonObject, StatusCause } from '../apimachinery/index.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceType, Subresource } from './resource-type.js';
-
-/** A Kubernetes object as JSON, freshly copied and owned by the caller. */
-export type JsonObject = Record<string, unknown>;
-
-/** Whether `value` is a JSON object (not null, not an array). */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * What a strategy hook knows of a write besides the objects (k8s.io/apiserver passes the same in

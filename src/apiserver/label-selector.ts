@@ -1,4 +1,4 @@
-import { badRequest } from './api-error.js';
+import { badRequest } from '../apimachinery/index.js';
 import { labelKeyError, labelValueError } from './metadata-validation.js';
 
 /** One requirement of a label selector. */

@@ -1,4 +1,4 @@
-import { ApiError, type StatusCause } from './api-error.js';
+import { ApiError, type StatusCause } from '../apimachinery/index.js';
 
 /** `resourceVersionMatch` of a list (or of a watch with `sendInitialEvents`). */
 export type ResourceVersionMatch = 'Exact' | 'NotOlderThan';

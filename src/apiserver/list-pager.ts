@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest } from '../apimachinery/index.js';
 import type { StorageList, StoredObject } from './storage.js';
 
 /** Options of {@link ListPager}. */

@@ -5,9 +5,9 @@
  * sets of `field-set.ts`. Pure functions over JSON objects; nothing here mutates its inputs.
  */
 import { childPath, decodeFieldsV1, difference, encodeFieldsV1, union, type FieldSet } from './field-set.js';
-import { isJsonObject, type JsonObject } from './kind-strategy.js';
+import { isJsonObject, jsonEqual, type JsonObject } from '../apimachinery/index.js';
 import type { ResourceType, Subresource } from './resource-type.js';
-import { deepEqual, listStrategyOf } from './strategic-merge-patch.js';
+import { listStrategyOf } from './strategic-merge-patch.js';
 import { structFieldsOf } from './schema-pruning.js';
 
 /** One entry of `metadata.managedFields` as stored and served. */
@@ -181,7 +181,7 @@ export function compareObjects(schema: FieldSchema, before: JsonObject, after: J
     if ((leftLeaf && rightLeaf) || (left !== undefined && right !== undefined && !sameShape)) {
       if (left === undefined) result.added.add(path);
       else if (right === undefined) result.removed.add(path);
-      else if (!deepEqual(left, right)) result.modified.add(path);
+      else if (!jsonEqual(left, right)) result.modified.add(path);
       return;
     }
     const leftChildren = new Map(childrenOf(schema, left, schemaPath).map((child) => [child.element, child]));

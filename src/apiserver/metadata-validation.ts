@@ -1,4 +1,4 @@
-import type { StatusCause } from './api-error.js';
+import { isJsonObject, type StatusCause } from '../apimachinery/index.js';
 
 /** How an object's name is validated, as Kubernetes does per kind. */
 /**
@@ -117,13 +117,9 @@ export function requiredValue(field: string, why = ''): StatusCause {
   return { reason: 'FieldValueRequired', field, message: why === '' ? 'Required value' : `Required value: ${why}` };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function validateStringMap(field: string, value: unknown, causes: StatusCause[], checkValue: boolean): void {
   if (value === undefined || value === null) return;
-  if (!isRecord(value)) {
+  if (!isJsonObject(value)) {
     causes.push(invalidValue(field, value, 'must be a map of string keys to string values'));
     return;
   }
@@ -151,7 +147,7 @@ function validateOwnerReferences(value: unknown, causes: StatusCause[]): void {
   const controllers: string[] = [];
   value.forEach((entry: unknown, index) => {
     const at = `${field}[${index}]`;
-    if (!isRecord(entry)) {
+    if (!isJsonObject(entry)) {
       causes.push(invalidValue(at, entry, 'must be an object'));
       return;
     }
@@ -208,7 +204,7 @@ export function validateObjectMeta(rules: MetaRules, metadata: Record<string, un
   validateStringMap('metadata.labels', metadata['labels'], causes, true);
   const annotations = metadata['annotations'];
   validateStringMap('metadata.annotations', annotations, causes, false);
-  if (isRecord(annotations)) {
+  if (isJsonObject(annotations)) {
     let total = 0;
     for (const [key, value] of Object.entries(annotations)) total += Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);
     if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) {

@@ -1,5 +1,5 @@
 import type { Logger } from '../observe/logger.js';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../apimachinery/index.js';
 import { StorageError, type ResourceId, type StoredObject } from './storage.js';
 
 /** One committed change of a stored object, as a controller observes it. */

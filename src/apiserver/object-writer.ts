@@ -1,19 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { alreadyExists, ApiError, badRequest, conflict, expired, generatedNameConflict, invalid, notFound, type ErrorSubject, type StatusCause } from './api-error.js';
+import { alreadyExists, ApiError, badRequest, conflict, type ErrorSubject, expired, generatedNameConflict, invalid, isJsonObject, jsonEqual, type JsonObject, notFound, type StatusCause } from '../apimachinery/index.js';
 import { applyPatch, type PatchMediaType } from './apply-patch.js';
 import { finalizersForPropagation, type PropagationPolicy } from './deletion-propagation.js';
 import { pruneUnknownFields, type FieldValidation } from './field-validation.js';
 import { isDateTime, schemaTypeViolations } from './schema-types.js';
 import { jsonByteLength } from './json-size.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
-import { type CreateAdmission, isJsonObject, type JsonObject, type WriteContext } from './kind-strategy.js';
+import type { CreateAdmission, WriteContext } from './kind-strategy.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
 import { invalidValue, validateObjectMeta } from './metadata-validation.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceType, Subresource } from './resource-type.js';
 import { applyConfiguration, assertAppliedKind } from './server-side-apply.js';
 import { StorageError, type ObjectRef, type Preconditions, type Storage, type StoredObject } from './storage.js';
-import { deepEqual } from './strategic-merge-patch.js';
 
 /** Options shared by every write. */
 export interface WriteOptions {
@@ -437,7 +436,7 @@ export class ObjectWriter {
       if (blocked) {
         // Deleting again only changes the garbage-collection finalizer a new propagationPolicy asks for.
         const deleting = current.metadata['deletionTimestamp'] !== undefined;
-        if (deleting && deepEqual(finalizers, finalizersOf(current.metadata))) return { object: current, removed: false };
+        if (deleting && jsonEqual(finalizers, finalizersOf(current.metadata))) return { object: current, removed: false };
         const marked = structuredClone(current) as JsonObject;
         const metadata = marked['metadata'] as JsonObject;
         if (finalizers.length > 0) metadata['finalizers'] = finalizers;
@@ -503,7 +502,7 @@ export class ObjectWriter {
       throw invalid(type.kind, type.group, name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' }]);
     }
     const shown = (object: StoredObject): StoredObject => (reveal === undefined ? object : (reveal(structuredClone(object) as JsonObject) as StoredObject));
-    if (deepEqual(withoutVersion(next), withoutVersion(current as JsonObject))) {
+    if (jsonEqual(withoutVersion(next), withoutVersion(current as JsonObject))) {
       if (!latest) throw new StaleRead(type);
       return shown(current);
     }

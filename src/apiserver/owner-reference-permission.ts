@@ -7,8 +7,7 @@
  * OpenAPI description say; the real plugin answers 403 Forbidden. The cause carries the real
  * server's words.
  */
-import { invalid, type ApiError } from './api-error.js';
-import { isJsonObject, type JsonObject } from './kind-strategy.js';
+import { type ApiError, invalid, isJsonObject, type JsonObject } from '../apimachinery/index.js';
 import type { ResourceRegistry, ResourceType } from './resource-type.js';
 import type { StoredObject } from './storage.js';
 

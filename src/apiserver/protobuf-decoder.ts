@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest } from '../apimachinery/index.js';
 import type { BodyDecoder } from './body-decoder.js';
 import { rfc3339 } from './object-writer.js';
 import type { FieldSchema, FieldType, MessageSchema } from './protobuf-message-schema.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { TLSSocket } from 'node:tls';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../apimachinery/index.js';
 
 /** The client certificate of a request as the authenticator sees it. */
 export interface PresentedCertificate {

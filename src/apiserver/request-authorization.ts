@@ -1,5 +1,4 @@
-import { ApiError, forbidden } from './api-error.js';
-import type { JsonObject } from './kind-strategy.js';
+import { ApiError, forbidden, type JsonObject } from '../apimachinery/index.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { OwnerFinalizersCheck, ReferencedOwner } from './owner-reference-permission.js';
 import type { ResourceRequest } from './request-info.js';

@@ -1,4 +1,4 @@
-import { methodNotAllowed, pathNotFound, resourceNotServed } from './api-error.js';
+import { methodNotAllowed, pathNotFound, resourceNotServed } from '../apimachinery/index.js';
 import type { ResourceRegistry, ResourceType } from './resource-type.js';
 
 /** The Kubernetes verb a resource request maps to. */

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, badRequest, forbidden, invalidOptions, notFound, unsupportedMediaType, wireDetails } from './api-error.js';
+import { ApiError, badRequest, forbidden, invalidOptions, isJsonObject, type JsonObject, notFound, unsupportedMediaType, wireDetails } from '../apimachinery/index.js';
 import { PATCH_MEDIA_TYPES, type PatchMediaType } from './apply-patch.js';
 import { UndecodableBody } from './body-decoder.js';
 import { bodyMediaType, negotiate, type Representation } from './content-negotiation.js';
@@ -13,7 +13,6 @@ import { fieldManagerOf } from './field-manager.js';
 import type { ListPager } from './list-pager.js';
 import { isPropagationPolicy } from './deletion-propagation.js';
 import { resourceVersionFailure, type DeleteOptions, type ObjectWriter, type WriteOptions } from './object-writer.js';
-import { isJsonObject, type JsonObject } from './kind-strategy.js';
 import { enforceBlockOwnerDeletionPermission, type BlockOwnerDeletionAdmission } from './owner-reference-permission.js';
 import { invisibleResult, type RequestAccess } from './request-authorization.js';
 import type { AuthenticatedUser } from './request-authentication.js';
@@ -401,8 +400,9 @@ export class ResourceHandler {
       await stream.start();
     } catch (error: unknown) {
       // Found before streaming (410 too old, 400 malformed): answered as a plain Status response.
-      const failure = error instanceof ApiError ? error : new ApiError('InternalError', 'the watch could not start', undefined, { cause: error });
-      if (!(error instanceof ApiError)) this.#init.logger.error({ err: error }, 'Watch failed to start');
+      const own = error instanceof ApiError && error.request === undefined;
+      const failure = own ? error : new ApiError('InternalError', 'the watch could not start', undefined, { cause: error });
+      if (!own) this.#init.logger.error({ err: error }, 'Watch failed to start');
       // Ended meanwhile (client gone, server closing): there is no one to answer.
       if (reply.raw.headersSent) return undefined;
       reply.raw.writeHead(failure.code, { 'Content-Type': 'application/json' });

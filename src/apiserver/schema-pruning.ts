@@ -1,5 +1,5 @@
 import type { SchemaObject } from './openapi.js';
-import { isJsonObject } from './kind-strategy.js';
+import { isJsonObject } from '../apimachinery/index.js';
 
 /**
  * A kind's OpenAPI v3 schema: the name of its component and the components its `$ref`s

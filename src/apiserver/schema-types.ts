@@ -1,7 +1,5 @@
-import type { StatusCause } from './api-error.js';
-import { isJsonObject } from './kind-strategy.js';
+import { isJsonObject, jsonEqual, type StatusCause } from '../apimachinery/index.js';
 import { notSupportedValue } from './metadata-validation.js';
-import { deepEqual } from './strategic-merge-patch.js';
 import type { SchemaObject } from './openapi.js';
 import type { KindSchema } from './schema-pruning.js';
 
@@ -103,7 +101,7 @@ interface Checking {
  * in its other fields.
  */
 function check(raw: SchemaObject, value: unknown, old: unknown, path: string, checking: Checking): void {
-  if (old !== undefined && deepEqual(value, old)) return;
+  if (old !== undefined && jsonEqual(value, old)) return;
   const { components, causes } = checking;
   const schema = resolve(raw, components);
   // Null is what pruning leaves of a required field; int-or-string and preserved fields take what they get.

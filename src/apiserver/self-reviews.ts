@@ -4,8 +4,7 @@
  * decision on the attributes of the spec; a server without one allows every authenticated
  * request, and its answers say so instead of the 404 a client would otherwise get.
  */
-import { ApiError, badRequest } from './api-error.js';
-import { isJsonObject, type JsonObject } from './kind-strategy.js';
+import { ApiError, badRequest, isJsonObject, type JsonObject } from '../apimachinery/index.js';
 import { message, OBJECT_META, type MessageSchema } from './protobuf-message-schema.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { RequestAuthorizer } from './request-authorization.js';

@@ -6,8 +6,7 @@
  * authorizer describes itself ({@link RulesDescription}). A server without an authorizer allows
  * everything, and says so as the real server's AlwaysAllow authorizer does.
  */
-import { ApiError, badRequest } from './api-error.js';
-import { isJsonObject } from './kind-strategy.js';
+import { ApiError, badRequest, isJsonObject } from '../apimachinery/index.js';
 import { message, OBJECT_META, type MessageSchema } from './protobuf-message-schema.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { AccessDecision, RequestAuthorizer } from './request-authorization.js';

@@ -5,12 +5,10 @@
  * the manager applied before and no longer applies are removed unless another manager owns them,
  * and a change to a field another manager owns is a conflict unless forced. Pure.
  */
-import { ApiError, badRequest, type StatusCause } from './api-error.js';
-import { isJsonObject, type JsonObject } from './kind-strategy.js';
+import { ApiError, badRequest, isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
 import { difference, displayPath, intersection, orderedPaths, pathElements, pathOf, union, type FieldSet } from './field-set.js';
 import { capUpdateManagers, compareObjects, decodeManagedFields, emptyObjectOf, encodeManagedFields, fieldSetOf, itemElement, managerKey, type FieldSchema, type ManagerFields } from './managed-fields.js';
 import type { Subresource } from './resource-type.js';
-import { deepEqual } from './strategic-merge-patch.js';
 
 /** The media type of server-side apply. */
 export const APPLY_PATCH_MEDIA_TYPE = 'application/apply-patch+yaml';
@@ -88,7 +86,7 @@ export function applyConfiguration(request: ApplyRequest): JsonObject {
   if (conflicts.length > 0 && !request.force) throw applyConflict(conflicts);
   for (const entry of others) entry.fields = difference(difference(entry.fields, changed), compared.removed);
 
-  const time = deepEqual(merged, live) ? previous?.time : request.now;
+  const time = jsonEqual(merged, live) ? previous?.time : request.now;
   managers.set(key, { ...identity, fields: applied, ...(time !== undefined ? { time } : {}) });
   const metadata = { ...metadataOf(merged) };
   const entries = encodeManagedFields(capUpdateManagers(managers).values());

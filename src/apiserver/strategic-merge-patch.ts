@@ -1,5 +1,4 @@
-import { ApiError, badRequest } from './api-error.js';
-import { isJsonObject } from './kind-strategy.js';
+import { ApiError, badRequest, isJsonObject } from '../apimachinery/index.js';
 
 /** How a list field is patched. Lists not described are replaced as a whole (atomic). */
 export interface ListPatchStrategy {
@@ -176,7 +175,7 @@ function mergeList(strategies: PatchStrategyTable, original: unknown, patch: unk
   return normalizeElementOrder(items.list(), kept, Array.isArray(original) ? original : [], mergeKey);
 }
 
-/** A JSON value as text that is the same for values {@link deepEqual} calls equal (object keys sorted): a map key. */
+/** A JSON value as text that is the same for values {@link jsonEqual} calls equal (object keys sorted): a map key. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (isJsonObject(value)) {
@@ -295,16 +294,4 @@ function normalizeElementOrder(merged: readonly unknown[], order: readonly unkno
     }
   }
   return result;
-}
-
-/** Structural equality of JSON values. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
-  if (isJsonObject(a) && isJsonObject(b)) {
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
-  }
-  return false;
 }

@@ -1,5 +1,5 @@
 import { Composer } from 'yaml';
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest } from '../apimachinery/index.js';
 import { rememberJsonSource } from './duplicate-fields.js';
 import { jsonNestingViolation, MAX_YAML_ALIASES, positionOf, readYamlSyntax, resolvedNestingViolation, type BodyLimitViolation } from './body-limits.js';
 

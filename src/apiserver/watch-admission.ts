@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js';
+import { ApiError } from '../apimachinery/index.js';
 
 /** Which cap refused a watch (a bounded metric label). */
 export type WatchLimitName = 'per_user' | 'global';

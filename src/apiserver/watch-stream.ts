@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../observe/logger.js';
-import { ApiError, type StatusObject } from './api-error.js';
+import { ApiError, type StatusObject } from '../apimachinery/index.js';
 import type { FieldSelector } from './field-selector.js';
 import type { LabelSelector } from './label-selector.js';
 import { resourceVersionFailure } from './object-writer.js';

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isAlreadyExists } from '../kube/api-error.js';
+import { isAlreadyExists } from '../apimachinery/index.js';
 import { loadClusterConfig } from '../kube/kube-config.js';
 import { RestClient } from '../kube/rest-client.js';
 import { startDevCluster, type DevCluster } from '../devcluster/index.js';

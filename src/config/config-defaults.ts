@@ -1,5 +1,5 @@
 import type { ConfigSection } from './config-section.js';
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze, isJsonObject } from '../apimachinery/index.js';
 import type { NamespacesSyncConfig, PatchConfig, VclusterConfig, VclusterConfigInput } from './schema.js';
 
 /** `sync.toHost.namespaces` when the file says nothing: single-namespace mode. */
@@ -19,14 +19,14 @@ export const DEFAULT_NAMESPACES_SYNC: NamespacesSyncConfig = deepFreeze({
  */
 export function applyConfigDefaults(input: VclusterConfigInput, sections: readonly ConfigSection[]): VclusterConfig {
   const copy = structuredClone(input);
-  const sync = isRecord(copy.sync) ? copy.sync : {};
-  const toHost = isRecord(sync.toHost) ? sync.toHost : {};
+  const sync = isJsonObject(copy.sync) ? copy.sync : {};
+  const toHost = isJsonObject(sync.toHost) ? sync.toHost : {};
   const namespaces = toHost.namespaces ?? {};
   const patches = (list: readonly PatchConfig[] | undefined): readonly PatchConfig[] => list ?? [];
   const resourceSections = Object.fromEntries(
     sections.map((section) => {
       const written = toHost[section.key];
-      const fields = isRecord(written) ? (written as { enabled?: boolean; patches?: PatchConfig[] }) : {};
+      const fields = isJsonObject(written) ? (written as { enabled?: boolean; patches?: PatchConfig[] }) : {};
       return [
         section.key,
         { ...fields, enabled: fields.enabled ?? section.defaults.enabled, patches: fields.patches ?? structuredClone(section.defaults.patches) },
@@ -57,6 +57,3 @@ export function defaultConfig(sections: readonly ConfigSection[] = []): Vcluster
   return applyConfigDefaults({}, sections);
 }
 
-function isRecord<T>(value: T | undefined): value is T & Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}

@@ -1,5 +1,6 @@
 /** A path into the config document: map keys are strings, list indexes are numbers. */
 export type ConfigPath = readonly (string | number)[];
+import { isJsonObject } from '../apimachinery/index.js';
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -39,7 +40,7 @@ export function pointerToConfigPath(pointer: string, data: unknown): (string | n
       current = current[index];
     } else {
       path.push(token);
-      current = isRecord(current) ? current[token] : undefined;
+      current = isJsonObject(current) ? current[token] : undefined;
     }
   }
   return path;
@@ -53,12 +54,9 @@ export function valueAtConfigPath(data: unknown, path: ConfigPath): unknown {
   let current = data;
   for (const segment of path) {
     if (Array.isArray(current) && typeof segment === 'number') current = current[segment];
-    else if (isRecord(current) && typeof segment === 'string') current = current[segment];
+    else if (isJsonObject(current) && typeof segment === 'string') current = current[segment];
     else return undefined;
   }
   return current;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -6,7 +6,7 @@ import { formatConfigPath, pointerToConfigPath, valueAtConfigPath, type ConfigPa
 import { createConfigSource, type ConfigSource, type SourcePosition } from './config-source.js';
 import type { ConfigSchema } from './config-schema.js';
 import { sectionPatchesPath, sectionPath, type ConfigRuleProblem } from './config-section.js';
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze, isJsonObject } from '../apimachinery/index.js';
 import { checkNamespaceMappings } from './namespace-mapping-rules.js';
 import type { VclusterConfig, VclusterConfigInput } from './schema.js';
 import { describeUnknownKey } from './unknown-key-hint.js';
@@ -216,13 +216,13 @@ function emptySectionsAsAbsent(data: unknown, schema: ConfigSchema): unknown {
   for (const path of [...SECTION_PATHS, ...schema.sections.map((section) => [...sectionPath(section)])]) {
     const parent = valueAtConfigPath(data, path.slice(0, -1));
     const key = path[path.length - 1];
-    if (isRecord(parent) && typeof key === 'string' && key in parent && parent[key] === null) delete parent[key];
+    if (isJsonObject(parent) && typeof key === 'string' && key in parent && parent[key] === null) delete parent[key];
   }
   for (const listPath of patchListPaths(schema)) {
     const list = valueAtConfigPath(data, listPath);
     if (!Array.isArray(list)) continue;
     for (const entry of list) {
-      if (isRecord(entry) && 'labels' in entry && entry['labels'] === null) entry['labels'] = {};
+      if (isJsonObject(entry) && 'labels' in entry && entry['labels'] === null) entry['labels'] = {};
     }
   }
   return data;
@@ -271,10 +271,10 @@ function schemaProblem(error: ErrorObject, data: unknown, schema: ConfigSchema):
 function mappingProblems(data: unknown): Problem[] {
   const namespacesPath = ['sync', 'toHost', 'namespaces'];
   const namespaces = valueAtConfigPath(data, namespacesPath);
-  if (!isRecord(namespaces) || namespaces['enabled'] !== true) return [];
+  if (!isJsonObject(namespaces) || namespaces['enabled'] !== true) return [];
   const byNamePath = [...namespacesPath, 'mappings', 'byName'];
   const byName = valueAtConfigPath(data, byNamePath);
-  if (byName !== undefined && !isRecord(byName)) return []; // the schema reports the type
+  if (byName !== undefined && !isJsonObject(byName)) return []; // the schema reports the type
   const entries = Object.entries(byName ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
   if (entries.length === 0) {
     return [
@@ -321,10 +321,6 @@ function dedupe(errors: ConfigError[]): ConfigError[] {
     seen.add(key);
     return true;
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describeType(type: string): string {

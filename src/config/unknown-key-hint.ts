@@ -1,6 +1,7 @@
 import { ConfigErrorCode } from './config-error.js';
 import { formatConfigPath, valueAtConfigPath, type ConfigPath } from './config-path.js';
 import { suggestKey } from './suggest-key.js';
+import { isJsonObject } from '../apimachinery/index.js';
 
 /** What to tell the user about a key a closed mapping does not take. */
 export interface UnknownKeyHint {
@@ -66,7 +67,7 @@ export function describeUnknownKey(options: DescribeUnknownKeyOptions): UnknownK
 
 /** The key written just before `key` in the mapping `written`, if any. */
 function keyWrittenAbove(written: unknown, key: string): string | undefined {
-  if (!isRecord(written)) return undefined;
+  if (!isJsonObject(written)) return undefined;
   const siblings = Object.keys(written);
   return siblings[siblings.indexOf(key) - 1];
 }
@@ -87,26 +88,23 @@ function schemaAt(schema: unknown, path: ConfigPath): unknown {
 }
 
 function childSchema(schema: unknown, segment: string | number): unknown {
-  if (!isRecord(schema)) return undefined;
+  if (!isJsonObject(schema)) return undefined;
   if (typeof segment === 'number') return schema['items'];
   const properties = schema['properties'];
-  if (isRecord(properties) && Object.hasOwn(properties, segment)) return properties[segment];
+  if (isJsonObject(properties) && Object.hasOwn(properties, segment)) return properties[segment];
   const patterns = schema['patternProperties'];
-  if (isRecord(patterns)) return Object.values(patterns)[0];
-  return isRecord(schema['additionalProperties']) ? schema['additionalProperties'] : undefined;
+  if (isJsonObject(patterns)) return Object.values(patterns)[0];
+  return isJsonObject(schema['additionalProperties']) ? schema['additionalProperties'] : undefined;
 }
 
 function propertyNames(schema: unknown): string[] {
-  const properties = isRecord(schema) ? schema['properties'] : undefined;
-  return isRecord(properties) ? Object.keys(properties) : [];
+  const properties = isJsonObject(schema) ? schema['properties'] : undefined;
+  return isJsonObject(properties) ? Object.keys(properties) : [];
 }
 
 /** Whether `schema` is a mapping that names `key` among its properties. */
 function takesKey(schema: unknown, key: string): boolean {
-  const properties = isRecord(schema) ? schema['properties'] : undefined;
-  return isRecord(properties) && Object.hasOwn(properties, key);
+  const properties = isJsonObject(schema) ? schema['properties'] : undefined;
+  return isJsonObject(properties) && Object.hasOwn(properties, key);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject } from '../apimachinery/index.js';
 import { rfc3339, type ObjectWriter } from '../apiserver/object-writer.js';
 import type { ResourceType } from '../apiserver/resource-type.js';
 import { signClientCertificateRequest, type CertificateAndKey } from '../apiserver/security/certificate-issuer.js';

@@ -6,11 +6,10 @@
  * conditions with the cause paths the real server names.
  */
 import { X509Certificate } from 'node:crypto';
-import { badRequest, type StatusCause } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type KindStrategy, type WriteContext } from '../apiserver/kind-strategy.js';
+import { badRequest, isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
+import type { KindStrategy, WriteContext } from '../apiserver/kind-strategy.js';
 import { dns1123LabelError, dns1123SubdomainError, duplicateValue, forbiddenValue, invalidValue, notSupportedValue, requiredValue } from '../apiserver/metadata-validation.js';
 import { rfc3339 } from '../apiserver/object-writer.js';
-import { deepEqual } from '../apiserver/strategic-merge-patch.js';
 import { certificateRequestError } from './certificate-request.js';
 
 /** The signer of client certificates the API server trusts (kube-controller-manager's, and the devcluster's). */
@@ -181,7 +180,7 @@ function updateCauses(object: JsonObject, old: JsonObject, subresource: WriteCon
       const before = ofType(old, type);
       const after = ofType(object, type);
       if (after.length > before.length) causes.push(forbiddenValue('status.conditions', `updates may not add a condition of type ${JSON.stringify(type)}`));
-      else if (after.length === before.length && !deepEqual(after, before)) causes.push(forbiddenValue('status.conditions', `updates may not modify a condition of type ${JSON.stringify(type)}`));
+      else if (after.length === before.length && !jsonEqual(after, before)) causes.push(forbiddenValue('status.conditions', `updates may not modify a condition of type ${JSON.stringify(type)}`));
     }
   }
   const certificate = objectAt(object, 'status')['certificate'];

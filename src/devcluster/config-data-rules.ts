@@ -3,10 +3,9 @@
  * kube-apiserver's: `immutable` freezes the data (and itself) once set, a Secret's stringData is
  * write-only input merged into data, and a Secret's type never changes.
  */
-import type { StatusCause } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
+import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import { forbiddenValue, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
-import { deepEqual } from '../apiserver/strategic-merge-patch.js';
 
 const IMMUTABLE_WHEN_SET = 'field is immutable when `immutable` is set';
 
@@ -16,7 +15,7 @@ function immutableCauses(object: JsonObject, old: JsonObject | undefined, fields
   const causes: StatusCause[] = [];
   if (object['immutable'] !== true) causes.push(forbiddenValue('immutable', IMMUTABLE_WHEN_SET));
   for (const field of fields) {
-    if (!deepEqual(object[field], old[field])) causes.push(forbiddenValue(field, IMMUTABLE_WHEN_SET));
+    if (!jsonEqual(object[field], old[field])) causes.push(forbiddenValue(field, IMMUTABLE_WHEN_SET));
   }
   return causes;
 }

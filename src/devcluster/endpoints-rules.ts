@@ -2,8 +2,8 @@
  * The strategies of Endpoints and EndpointSlices, as kube-apiserver's: their defaults and the
  * validation of addresses (IPs an endpoint may have, hostnames, node names) and ports.
  */
-import type { StatusCause } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
+import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import { dns1123LabelError, dns1123SubdomainError, invalidValue, labelKeyError, requiredValue } from '../apiserver/metadata-validation.js';
 import { endpointIpErrors, ipFamilyOf, ipSyntaxError, VALID_IP_EXAMPLE } from './endpoint-address.js';
 

@@ -1,5 +1,5 @@
-import type { StatusCause } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
+import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import { defaultPod } from './pod-defaults.js';
 
 /** Pods: the defaults of a real cluster (see `defaultPod`), status.phase Pending and a QoS class. */

@@ -1,5 +1,4 @@
-import { ApiError } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
+import { ApiError, isJsonObject, type JsonObject } from '../apimachinery/index.js';
 import type { ObjectChange } from '../apiserver/object-controllers.js';
 import { rfc3339, storeFailure, type ObjectWriter } from '../apiserver/object-writer.js';
 import type { ResourceType } from '../apiserver/resource-type.js';

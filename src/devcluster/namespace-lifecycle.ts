@@ -1,5 +1,5 @@
-import { forbidden, notFound } from '../apiserver/api-error.js';
-import { type CreateAdmission, isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
+import { forbidden, isJsonObject, type JsonObject, notFound } from '../apimachinery/index.js';
+import type { CreateAdmission, KindStrategy } from '../apiserver/kind-strategy.js';
 import type { ResourceType } from '../apiserver/resource-type.js';
 import type { Storage } from '../apiserver/storage.js';
 

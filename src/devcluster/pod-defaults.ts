@@ -4,7 +4,7 @@
  * plugins add, and the status the Pod strategy sets (phase Pending, QoS class). The ServiceAccount
  * admission plugin (token volume) is not imitated: the test control planes run without it too.
  */
-import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject } from '../apimachinery/index.js';
 
 /** File mode of projected files unless set: 0644. */
 const DEFAULT_FILE_MODE = 0o644;

@@ -5,10 +5,9 @@
  * changes, subjects are ServiceAccounts, Users or Groups. The devcluster stores these objects;
  * its authorizer does not read them (README "Limits").
  */
-import type { StatusCause } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
+import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import { dns1123SubdomainError, invalidValue, nameError, notSupportedValue, requiredValue } from '../apiserver/metadata-validation.js';
-import { deepEqual } from '../apiserver/strategic-merge-patch.js';
 
 /** The RBAC API group: a binding's roleRef and a User or Group subject name it. */
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -106,7 +105,7 @@ function bindingStrategy(namespaced: boolean): KindStrategy {
       if (name === '') causes.push(requiredValue('roleRef.name'));
       else if (why !== undefined) causes.push(invalidValue('roleRef.name', name, why));
       list(object['subjects']).forEach((subject, index) => causes.push(...subjectCauses(subject, `subjects[${index}]`, namespaced)));
-      if (old !== undefined && !deepEqual(object['roleRef'], old['roleRef'])) causes.push(invalidValue('roleRef', object['roleRef'], 'cannot change roleRef'));
+      if (old !== undefined && !jsonEqual(object['roleRef'], old['roleRef'])) causes.push(invalidValue('roleRef', object['roleRef'], 'cannot change roleRef'));
       return causes;
     },
   });

@@ -4,10 +4,9 @@
  * validation of type, externalName and ports, with the cause paths the real server names.
  */
 import { isIP } from 'node:net';
-import type { StatusCause } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
+import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import { dns1123SubdomainError, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
-import { deepEqual } from '../apiserver/strategic-merge-patch.js';
 import { allocateClusterIp, inServiceRange, type ClusterIpIndex } from './cluster-ip-allocator.js';
 import { VALID_IP_EXAMPLE } from './endpoint-address.js';
 
@@ -43,7 +42,7 @@ function settleClusterIp(spec: JsonObject, oldSpec: JsonObject | undefined, cont
   if (held && isEmpty(spec['clusterIP'])) {
     spec['clusterIP'] = oldIp;
     if (isEmpty(spec['clusterIPs'])) spec['clusterIPs'] = oldSpec?.['clusterIPs'];
-  } else if (held && spec['clusterIP'] !== oldIp && deepEqual(spec['clusterIPs'], oldSpec?.['clusterIPs'])) {
+  } else if (held && spec['clusterIP'] !== oldIp && jsonEqual(spec['clusterIPs'], oldSpec?.['clusterIPs'])) {
     spec['clusterIPs'] = [spec['clusterIP']];
   }
   const listed = Array.isArray(spec['clusterIPs']) ? (spec['clusterIPs'] as unknown[]) : [];

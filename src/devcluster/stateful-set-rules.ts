@@ -6,10 +6,9 @@
  * persistentVolumeClaimRetentionPolicy and minReadySeconds may change. The devcluster stores
  * StatefulSets; no controller makes their Pods (README "Limits").
  */
-import type { StatusCause } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type KindStrategy, type WriteContext } from '../apiserver/kind-strategy.js';
+import { isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
+import type { KindStrategy, WriteContext } from '../apiserver/kind-strategy.js';
 import { forbiddenValue, invalidValue, labelKeyError, labelValueError, notSupportedValue, requiredValue } from '../apiserver/metadata-validation.js';
-import { deepEqual } from '../apiserver/strategic-merge-patch.js';
 import { defaultPodSpec } from './pod-defaults.js';
 
 /** The spec fields an update may change (ValidateStatefulSetUpdate). */
@@ -139,7 +138,7 @@ export const STATEFUL_SET_STRATEGY: KindStrategy = Object.freeze({
   },
   validate(object: JsonObject, old: JsonObject | undefined): StatusCause[] {
     const causes = specCauses(record(object['spec']));
-    if (old !== undefined && !deepEqual(frozenSpec(object['spec']), frozenSpec(old['spec']))) causes.push(forbiddenValue('spec', IMMUTABLE_SPEC_MESSAGE));
+    if (old !== undefined && !jsonEqual(frozenSpec(object['spec']), frozenSpec(old['spec']))) causes.push(forbiddenValue('spec', IMMUTABLE_SPEC_MESSAGE));
     return causes;
   },
 });

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { LRUCache } from 'lru-cache';
 import { Registry } from 'prom-client';
-import { isNotFound } from './api-error.js';
+import { isNotFound } from '../apimachinery/index.js';
 import { CoreResources, collectionPath, objectPath } from './api-path.js';
 import { realClock, type Clock } from './clock.js';
 import type { KubeObject } from './kube-object.js';

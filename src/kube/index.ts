@@ -3,7 +3,7 @@
  * layered work queue with rate limiters, Lease leader election, an aggregating event recorder,
  * and their metrics. Knows nothing of the syncer or the management API.
  */
-export * from './api-error.js';
+export * from './kube-errors.js';
 export * from './api-path.js';
 export * from './backoff.js';
 export * from './cache-store.js';

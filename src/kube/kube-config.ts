@@ -5,7 +5,8 @@ import { isIPv6 } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { KubeConfigError } from './api-error.js';
+import { KubeConfigError } from './kube-errors.js';
+import { isJsonObject } from '../apimachinery/index.js';
 
 /** Where a cluster's credentials come from. */
 export type KubeConfigSource =
@@ -154,7 +155,7 @@ function readDocument(source: Exclude<KubeConfigSource, { kind: 'inCluster' }>, 
     const reason = err instanceof Error ? err.message : String(err);
     throw new KubeConfigError(`cannot load kubeconfig for cluster ${options.name} (${describe(source)}): ${reason}`, err);
   }
-  const document = isRecord(parsed) ? parsed : {};
+  const document = isJsonObject(parsed) ? parsed : {};
   return source.kind === 'file' ? { document, root: dirname(source.path) } : { document };
 }
 
@@ -162,19 +163,15 @@ function readDocument(source: Exclude<KubeConfigSource, { kind: 'inCluster' }>, 
 function namedEntry(document: Record<string, unknown>, list: string, inner: string, name: string): Record<string, unknown> | undefined {
   const entries = document[list];
   if (!Array.isArray(entries)) return undefined;
-  const entry: unknown = entries.find((candidate: unknown) => isRecord(candidate) && candidate['name'] === name);
-  if (!isRecord(entry)) return undefined;
+  const entry: unknown = entries.find((candidate: unknown) => isJsonObject(candidate) && candidate['name'] === name);
+  if (!isJsonObject(entry)) return undefined;
   const value = entry[inner];
-  return isRecord(value) ? value : {};
+  return isJsonObject(value) ? value : {};
 }
 
 function stringField(object: Record<string, unknown>, field: string): string | undefined {
   const value = object[field];
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What client-node's `applyHTTPSOptions` + `applyAuthorizationHeader` write for the same fields: files win over data. */

@@ -1,3 +1,5 @@
+import type { Status } from '../apimachinery/index.js';
+
 /**
  * The small slice of the Kubernetes object model that the plumbing in `src/kube/` relies on.
  * Callers type their own resources on top of {@link KubeObject}; everything here only reads
@@ -34,33 +36,6 @@ export interface KubeList<T extends KubeObject> {
   kind?: string;
   metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
   items: T[];
-}
-
-/** The cause entries of a Status' `details`. */
-export interface StatusCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
-
-/** A `meta/v1` Status: how the API server reports failures (and some successes). */
-export interface Status {
-  kind?: 'Status';
-  apiVersion?: string;
-  status?: 'Success' | 'Failure' | string;
-  message?: string;
-  /** Machine-readable reason, e.g. `NotFound`, `Conflict`, `Expired`. */
-  reason?: string;
-  details?: {
-    name?: string;
-    group?: string;
-    kind?: string;
-    uid?: string;
-    causes?: StatusCause[];
-    retryAfterSeconds?: number;
-  };
-  /** The HTTP status code the failure corresponds to. */
-  code?: number;
 }
 
 /** The four kinds of change a watch stream reports, plus ERROR. */

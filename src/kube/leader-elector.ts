@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
-import { isAlreadyExists, isConflict, isNamespaceNotFound, isNotFound, LeadershipEndedError } from './api-error.js';
+import { isAlreadyExists, isConflict, isNamespaceNotFound, isNotFound } from '../apimachinery/index.js';
+import { LeadershipEndedError } from './kube-errors.js';
 import { CoreResources, collectionPath, objectPath } from './api-path.js';
 import { Backoff } from './backoff.js';
 import { realClock, sleep, type Clock, type TimerHandle } from './clock.js';

@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
-import { ApiError, isResourceExpired } from './api-error.js';
+import { ApiError, isResourceExpired, type Status } from '../apimachinery/index.js';
 import { collectionPath, type ResourceType } from './api-path.js';
 import { Backoff } from './backoff.js';
 import { realClock, sleep, type Clock, type TimerHandle } from './clock.js';
-import type { KubeList, KubeObject, Status } from './kube-object.js';
+import type { KubeList, KubeObject } from './kube-object.js';
 import { KubeMetrics, type WatchMetrics } from './metrics.js';
 import type { ListOptions, WatchOptions } from './rest-client.js';
 import type { WatchStream } from './watch-stream.js';

@@ -1,10 +1,11 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Registry } from 'prom-client';
-import { ApiError, BadResponseError, TransportError, statusFromHttpCode } from './api-error.js';
+import { ApiError, type Status, statusFromHttpCode } from '../apimachinery/index.js';
+import { BadResponseError, TransportError } from './kube-errors.js';
 import { realClock, type Clock } from './clock.js';
 import type { ClusterConfig } from './kube-config.js';
-import type { KubeList, KubeObject, Status } from './kube-object.js';
+import type { KubeList, KubeObject } from './kube-object.js';
 import { KubeMetrics, type RestClientMetrics } from './metrics.js';
 import { TokenBucket } from './token-bucket.js';
 import { RequestDeadline } from './request-deadline.js';

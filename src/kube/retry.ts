@@ -1,4 +1,4 @@
-import { isRetryable } from './api-error.js';
+import { isRetryable } from './kube-errors.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { realClock, sleep, type Clock } from './clock.js';
 

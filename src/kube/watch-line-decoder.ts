@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import { BadResponseError } from './api-error.js';
+import { BadResponseError } from './kube-errors.js';
 import type { KubeObject, WatchEvent, WatchEventType } from './kube-object.js';
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<WatchEventType>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);

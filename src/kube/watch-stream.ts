@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { TransportError } from './api-error.js';
+import { TransportError } from './kube-errors.js';
 import type { KubeObject, WatchEvent } from './kube-object.js';
 import { WatchLineDecoder, parseWatchEvent } from './watch-line-decoder.js';
 

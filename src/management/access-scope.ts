@@ -4,7 +4,7 @@
  * each entry allows is decided by `authorization.ts` and written down in `scope-table.ts` (the
  * README table).
  */
-import type { StatusCause } from '../apiserver/api-error.js';
+import { isJsonObject, type StatusCause } from '../apimachinery/index.js';
 import { forbiddenValue, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
 
 /** The wildcard every name field of a scope entry accepts: it selects all names. */
@@ -147,10 +147,6 @@ export function resourcePatternMatches(pattern: string, resource: string): boole
   return (patternName === SCOPE_WILDCARD || patternName === name) && (patternSub === SCOPE_WILDCARD || patternSub === sub);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The entries of list field `field` of `parent`, with causes for a non-list or non-object entries. */
 function entries(parent: Record<string, unknown>, key: string, field: string, causes: StatusCause[]): [Record<string, unknown>, string][] {
   const value = parent[key];
@@ -161,7 +157,7 @@ function entries(parent: Record<string, unknown>, key: string, field: string, ca
   }
   const out: [Record<string, unknown>, string][] = [];
   value.forEach((entry: unknown, index) => {
-    if (isRecord(entry)) out.push([entry, `${field}[${index}]`]);
+    if (isJsonObject(entry)) out.push([entry, `${field}[${index}]`]);
     else causes.push(invalidValue(`${field}[${index}]`, entry, 'must be an object'));
   });
   return out;
@@ -248,7 +244,7 @@ function validateRule(rule: Record<string, unknown>, field: string, causes: Stat
 export function validateAccessScope(scope: unknown, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (scope === undefined || scope === null) return causes;
-  if (!isRecord(scope)) return [invalidValue(field, scope, 'must be an object')];
+  if (!isJsonObject(scope)) return [invalidValue(field, scope, 'must be an object')];
   for (const key of Object.keys(scope)) {
     if (!(SCOPE_FIELDS as readonly string[]).includes(key)) causes.push(forbiddenValue(`${field}.${key}`, `unknown scope field; the scope fields are ${SCOPE_FIELDS.join(', ')}`));
   }

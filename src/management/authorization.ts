@@ -4,7 +4,7 @@
  * the returned reason when it is refused. What each entry allows is written down in
  * `scope-table.ts`, which the README table is rendered from.
  */
-import { forbidden, type ApiError } from '../apiserver/api-error.js';
+import { type ApiError, forbidden } from '../apimachinery/index.js';
 import { SCOPE_WILDCARD, isUnrestricted, type AccessScope, type ScopeRole } from './access-scope.js';
 import type { RequestAttributes } from './request-attributes.js';
 import { nonResourceUrlMatches, ruleMatches } from './scope-rules.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ApiError } from '../apiserver/api-error.js';
+import { ApiError } from '../apimachinery/index.js';
 import type { ObjectWriter } from '../apiserver/object-writer.js';
 import type { ResourceType } from '../apiserver/resource-type.js';
 import type { Logger } from '../observe/logger.js';

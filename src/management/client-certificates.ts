@@ -5,9 +5,8 @@
  * (kube-controller-manager, or devcluster's). The private key never leaves this process.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { ApiError, invalid } from '../apiserver/api-error.js';
+import { ApiError, invalid } from '../apimachinery/index.js';
 import { createCertificateRequest, type CertificateAndKey, type ClientSubject } from '../apiserver/security/certificate-issuer.js';
-import { ApiError as KubeApiError } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest-client.js';
 
 /** The CertificateSigningRequest API of a cluster. */
@@ -65,9 +64,9 @@ function conditionOf(csr: Csr, type: string): Condition | undefined {
 
 /** A refusal of the cluster's API as this API's error: 422 stays 422 (with the cluster's reason), anything else a 400 naming the cluster. */
 function asApiError(error: unknown, doing: string): unknown {
-  if (!(error instanceof KubeApiError)) return error;
+  if (!(error instanceof ApiError) || error.request === undefined) return error;
   const message = `the virtual cluster refused to ${doing}: ${error.message}`;
-  if (error.httpStatus === 422) return invalid('VirtualClusterInstanceKubeConfig', '', '', [{ reason: 'FieldValueInvalid', field: 'spec.certificateTTL', message }]);
+  if (error.code === 422) return invalid('VirtualClusterInstanceKubeConfig', '', '', [{ reason: 'FieldValueInvalid', field: 'spec.certificateTTL', message }]);
   return new ApiError('BadRequest', message);
 }
 

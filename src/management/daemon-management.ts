@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CoreResources, collectionPath, objectPath } from '../kube/api-path.js';
-import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
+import { isAlreadyExists, isNotFound } from '../apimachinery/index.js';
 import type { KubeMetrics } from '../kube/metrics.js';
 import { retryWhileRetryable } from '../kube/retry.js';
 import type { WatchLimits } from '../apiserver/watch-admission.js';

@@ -1,6 +1,6 @@
-import type { StatusCause } from '../apiserver/api-error.js';
+import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
 import { COMMON_SCHEMAS, type SchemaObject } from '../apiserver/openapi.js';
-import { isJsonObject, type JsonObject, type KindProcedure } from '../apiserver/kind-strategy.js';
+import type { KindProcedure } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
 import type { KindSchema } from '../apiserver/schema-pruning.js';
 import { validateAccessScope } from './access-scope.js';

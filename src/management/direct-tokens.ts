@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import { forbidden } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type ProcedureRequest } from '../apiserver/kind-strategy.js';
+import { forbidden, isJsonObject, type JsonObject } from '../apimachinery/index.js';
+import type { ProcedureRequest } from '../apiserver/kind-strategy.js';
 import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
 import type { AccessScope } from './access-scope.js';
 import type { AccessKeyAuthenticator } from './access-key-authenticator.js';

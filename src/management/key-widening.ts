@@ -6,7 +6,7 @@
  * change of lifetime is judged by comparing the two expiry times.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject } from '../apimachinery/index.js';
 import type { AccessScope } from './access-scope.js';
 import { isKeyHash } from './access-key-hasher.js';
 import { expiresAtMs, specOf } from './owned-access-key-kind.js';

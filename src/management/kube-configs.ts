@@ -4,8 +4,8 @@
  * cluster through vcsync's token review) or a client certificate the virtual cluster signed.
  */
 import { stringify as toYaml } from 'yaml';
-import { ApiError, notFound } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type ProcedureRequest } from '../apiserver/kind-strategy.js';
+import { ApiError, isJsonObject, type JsonObject, notFound } from '../apimachinery/index.js';
+import type { ProcedureRequest } from '../apiserver/kind-strategy.js';
 import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
 import { requestClientCertificate, type CsrClient } from './client-certificates.js';
 import type { DirectTokens } from './direct-tokens.js';

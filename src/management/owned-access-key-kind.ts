@@ -1,5 +1,5 @@
-import type { StatusCause } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject, type KindStrategy } from '../apiserver/kind-strategy.js';
+import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
+import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
 import type { StoredObject } from '../apiserver/storage.js';
 import { humanDuration, type TableColumn } from '../apiserver/table-view.js';

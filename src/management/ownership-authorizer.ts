@@ -4,8 +4,7 @@
  * ownership and escalation rule of `key-ownership.ts`.
  */
 import { LRUCache } from 'lru-cache';
-import type { JsonObject } from '../apiserver/kind-strategy.js';
-import { deepFreeze } from '../config/deep-freeze.js';
+import { deepFreeze, type JsonObject } from '../apimachinery/index.js';
 import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
 import type { ReferencedOwner } from '../apiserver/owner-reference-permission.js';
 import type { AccessDecision, NonResourceDecision, RequestAuthorizer } from '../apiserver/request-authorization.js';

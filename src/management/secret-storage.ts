@@ -13,7 +13,7 @@ import {
   type StorageWatchListener,
   type StoredObject,
 } from '../apiserver/storage.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-error.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../apimachinery/index.js';
 import { CoreResources, collectionPath, objectPath } from '../kube/api-path.js';
 import { realClock, type Clock } from '../kube/clock.js';
 import { KubeMetrics } from '../kube/metrics.js';

@@ -2,8 +2,7 @@
  * The `authentication.k8s.io` TokenReview webhook (issue 10 §1): what a kube-apiserver configured
  * with `--authentication-token-webhook-config-file` sends, and what it reads back.
  */
-import { badRequest } from '../apiserver/api-error.js';
-import { isJsonObject, type JsonObject } from '../apiserver/kind-strategy.js';
+import { badRequest, isJsonObject, type JsonObject } from '../apimachinery/index.js';
 import type { TokenVerifier } from './token-verifier.js';
 
 /** The TokenReview versions answered (a kube-apiserver's `--authentication-token-webhook-version`); the answer uses the request's. */

@@ -9,6 +9,7 @@ import {
 import { formatPatchPath, isProtectedPath, parsePatchPath, pathsOverlap, type CompiledPath } from './patch-path.js';
 import type { SandboxProgram } from './patch-sandbox.js';
 import { buildFactorySource } from './sandbox-runtime.js';
+import { isJsonObject } from '../apimachinery/index.js';
 
 /** `patches[].reference` as written in the config. */
 export interface PatchReferenceEntry {
@@ -148,7 +149,7 @@ export function compilePatches(entries: readonly unknown[], options: CompilePatc
     const report = (code: PatchErrorCodeValue, where: Location, reason: string, position?: { line: number; column: number }): void => {
       errors.push(makeError(code, where, reason, position));
     };
-    if (!isRecord(raw)) {
+    if (!isJsonObject(raw)) {
       report(PatchErrorCode.ENTRY_INVALID, at(), 'each patch must be an object with a path and one of expression, reference or labels');
       return;
     }
@@ -183,7 +184,7 @@ export function compilePatches(entries: readonly unknown[], options: CompilePatc
     }
 
     const reference = raw['reference'] === undefined ? undefined : compileReference(raw['reference'], at, report);
-    if (raw['labels'] !== undefined && !(isRecord(raw['labels']) && Object.keys(raw['labels']).length === 0)) {
+    if (raw['labels'] !== undefined && !(isJsonObject(raw['labels']) && Object.keys(raw['labels']).length === 0)) {
       report(PatchErrorCode.LABELS_INVALID, at('labels'), 'labels takes no settings; write labels: {} to treat the value as a label selector');
     }
 
@@ -300,7 +301,7 @@ function checkExpressionField(text: string, where: Location, report: Report): vo
 type CompiledReference = Omit<ReferencePatch, keyof CompiledPatchBase | 'mode'>;
 
 function compileReference(raw: unknown, at: (...rest: string[]) => Location, report: Report): CompiledReference | undefined {
-  if (!isRecord(raw)) {
+  if (!isJsonObject(raw)) {
     report(PatchErrorCode.REFERENCE_INVALID, at('reference'), 'reference must be an object such as { apiVersion: v1, kind: Secret }');
     return undefined;
   }
@@ -372,10 +373,6 @@ export function configPathSegments(configPath: string): (string | number)[] {
   return parsed.segments.map((segment) =>
     segment.kind === 'index' ? segment.index : segment.kind === 'key' ? segment.key : '*',
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describeType(value: unknown): string {

@@ -1,9 +1,9 @@
 import type { PatchPlan } from './compile-patches.js';
-import { jsonEqual } from './json-equal.js';
+import { isJsonObject, jsonEqual } from '../apimachinery/index.js';
 import { PatchEvaluationError, PatchEvaluationErrorCode, type PatchEvaluationErrorCodeValue } from './patch-errors.js';
 import type { AppliedPatch } from './patch-result.js';
 import type { PatchSandbox } from './patch-sandbox.js';
-import { defineValue, formatConcretePath, isPlainObject, matchPath, type ConcretePath } from './path-match.js';
+import { type ConcretePath, defineValue, formatConcretePath, matchPath } from './path-match.js';
 import { malformedAnswer, sandboxFailureError } from './run-program.js';
 
 /** Inputs of {@link runForwardExpressions}; none of them is modified. */
@@ -129,7 +129,7 @@ const isProtectedLocation = (at: ConcretePath): boolean =>
 
 function identityOf(object: Record<string, unknown>): [unknown, unknown] {
   const metadata = object['metadata'];
-  return isPlainObject(metadata) ? [metadata['name'], metadata['namespace']] : [undefined, undefined];
+  return isJsonObject(metadata) ? [metadata['name'], metadata['namespace']] : [undefined, undefined];
 }
 
 /**
@@ -156,7 +156,7 @@ class CopyOnWrite {
     const parent = this.#parentOf(at);
     const key = at[at.length - 1];
     if (Array.isArray(parent) && typeof key === 'number') parent[key] = value;
-    else if (isPlainObject(parent) && typeof key === 'string') setKey(parent, key, value);
+    else if (isJsonObject(parent) && typeof key === 'string') setKey(parent, key, value);
   }
 
   /**
@@ -169,7 +169,7 @@ class CopyOnWrite {
       const parent = this.#parentOf(at);
       const key = at[at.length - 1];
       if (Array.isArray(parent) && typeof key === 'number') splices.push({ parent, index: key });
-      else if (isPlainObject(parent) && typeof key === 'string') delete parent[key];
+      else if (isJsonObject(parent) && typeof key === 'string') delete parent[key];
     }
     splices.sort((a, b) => b.index - a.index);
     for (const { parent, index } of splices) parent.splice(index, 1);

@@ -1,7 +1,7 @@
 import type { LabelsPatch } from './compile-patches.js';
-import { jsonEqual } from './json-equal.js';
+import { isJsonObject, jsonEqual } from '../apimachinery/index.js';
 import { PatchEvaluationError, PatchEvaluationErrorCode } from './patch-errors.js';
-import { formatConcretePath, getAtPath, holdsSameValue, isPlainObject, matchPath, setAtPath } from './path-match.js';
+import { formatConcretePath, getAtPath, holdsSameValue, matchPath, setAtPath } from './path-match.js';
 import type { AppliedPatch, SkippedPatch } from './patch-result.js';
 
 /**
@@ -35,20 +35,20 @@ export function translateSelector(
       objectPath,
       detail,
     });
-  if (!isPlainObject(value)) throw invalid('a labels patch needs a label selector ({ matchLabels, matchExpressions }) or a label map');
+  if (!isJsonObject(value)) throw invalid('a labels patch needs a label selector ({ matchLabels, matchExpressions }) or a label map');
   const isSelector = Object.hasOwn(value, 'matchLabels') || Object.hasOwn(value, 'matchExpressions');
   if (!isSelector) return translateMap(value, translateKey);
   const out: Record<string, unknown> = structuredClone(value);
   const matchLabels = value['matchLabels'];
   if (matchLabels !== undefined && matchLabels !== null) {
-    if (!isPlainObject(matchLabels)) throw invalid('matchLabels must be a map of label keys to values');
+    if (!isJsonObject(matchLabels)) throw invalid('matchLabels must be a map of label keys to values');
     out['matchLabels'] = translateMap(matchLabels, translateKey);
   }
   const expressions = value['matchExpressions'];
   if (expressions !== undefined && expressions !== null) {
     if (!Array.isArray(expressions)) throw invalid('matchExpressions must be a list');
     out['matchExpressions'] = expressions.map((requirement: unknown) => {
-      if (!isPlainObject(requirement) || typeof requirement['key'] !== 'string') {
+      if (!isJsonObject(requirement) || typeof requirement['key'] !== 'string') {
         throw invalid('each matchExpressions entry needs a string key');
       }
       return { ...structuredClone(requirement), key: translateKey(requirement['key']) };

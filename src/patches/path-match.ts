@@ -1,4 +1,4 @@
-import { jsonEqual } from './json-equal.js';
+import { isJsonObject, jsonEqual } from '../apimachinery/index.js';
 import { formatPatchPath, type CompiledPath, type PathSegment } from './patch-path.js';
 
 /**
@@ -48,7 +48,7 @@ function walk(node: unknown, path: CompiledPath, depth: number, at: (string | nu
         walk(node[index], path, depth + 1, at, out);
         at.pop();
       }
-    } else if (isPlainObject(node)) {
+    } else if (isJsonObject(node)) {
       for (const key of Object.keys(node)) {
         at.push(key);
         walk(node[key], path, depth + 1, at, out);
@@ -62,7 +62,7 @@ function walk(node: unknown, path: CompiledPath, depth: number, at: (string | nu
     if (!Array.isArray(node) || segment.index >= node.length) return;
     step = segment.index;
   } else {
-    if (!isPlainObject(node) || !Object.hasOwn(node, segment.key)) return;
+    if (!isJsonObject(node) || !Object.hasOwn(node, segment.key)) return;
     step = segment.key;
   }
   at.push(step);
@@ -78,7 +78,7 @@ export function getAtPath(root: unknown, path: ConcretePath): { exists: boolean;
       if (!Array.isArray(node) || step >= node.length) return { exists: false, value: undefined };
       node = node[step];
     } else {
-      if (!isPlainObject(node) || !Object.hasOwn(node, step)) return { exists: false, value: undefined };
+      if (!isJsonObject(node) || !Object.hasOwn(node, step)) return { exists: false, value: undefined };
       node = node[step];
     }
   }
@@ -101,7 +101,7 @@ export function setAtPath(root: unknown, path: ConcretePath, value: unknown): bo
       if (!Array.isArray(node) || step >= node.length) return false;
       node = node[step];
     } else {
-      if (!isPlainObject(node)) return false;
+      if (!isJsonObject(node)) return false;
       if (!Object.hasOwn(node, step)) {
         if (typeof next === 'number') return false;
         defineValue(node, step, {});
@@ -115,7 +115,7 @@ export function setAtPath(root: unknown, path: ConcretePath, value: unknown): bo
     node[leaf] = value;
     return true;
   }
-  if (leaf === undefined || !isPlainObject(node)) return false;
+  if (leaf === undefined || !isJsonObject(node)) return false;
   defineValue(node, leaf, value);
   return true;
 }
@@ -138,10 +138,6 @@ export function holdsSameValue(root: unknown, path: ConcretePath, value: unknown
   return previous.exists && jsonEqual(previous.value, value);
 }
 
-/** A non-null, non-array object (the only kind of JSON value with keys). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Sets an own enumerable data property. Assignment would invoke the `__proto__` setter for a key

@@ -1,16 +1,8 @@
 import type { ReferencePatch } from './compile-patches.js';
-import { jsonEqual } from './json-equal.js';
+import { isJsonObject, jsonEqual } from '../apimachinery/index.js';
 import { PatchEvaluationError, PatchEvaluationErrorCode } from './patch-errors.js';
 import type { CompiledPath } from './patch-path.js';
-import {
-  formatConcretePath,
-  getAtPath,
-  holdsSameValue,
-  isPlainObject,
-  matchPath,
-  setAtPath,
-  type ConcretePath,
-} from './path-match.js';
+import { type ConcretePath, formatConcretePath, getAtPath, holdsSameValue, matchPath, setAtPath } from './path-match.js';
 import type { AppliedPatch, ReferenceImport, SkippedPatch } from './patch-result.js';
 
 /** Identity of a referenced object on one side. */
@@ -81,7 +73,7 @@ function resolveReference(
     const reference = { apiVersion: patch.apiVersion ?? 'v1', kind: patch.kind, namespace: ownNamespace, name: value };
     return { reference, nameAt: [], namespaceAt: undefined };
   }
-  if (!isPlainObject(value)) throw invalid('a reference must be a name (string) or an object holding one');
+  if (!isJsonObject(value)) throw invalid('a reference must be a name (string) or an object holding one');
   const nameMatch = firstString(value, patch.namePath ?? DEFAULT_NAME_PATH);
   if (nameMatch === undefined || nameMatch.value === '') return undefined;
   const namespaceMatch = patch.namespacePath === undefined ? undefined : firstString(value, patch.namespacePath);

@@ -6,6 +6,7 @@ import {
 } from './patch-errors.js';
 import type { AppliedPatch, SkippedPatch } from './patch-result.js';
 import type { PatchSandbox, SandboxFailure, SandboxFailureKind } from './patch-sandbox.js';
+import { isJsonObject } from '../apimachinery/index.js';
 
 /** What the sandbox runtime answers for one object. */
 export interface ProgramOutput {
@@ -52,7 +53,7 @@ export async function runProgram(
   // The string comes out of the isolate; it is produced by the runtime's own captured
   // JSON.stringify, but it is still parsed as untrusted data.
   const parsed: unknown = JSON.parse(answer.outputJson);
-  if (!isRecord(parsed)) return { ok: false, error: malformedAnswer(plan) };
+  if (!isJsonObject(parsed)) return { ok: false, error: malformedAnswer(plan) };
   if (parsed['ok'] !== true) {
     const code = typeof parsed['code'] === 'string' && RUNTIME_CODES.has(parsed['code'])
       ? (parsed['code'] as PatchEvaluationErrorCodeValue)
@@ -71,7 +72,7 @@ export async function runProgram(
   }
   const applied = parsed['applied'];
   const skipped = parsed['skipped'];
-  if (!Array.isArray(applied) || !Array.isArray(skipped) || !isRecord(parsed['object'])) {
+  if (!Array.isArray(applied) || !Array.isArray(skipped) || !isJsonObject(parsed['object'])) {
     return { ok: false, error: malformedAnswer(plan) };
   }
   return {
@@ -106,6 +107,3 @@ export function malformedAnswer(plan: PatchPlan): PatchEvaluationError {
   });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

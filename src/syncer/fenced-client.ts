@@ -1,4 +1,4 @@
-import { LeadershipEndedError } from '../kube/api-error.js';
+import { LeadershipEndedError } from '../kube/kube-errors.js';
 import type { LeaderTerm } from '../kube/leader-elector.js';
 import type { ListerWatcher } from '../kube/reflector.js';
 import type { CallOptions } from '../kube/rest-client.js';

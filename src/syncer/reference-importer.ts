@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isNotFound } from '../kube/api-error.js';
+import { isNotFound } from '../apimachinery/index.js';
 import { collectionPath, objectPath, type ResourceType } from '../kube/api-path.js';
 import type { KubeObject } from '../kube/kube-object.js';
 import type { CallOptions } from '../kube/rest-client.js';

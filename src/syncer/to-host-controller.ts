@@ -1,4 +1,4 @@
-import { isConflict } from '../kube/api-error.js';
+import { isConflict } from '../apimachinery/index.js';
 import { realClock, sleep, type Clock } from '../kube/clock.js';
 import type { Informer, InformerHandler } from '../kube/informer.js';
 import type { KubeObject } from '../kube/kube-object.js';

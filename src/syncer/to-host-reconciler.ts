@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
+import { isAlreadyExists, isNotFound } from '../apimachinery/index.js';
 import { collectionPath, objectPath } from '../kube/api-path.js';
 import { realClock, type Clock } from '../kube/clock.js';
 import type { KubeObject, ObjectMeta } from '../kube/kube-object.js';

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { parseConfig } from '../../src/config/index.js';
 import { EventRecorder } from '../../src/kube/event-recorder.js';
-import { isNotFound } from '../../src/kube/api-error.js';
+import { isNotFound } from '../../src/apimachinery/index.js';
 import { KubeMetrics } from '../../src/kube/metrics.js';
 import type { RestClient } from '../../src/kube/rest-client.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';

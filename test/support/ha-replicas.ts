@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/index.js';
 import { afterEach } from 'vitest';
-import { isAlreadyExists } from '../../src/kube/api-error.js';
+import { isAlreadyExists } from '../../src/apimachinery/index.js';
 import type { KubeObject, WatchEvent } from '../../src/kube/kube-object.js';
 import type { Lease } from '../../src/kube/leader-elector.js';
 import type { RestClient } from '../../src/kube/rest-client.js';

@@ -1,4 +1,5 @@
-import { ApiError, TransportError, statusFromHttpCode } from '../../src/kube/api-error.js';
+import { ApiError, statusFromHttpCode } from '../../src/apimachinery/index.js';
+import { TransportError } from '../../src/kube/kube-errors.js';
 import type { Lease, LeaseClient } from '../../src/kube/leader-elector.js';
 import type { CallOptions } from '../../src/kube/rest-client.js';
 

@@ -5,7 +5,7 @@ import { EventRecorder } from '../../src/kube/event-recorder.js';
 import { loadClusterConfig } from '../../src/kube/kube-config.js';
 import { KubeMetrics } from '../../src/kube/metrics.js';
 import { RestClient } from '../../src/kube/rest-client.js';
-import { isAlreadyExists, isNotFound } from '../../src/kube/api-error.js';
+import { isAlreadyExists, isNotFound } from '../../src/apimachinery/index.js';
 import type { KubeObject } from '../../src/kube/kube-object.js';
 import { silentLogger, type Logger } from '../../src/observe/logger.js';
 import { PatchSandbox } from '../../src/patches/index.js';

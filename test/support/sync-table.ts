@@ -32,7 +32,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/index.js';
-import { ApiError } from '../../src/kube/api-error.js';
+import { ApiError } from '../../src/apimachinery/index.js';
 import { objectPath, type ResourceType } from '../../src/kube/api-path.js';
 import type { KubeObject } from '../../src/kube/kube-object.js';
 import { hostCopyTransform } from '../../src/syncer/host-copy-cache.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from '../../observe/logger.js';
 import { corruptDataError } from './data-dir-error.js';
 import { errorCode } from './data-dir-lock.js';
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze } from '../../apimachinery/index.js';
 import { isLogRecord, scanFramedLines, type LogRecord } from './log-record.js';
 import { namespaceOf, ObjectTable } from './object-table.js';
 import { readSnapshot } from './snapshot-file.js';

@@ -1,6 +1,6 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze } from '../../apimachinery/index.js';
 import { corruptDataError } from './data-dir-error.js';
 import { errorCode } from './data-dir-lock.js';
 import { frameLine, scanFramedLines } from './log-record.js';

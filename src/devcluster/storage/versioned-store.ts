@@ -1,5 +1,5 @@
 import type { Logger } from '../../observe/logger.js';
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze } from '../../apimachinery/index.js';
 import { EventWindow } from './event-window.js';
 import type { LogRecord } from './log-record.js';
 import { namespaceOf, objectKey, ObjectTable } from './object-table.js';

@@ -1,6 +1,6 @@
 import { hostNodesOnlyRule } from '../../config/host-nodes-rule.js';
 import { resourceSectionSchema, sectionConfig, sectionPatchesPath, type ConfigSection } from '../../config/config-section.js';
-import { deepFreeze } from '../../config/deep-freeze.js';
+import { deepFreeze } from '../../apimachinery/index.js';
 import { patchesValidator } from '../patch-validation.js';
 import { endpointSlicesConfigSection } from '../endpointslices/config-section.js';
 import { buildSectionSyncState, type BuildSyncStateOptions, type BuildSyncStateResult } from '../sync-state.js';

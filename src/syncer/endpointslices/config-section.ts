@@ -1,6 +1,6 @@
 import { hostNodesOnlyRule } from '../../config/host-nodes-rule.js';
 import { resourceSectionSchema, sectionPatchesPath, type ConfigSection } from '../../config/config-section.js';
-import { deepFreeze } from '../../config/deep-freeze.js';
+import { deepFreeze } from '../../apimachinery/index.js';
 import { patchesValidator } from '../patch-validation.js';
 
 const KEY = 'endpointSlices';

@@ -1,4 +1,5 @@
-import { ApiError, isAlreadyExists, isNotFound, isRetryable } from '../../kube/api-error.js';
+import { ApiError, isAlreadyExists, isNotFound } from '../../apimachinery/index.js';
+import { isRetryable } from '../../kube/kube-errors.js';
 import type { KubeObject } from '../../kube/kube-object.js';
 import type { RestClient } from '../../kube/rest-client.js';
 import type { SeededRandom } from '../seeded-random.js';
@@ -291,7 +292,7 @@ export class ChaosWorkload {
         return;
       } catch (error) {
         // A refusal that no retry changes (a wrong model, a bug) fails the run at once.
-        if ((error as { permanent?: boolean }).permanent === true || (error instanceof ApiError && !isRetryable(error) && error.httpStatus !== 502)) throw error;
+        if ((error as { permanent?: boolean }).permanent === true || (error instanceof ApiError && !isRetryable(error) && error.code !== 502)) throw error;
         if (Date.now() > deadline) throw new Error(`${what} still failed after ${this.options.retryForMs} ms: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         retried = true;
         await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));

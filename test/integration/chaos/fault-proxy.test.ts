@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevCluster, type DevCluster } from '../../../src/devcluster/index.js';
 import { buildKubeConfig } from '../../../src/devcluster/kube-config.js';
-import { ApiError, isInternalError, isResourceExpired, isServiceUnavailable, isTooManyRequests, TransportError } from '../../../src/kube/api-error.js';
-import type { KubeObject, Status, WatchEvent } from '../../../src/kube/kube-object.js';
+import { ApiError, isInternalError, isResourceExpired, isServiceUnavailable, isTooManyRequests, type Status } from '../../../src/apimachinery/index.js';
+import { TransportError } from '../../../src/kube/kube-errors.js';
+import type { KubeObject, WatchEvent } from '../../../src/kube/kube-object.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../../support/fault-proxy.js';
@@ -87,7 +88,7 @@ describe('fault proxy in front of a devcluster', () => {
     only({ fault: 'error-503', probability: 1 });
     const unavailable = await rejection(client.get(`${CONFIGMAPS}/plain`));
     expect(isServiceUnavailable(unavailable)).toBe(true);
-    expect((unavailable as ApiError).httpStatus).toBe(503);
+    expect((unavailable as ApiError).code).toBe(503);
   });
 
   it('closes the connection before forwarding: the write did not happen', async () => {

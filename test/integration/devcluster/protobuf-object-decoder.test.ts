@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/apiserver/api-error.js';
+import { ApiError } from '../../../src/apimachinery/index.js';
 import { UndecodableBody, decodeBody } from '../../../src/apiserver/body-decoder.js';
 import { decodeKubernetesProtobuf, PROTOBUF_BODY_DECODER } from '../../../src/devcluster/protobuf-object-decoder.js';
 import { bytes, entry, envelope, fixed32, msg, newObjectMeta, str, varint } from './protobuf-test-encoder.js';

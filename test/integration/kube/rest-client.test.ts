@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../../src/kube/api-error.js';
+import { isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../../src/apimachinery/index.js';
 import { CoreResources, collectionPath, objectPath } from '../../../src/kube/api-path.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { startTestBed, type TestBed } from './support.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApiServer, type ApiServer, type ApiServerInit } from '../../../src/apiserver/api-server.js';
 import { ResourceRegistry, type KindDefinition } from '../../../src/apiserver/resource-type.js';
-import { isConflict, isNotFound } from '../../../src/kube/api-error.js';
+import { isConflict, isNotFound } from '../../../src/apimachinery/index.js';
 import { CoreResources, objectPath } from '../../../src/kube/api-path.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import type { KubeObject, WatchEvent } from '../../../src/kube/kube-object.js';

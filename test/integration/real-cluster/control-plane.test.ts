@@ -2,7 +2,7 @@ import { KeyObject, webcrypto, X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildKubeConfig } from '../../../src/devcluster/kube-config.js';
 import { loadX509 } from '../../../src/apiserver/security/load-x509.js';
-import { isNotFound } from '../../../src/kube/api-error.js';
+import { isNotFound } from '../../../src/apimachinery/index.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isConflict } from '../../../src/kube/api-error.js';
+import { isConflict } from '../../../src/apimachinery/index.js';
 import { createService, eventsAbout } from '../../support/endpoints-fixtures.js';
 import { startResourceSyncer, type RunningResourceSyncer } from '../../support/resource-syncer-harness.js';
 import { payload, resourceCases } from '../../support/synced-resource-fixtures.js';

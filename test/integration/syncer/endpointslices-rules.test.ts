@@ -180,7 +180,7 @@ describe.each(runnableBackends('the EndpointSlices sync rules on a real kube-api
     // tenant replaces the slice, a new one of the same name. The in-place case (a patch that
     // changes addressType) is a row of test/unit/syncer/endpointslices-sync-table.test.ts.
     const ipv6 = { addressType: 'IPv6', endpoints: [readyEndpoint('fd00::1')] };
-    await expect(virtualClient.patch(slicePath('default', 'dual-1'), 'merge', ipv6)).rejects.toMatchObject({ httpStatus: 422 });
+    await expect(virtualClient.patch(slicePath('default', 'dual-1'), 'merge', ipv6)).rejects.toMatchObject({ code: 422 });
     await virtualClient.delete(slicePath('default', 'dual-1'));
     const second = await createSlice(virtualClient, 'dual-1', { service: 'dual', ...ipv6 });
     expect(second.metadata?.uid).not.toBe(first.metadata?.uid);

@@ -6,7 +6,7 @@
  * the commands next to the real registry.
  */
 import { resourceSectionSchema, sectionConfig, sectionPatchesPath, type ConfigSection } from '../../../src/config/config-section.js';
-import { deepFreeze } from '../../../src/config/deep-freeze.js';
+import { deepFreeze } from '../../../src/apimachinery/index.js';
 import type { ResourceType } from '../../../src/kube/api-path.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { patchesValidator } from '../../../src/syncer/patch-validation.js';

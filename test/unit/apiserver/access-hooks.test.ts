@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApiServer, type ApiServer } from '../../../src/apiserver/api-server.js';
-import type { JsonObject } from '../../../src/apiserver/kind-strategy.js';
+import type { JsonObject } from '../../../src/apimachinery/index.js';
 import type { RequestAuthorizer } from '../../../src/apiserver/request-authorization.js';
 import { ResourceRegistry, type KindDefinition } from '../../../src/apiserver/resource-type.js';
 import { silentLogger } from '../../../src/observe/logger.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureStatus, invalid, methodNotAllowed, notFound, wireDetails } from '../../../src/apiserver/api-error.js';
+import { failureStatus, invalid, methodNotAllowed, notFound, wireDetails } from '../../../src/apimachinery/index.js';
 
 describe('the Status catalogue', () => {
   it('leaves out empty details fields as the real server’s omitempty does, keeping the details object', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/apiserver/api-error.js';
+import { ApiError } from '../../../src/apimachinery/index.js';
 import { applyPatch } from '../../../src/apiserver/apply-patch.js';
 import { applyJsonPatch, MAX_JSON_PATCH_ADDED_BYTES, MAX_JSON_PATCH_LIST_SHIFTS, MAX_JSON_PATCH_OPERATIONS } from '../../../src/apiserver/json-patch.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/apiserver/api-error.js';
+import { ApiError } from '../../../src/apimachinery/index.js';
 import { fieldManagerOf, managerFromUserAgent } from '../../../src/apiserver/field-manager.js';
 import { decodeFieldsV1, displayPath, encodeFieldsV1, orderedPaths, pathOf } from '../../../src/apiserver/field-set.js';
 import { compareObjects, decodeManagedFields, fieldSchemaOf, fieldSetOf, updateManagedFields, type ManagedFieldsEntry } from '../../../src/apiserver/managed-fields.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/apiserver/api-error.js';
+import { ApiError } from '../../../src/apimachinery/index.js';
 import { fieldSchemaOf } from '../../../src/apiserver/managed-fields.js';
 import { applyConfiguration, type ApplyRequest } from '../../../src/apiserver/server-side-apply.js';
 import { CONFIG_MAP, POD, SERVICE } from './ownership-kinds.js';

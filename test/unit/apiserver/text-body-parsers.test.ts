@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ApiError } from '../../../src/apiserver/api-error.js';
+import { ApiError } from '../../../src/apimachinery/index.js';
 import { parseJsonBody, parseYamlBody } from '../../../src/apiserver/text-body-parsers.js';
 
 /** The ApiError `parse` throws for `text`. */

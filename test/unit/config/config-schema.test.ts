@@ -4,7 +4,7 @@ import { applyConfigDefaults } from '../../../src/config/config-defaults.js';
 import { ConfigErrorCode, type ConfigError } from '../../../src/config/config-error.js';
 import { assembleConfigSchema } from '../../../src/config/config-schema.js';
 import { resourceSectionSchema, sectionConfig, type ConfigSection } from '../../../src/config/config-section.js';
-import { deepFreeze } from '../../../src/config/deep-freeze.js';
+import { deepFreeze } from '../../../src/apimachinery/index.js';
 import { parseConfig } from '../../../src/config/parse-config.js';
 import { endpointsConfigSection } from '../../../src/syncer/endpoints/config-section.js';
 import { endpointSlicesConfigSection } from '../../../src/syncer/endpointslices/config-section.js';

@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  TransportError,
-  isAlreadyExists,
-  isConflict,
-  isExpired,
-  isGone,
-  isInvalid,
-  isNamespaceNotFound,
-  isNotFound,
-  isResourceExpired,
-  isRetryable,
-  isTooManyRequests,
-  isTransportError,
-  statusFromHttpCode,
-} from '../../../src/kube/api-error.js';
-import type { Status } from '../../../src/kube/kube-object.js';
+import { ApiError, isAlreadyExists, isConflict, isExpired, isGone, isInvalid, isNamespaceNotFound, isNotFound, isResourceExpired, isTooManyRequests, type Status, statusFromHttpCode } from '../../../src/apimachinery/index.js';
+import { isRetryable, isTransportError, TransportError } from '../../../src/kube/kube-errors.js';
 
 function apiError(httpStatus: number, status: Status): ApiError {
   return new ApiError({ httpStatus, status, verb: 'GET', path: '/x' });

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ApiError, statusFromHttpCode } from '../../../src/kube/api-error.js';
+import { ApiError, statusFromHttpCode } from '../../../src/apimachinery/index.js';
 import { EventRecorder, type CoreEvent, type EventClient } from '../../../src/kube/event-recorder.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { KubeMetrics } from '../../../src/kube/metrics.js';

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, TransportError } from '../../../src/kube/api-error.js';
+import { ApiError } from '../../../src/apimachinery/index.js';
+import { TransportError } from '../../../src/kube/kube-errors.js';
 import { indexByNamespace, NAMESPACE_INDEX } from '../../../src/kube/cache-store.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { Informer, type InformerOptions } from '../../../src/kube/informer.js';

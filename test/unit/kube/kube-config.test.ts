@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { KubeErrorCode } from '../../../src/kube/api-error.js';
+import { KubeErrorCode } from '../../../src/kube/kube-errors.js';
 import { clusterCaPem, loadClusterConfig } from '../../../src/kube/kube-config.js';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');

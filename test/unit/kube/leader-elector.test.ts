@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeadershipEndedError } from '../../../src/kube/api-error.js';
+import { LeadershipEndedError } from '../../../src/kube/kube-errors.js';
 import type { Clock } from '../../../src/kube/clock.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { LeaderElector, type Lease, type LeaderElectorOptions, type LeaseProblem } from '../../../src/kube/leader-elector.js';

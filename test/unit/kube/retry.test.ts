@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, TransportError, statusFromHttpCode } from '../../../src/kube/api-error.js';
+import { ApiError, statusFromHttpCode } from '../../../src/apimachinery/index.js';
+import { TransportError } from '../../../src/kube/kube-errors.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { retryWhileRetryable } from '../../../src/kube/retry.js';
 import { waitFor } from '../../support/wait-for.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KubeErrorCode } from '../../../src/kube/api-error.js';
+import { KubeErrorCode } from '../../../src/kube/kube-errors.js';
 import { WatchLineDecoder, parseWatchEvent } from '../../../src/kube/watch-line-decoder.js';
 
 describe('WatchLineDecoder', () => {

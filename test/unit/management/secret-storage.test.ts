@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StorageError, type StorageEvent, type StoredObject } from '../../../src/apiserver/storage.js';
-import { StatusReason } from '../../../src/kube/api-error.js';
 import { encodeSecret, type ManagementSecret } from '../../../src/management/secret-encoding.js';
 import { SecretStorage, type SecretClient } from '../../../src/management/secret-storage.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -48,7 +47,7 @@ describe('SecretStorage on a scripted host', () => {
     const events: StorageEvent[] = [];
     await storage.watch({ resource: WIDGETS }, '6', { onEvent: (event) => events.push(event), onClosed: () => undefined });
     fake.listScript = [{ items: [secret('a', 'large', '9')], metadata: { resourceVersion: '10' } }];
-    fake.lastWatch.push({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: StatusReason.expired, message: 'too old resource version: 6 (8)' } });
+    fake.lastWatch.push({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 6 (8)' } });
     await waitFor('the relist', () => events.length === 2);
     expect(events.map(summary)).toEqual([
       ['MODIFIED', 'a', '9', 'large'],

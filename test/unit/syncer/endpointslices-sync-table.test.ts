@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, parseConfig } from '../../../src/config/index.js';
-import { ApiError } from '../../../src/kube/api-error.js';
+import { ApiError } from '../../../src/apimachinery/index.js';
 import type { Service } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { cachedHostSlice } from '../../../src/syncer/endpointslices/cached-host-slice.js';
 import type { EndpointSlice } from '../../../src/syncer/endpointslices/endpointslice-types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LeadershipEndedError } from '../../../src/kube/api-error.js';
+import { LeadershipEndedError } from '../../../src/kube/kube-errors.js';
 import type { KubeList } from '../../../src/kube/kube-object.js';
 import type { CallOptions } from '../../../src/kube/rest-client.js';
 import type { WatchStream } from '../../../src/kube/watch-stream.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/kube/api-error.js';
+import { ApiError } from '../../../src/apimachinery/index.js';
 import type { Informer } from '../../../src/kube/informer.js';
 import { defaultConfig } from '../../../src/config/index.js';
 import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';

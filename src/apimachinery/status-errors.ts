@@ -1,105 +1,11 @@
-/**
- * The API-server core's error catalogue. Every failure a server built on the core answers is a Kubernetes `Status`
- * built from an {@link ApiError}; clients classify them by `reason` and `code`, never by message,
- * so each reason below maps to exactly one HTTP code (Conflict and AlreadyExists share 409, as in
- * Kubernetes).
+import { ApiError } from './api-error.js';
+import type { StatusCause, StatusDetails } from './status.js';
+
+/*
+ * The failures the API-server core answers, each as the real server words it (k8s.io/apimachinery
+ * errors.NewNotFound, NewAlreadyExists, …): clients and conformance tests compare these messages
+ * with the real server's, so they follow its text.
  */
-
-/** The Status reasons the core answers, with their HTTP codes. */
-export const STATUS_REASON_CODES = {
-  BadRequest: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  NotAcceptable: 406,
-  AlreadyExists: 409,
-  Conflict: 409,
-  Gone: 410,
-  Expired: 410,
-  RequestEntityTooLarge: 413,
-  UnsupportedMediaType: 415,
-  Invalid: 422,
-  TooManyRequests: 429,
-  InternalError: 500,
-  ServiceUnavailable: 503,
-  Timeout: 504,
-} as const;
-
-/** A Status reason the core may answer. */
-export type StatusReason = keyof typeof STATUS_REASON_CODES;
-
-/** One field-level cause of an `Invalid` (or other) failure. */
-export interface StatusCause {
-  reason: string;
-  message: string;
-  field?: string;
-}
-
-/** The `details` of a Status: what object the failure is about. */
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
-
-/** A Kubernetes meta/v1 Status object as sent on the wire. */
-export interface StatusObject {
-  kind: 'Status';
-  apiVersion: 'v1';
-  metadata: Record<string, never>;
-  status: 'Failure' | 'Success';
-  message?: string;
-  reason?: string;
-  details?: StatusDetails;
-  code: number;
-}
-
-/** A failure that the HTTP layer answers as a Status with `code` and `reason`. */
-export class ApiError extends Error {
-  readonly reason: StatusReason;
-  readonly code: number;
-  readonly details: StatusDetails | undefined;
-
-  constructor(reason: StatusReason, message: string, details?: StatusDetails, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ApiError';
-    this.reason = reason;
-    this.code = STATUS_REASON_CODES[reason];
-    this.details = details;
-  }
-
-  /** The Status body for this failure. */
-  toStatus(): StatusObject {
-    return failureStatus(this.code, this.reason, this.message, this.details);
-  }
-}
-
-/**
- * `details` as the real server sends them: every field is `omitempty` there, so an empty name or
- * group (a core resource, an object without a name yet), no causes and a zero retry delay are left
- * out, while the `details` object itself stays (an empty `{}` when nothing is left).
- */
-export function wireDetails(details: StatusDetails): StatusDetails {
-  const wire: StatusDetails = {};
-  if (details.name !== undefined && details.name !== '') wire.name = details.name;
-  if (details.group !== undefined && details.group !== '') wire.group = details.group;
-  if (details.kind !== undefined && details.kind !== '') wire.kind = details.kind;
-  if (details.uid !== undefined && details.uid !== '') wire.uid = details.uid;
-  if (details.causes !== undefined && details.causes.length > 0) wire.causes = details.causes;
-  if (details.retryAfterSeconds !== undefined && details.retryAfterSeconds !== 0) wire.retryAfterSeconds = details.retryAfterSeconds;
-  return wire;
-}
-
-/** Builds a Failure Status; `details` go out as {@link wireDetails}. */
-export function failureStatus(code: number, reason: string, message: string, details?: StatusDetails): StatusObject {
-  const status: StatusObject = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  if (details !== undefined) status.details = wireDetails(details);
-  return status;
-}
 
 /** What an error is about: the resource's group, its plural (as Kubernetes names it in messages) and the object. */
 export interface ErrorSubject {
