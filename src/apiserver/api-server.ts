@@ -3,7 +3,7 @@ import type { Logger } from '../observe/logger.js';
 import type { BodyDecoder } from './body-decoder.js';
 import type { ServerVersion } from './discovery.js';
 import { buildHttpApp, type HttpsMaterial } from './http-app.js';
-import type { CreateAdmission } from './kind-strategy.js';
+import type { CreateAdmission } from './create-admission.js';
 import { ListPager } from './list-pager.js';
 import { ObjectWriter } from './object-writer.js';
 import { OpenApiDocuments } from './openapi.js';

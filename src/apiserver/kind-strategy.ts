@@ -1,6 +1,6 @@
 import type { JsonObject, StatusCause } from '../apimachinery/index.js';
 import type { AuthenticatedUser } from './request-authentication.js';
-import type { ResourceType, Subresource } from './resource-type.js';
+import type { Subresource } from './subresource.js';
 
 /**
  * What a strategy hook knows of a write besides the objects (k8s.io/apiserver passes the same in
@@ -65,21 +65,6 @@ export interface KindStrategy {
    * instead, and removed by the write that leaves it with no finalizer of either kind.
    */
   heldByKindFinalizers?(object: JsonObject): boolean;
-}
-
-/**
- * Admission of creates (run after validation and before the write) and of deletes (run first):
- * the place for rules about where an object may be created and what may not be deleted, like
- * the NamespaceLifecycle admission plugin.
- */
-export interface CreateAdmission {
-  /**
-   * Throws an `ApiError` (403, 404) when an object of `type` may not be created in `namespace`.
-   * `name` is the object's name, or its generateName while the name is still to be generated.
-   */
-  admitCreate(type: ResourceType, namespace: string, name: string): Promise<void>;
-  /** Throws an `ApiError` (403) when the object `name` of `type` may not be deleted. */
-  admitDelete?(type: ResourceType, namespace: string, name: string): Promise<void>;
 }
 
 /** What a {@link KindProcedure} is asked to answer: the checked request object and who sent it. */

@@ -6,7 +6,8 @@
  */
 import { childPath, decodeFieldsV1, difference, encodeFieldsV1, union, type FieldSet } from './field-set.js';
 import { isJsonObject, jsonEqual, type JsonObject } from '../apimachinery/index.js';
-import type { ResourceType, Subresource } from './resource-type.js';
+import type { ResourceType } from './resource-type.js';
+import type { Subresource } from './subresource.js';
 import { listStrategyOf } from './strategic-merge-patch.js';
 import { structFieldsOf } from './schema-pruning.js';
 

@@ -6,11 +6,13 @@ import { pruneUnknownFields, type FieldValidation } from './field-validation.js'
 import { isDateTime, schemaTypeViolations } from './schema-types.js';
 import { jsonByteLength } from './json-size.js';
 import { generationOnCreate, generationOnUpdate } from './generation.js';
-import type { CreateAdmission, WriteContext } from './kind-strategy.js';
+import type { WriteContext } from './kind-strategy.js';
+import type { CreateAdmission } from './create-admission.js';
 import { fieldSchemaOf, updateManagedFields } from './managed-fields.js';
 import { invalidValue, validateObjectMeta } from './metadata-validation.js';
 import type { AuthenticatedUser } from './request-authentication.js';
-import type { ResourceType, Subresource } from './resource-type.js';
+import type { ResourceType } from './resource-type.js';
+import type { Subresource } from './subresource.js';
 import { applyConfiguration, assertAppliedKind } from './server-side-apply.js';
 import { StorageError, type ObjectRef, type Preconditions, type Storage, type StoredObject } from './storage.js';
 

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { encodeOpenApiV2 } from './openapi-v2-protobuf.js';
 import type { ResourceRegistry, ResourceType } from './resource-type.js';
+import type { SchemaObject } from './schema-object.js';
 import type { KindSchema } from './schema-pruning.js';
 
-/** An OpenAPI v3 schema object (or any part of an OpenAPI document), as plain JSON. */
-export type SchemaObject = Record<string, unknown>;
 type Schema = SchemaObject;
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';

@@ -2,8 +2,23 @@ import { ApiError, forbidden, type JsonObject } from '../apimachinery/index.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { OwnerFinalizersCheck, ReferencedOwner } from './owner-reference-permission.js';
 import type { ResourceRequest } from './request-info.js';
-import type { RulesDescription } from './self-subject-rules-review.js';
 import type { StoredObject } from './storage.js';
+
+/** One non-resource rule: the verbs (lower-case methods) allowed on the URL patterns (`/a`, `/a/*`, `*`). */
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs: string[];
+}
+
+/**
+ * What an authorizer tells a rules review beyond what asking it about each served resource finds:
+ * its non-resource rules, and whether it also allows requests that asking about whole collections
+ * does not find (grants of single objects by name, of projects), so the list is `incomplete`.
+ */
+export interface RulesDescription {
+  nonResourceRules: NonResourceRule[];
+  incomplete: boolean;
+}
 
 /**
  * What an authorizer decides about one resource request: refused (403 with `reason`), or allowed,

@@ -17,7 +17,8 @@ import { enforceBlockOwnerDeletionPermission, type BlockOwnerDeletionAdmission }
 import { invisibleResult, type RequestAccess } from './request-authorization.js';
 import type { AuthenticatedUser } from './request-authentication.js';
 import type { ResourceRequest } from './request-info.js';
-import type { ResourceRegistry, ResourceType, Subresource } from './resource-type.js';
+import type { ResourceRegistry, ResourceType } from './resource-type.js';
+import type { Subresource } from './subresource.js';
 import { ANONYMOUS } from './self-reviews.js';
 import { APPLY_PATCH_MEDIA_TYPE } from './server-side-apply.js';
 import type { Preconditions, Storage, StoredObject } from './storage.js';

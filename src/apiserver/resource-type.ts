@@ -5,17 +5,11 @@ import type { NameRule } from './metadata-validation.js';
 import type { KindSchema } from './schema-pruning.js';
 import type { ResourceId } from './storage.js';
 import type { PatchStrategyTable } from './strategic-merge-patch.js';
-import { DEFAULT_COLUMNS, type TableColumn } from './table-view.js';
+import type { Subresource } from './subresource.js';
+import { DEFAULT_COLUMNS, type TableColumn } from './table-column.js';
 
 export type { GenerationPolicy } from './generation.js';
 export type { NameRule } from './metadata-validation.js';
-
-/**
- * A subresource a kind may serve besides the object itself: `status` (the part controllers write)
- * or `approval` (a CertificateSigningRequest's Approved/Denied conditions). Each is read and
- * written with get, update and patch; what a write of it may change is the kind strategy's rule.
- */
-export type Subresource = 'status' | 'approval';
 
 /** The verbs of one resource as discovery advertises them. */
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';

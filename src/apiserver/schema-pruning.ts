@@ -1,4 +1,4 @@
-import type { SchemaObject } from './openapi.js';
+import type { SchemaObject } from './schema-object.js';
 import { isJsonObject } from '../apimachinery/index.js';
 
 /**

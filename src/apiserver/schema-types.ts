@@ -1,6 +1,6 @@
 import { isJsonObject, jsonEqual, type StatusCause } from '../apimachinery/index.js';
 import { notSupportedValue } from './metadata-validation.js';
-import type { SchemaObject } from './openapi.js';
+import type { SchemaObject } from './schema-object.js';
 import type { KindSchema } from './schema-pruning.js';
 
 /**

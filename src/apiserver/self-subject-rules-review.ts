@@ -9,7 +9,7 @@
 import { ApiError, badRequest, isJsonObject } from '../apimachinery/index.js';
 import { message, OBJECT_META, type MessageSchema } from './protobuf-message-schema.js';
 import type { AuthenticatedUser } from './request-authentication.js';
-import type { AccessDecision, RequestAuthorizer } from './request-authorization.js';
+import type { AccessDecision, RequestAuthorizer, RulesDescription } from './request-authorization.js';
 import type { RequestVerb, ResourceRequest } from './request-info.js';
 import type { ResourceRegistry, ResourceType } from './resource-type.js';
 
@@ -21,22 +21,6 @@ export interface ResourceRule {
   verbs: string[];
   apiGroups: string[];
   resources: string[];
-}
-
-/** One non-resource rule: the verbs (lower-case methods) allowed on the URL patterns (`/a`, `/a/*`, `*`). */
-export interface NonResourceRule {
-  verbs: string[];
-  nonResourceURLs: string[];
-}
-
-/**
- * What an authorizer tells a rules review beyond what asking it about each served resource finds:
- * its non-resource rules, and whether it also allows requests that asking about whole collections
- * does not find (grants of single objects by name, of projects), so the list is `incomplete`.
- */
-export interface RulesDescription {
-  nonResourceRules: NonResourceRule[];
-  incomplete: boolean;
 }
 
 const RULES_REVIEW_STATUS = message('SubjectRulesReviewStatus', {

@@ -8,7 +8,7 @@
 import { ApiError, badRequest, isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
 import { difference, displayPath, intersection, orderedPaths, pathElements, pathOf, union, type FieldSet } from './field-set.js';
 import { capUpdateManagers, compareObjects, decodeManagedFields, emptyObjectOf, encodeManagedFields, fieldSetOf, itemElement, managerKey, type FieldSchema, type ManagerFields } from './managed-fields.js';
-import type { Subresource } from './resource-type.js';
+import type { Subresource } from './subresource.js';
 
 /** The media type of server-side apply. */
 export const APPLY_PATCH_MEDIA_TYPE = 'application/apply-patch+yaml';

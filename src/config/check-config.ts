@@ -1,19 +1,10 @@
-import { compareConfigErrors, type ConfigError } from './config-error.js';
+import { compareConfigErrors } from './config-error.js';
 import type { ConfigSchema } from './config-schema.js';
-import type { ConfigSource } from './config-source.js';
+import type { ConfigValidator } from './config-section.js';
 import { configResult, configRuleErrors, readConfigDocument, type ConfigResult } from './parse-config.js';
 
-/**
- * A component's check of a config, beyond the schema (the patch engine's compile check). It gets
- * the data exactly as written (deep-frozen, before defaults) and runs whether or not the schema
- * passed, so one run reports every problem: it must not trust the data's types, and must not
- * throw for a bad config. It returns every problem it finds, located with `locatedConfigError`
- * (or `configErrorAt`) from `parse-config.ts`; an empty list means none.
- */
-export type ConfigValidator = (
-  written: unknown,
-  source: ConfigSource,
-) => readonly ConfigError[] | Promise<readonly ConfigError[]>;
+/** A section's validator type, named where the check that runs the validators is too. */
+export type { ConfigValidator } from './config-section.js';
 
 /**
  * The complete check of config text, the one `vcsync validate`, the daemon's start and every

@@ -1,7 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { ConfigValidator } from './check-config.js';
-import type { ConfigRule, ConfigSection } from './config-section.js';
+import type { ConfigRule, ConfigSection, ConfigValidator } from './config-section.js';
 import { buildVclusterConfigSchema } from './schema.js';
 
 /**

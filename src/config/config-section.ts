@@ -1,7 +1,20 @@
 import { Type, type TObject } from '@sinclair/typebox';
-import type { ConfigValidator } from './check-config.js';
+import type { ConfigError } from './config-error.js';
 import type { ConfigPath } from './config-path.js';
+import type { ConfigSource } from './config-source.js';
 import { patchSchema, type DeepReadonly, type PatchConfig, type VclusterConfig } from './schema.js';
+
+/**
+ * A component's check of a config, beyond the schema (the patch engine's compile check). It gets
+ * the data exactly as written (deep-frozen, before defaults) and runs whether or not the schema
+ * passed, so one run reports every problem: it must not trust the data's types, and must not
+ * throw for a bad config. It returns every problem it finds, located with `locatedConfigError`
+ * (or `configErrorAt`) from `parse-config.ts`; an empty list means none.
+ */
+export type ConfigValidator = (
+  written: unknown,
+  source: ConfigSource,
+) => readonly ConfigError[] | Promise<readonly ConfigError[]>;
 
 /**
  * `sync.toHost.<key>` of a synced resource with defaults applied: what its syncer reads. Every

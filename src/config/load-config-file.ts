@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { checkConfigText, type ConfigValidator } from './check-config.js';
+import { checkConfigText } from './check-config.js';
+import type { ConfigValidator } from './config-section.js';
 import type { ConfigSchema } from './config-schema.js';
 import { ConfigErrorCode, type ConfigError } from './config-error.js';
 import type { ConfigResult } from './parse-config.js';

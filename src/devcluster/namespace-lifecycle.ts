@@ -1,5 +1,6 @@
 import { forbidden, isJsonObject, type JsonObject, notFound } from '../apimachinery/index.js';
-import type { CreateAdmission, KindStrategy } from '../apiserver/kind-strategy.js';
+import type { KindStrategy } from '../apiserver/kind-strategy.js';
+import type { CreateAdmission } from '../apiserver/create-admission.js';
 import type { ResourceType } from '../apiserver/resource-type.js';
 import type { Storage } from '../apiserver/storage.js';
 

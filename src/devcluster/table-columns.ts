@@ -1,5 +1,5 @@
 import type { StoredObject } from '../apiserver/storage.js';
-import { AGE_COLUMN as AGE, humanDuration, NAME_COLUMN as NAME, tableColumn as column, type TableColumn } from '../apiserver/table-view.js';
+import { AGE_COLUMN as AGE, humanDuration, NAME_COLUMN as NAME, type TableColumn, tableColumn as column } from '../apiserver/table-column.js';
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

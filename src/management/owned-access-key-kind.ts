@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery
 import type { KindStrategy } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
 import type { StoredObject } from '../apiserver/storage.js';
-import { humanDuration, type TableColumn } from '../apiserver/table-view.js';
+import { humanDuration, type TableColumn } from '../apiserver/table-column.js';
 import { validateAccessScope } from './access-scope.js';
 import { generateAccessKey, isKeyHash, weakKeyReason, type AccessKeyHasher } from './access-key-hasher.js';
 import { managementGroup, MANAGEMENT_VERSION } from './management-constants.js';

@@ -1,4 +1,5 @@
-import { COMMON_SCHEMAS, type SchemaObject } from '../apiserver/openapi.js';
+import { COMMON_SCHEMAS } from '../apiserver/openapi.js';
+import type { SchemaObject } from '../apiserver/schema-object.js';
 import { REFUSE_UNKNOWN_FIELDS, type KindSchema } from '../apiserver/schema-pruning.js';
 import { REQUEST_TARGET_KINDS } from './access-scope.js';
 

@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import { COMMON_SCHEMAS, type SchemaObject } from '../apiserver/openapi.js';
+import { COMMON_SCHEMAS } from '../apiserver/openapi.js';
+import type { SchemaObject } from '../apiserver/schema-object.js';
 import type { KindProcedure } from '../apiserver/kind-strategy.js';
 import type { KindDefinition } from '../apiserver/resource-type.js';
 import type { KindSchema } from '../apiserver/schema-pruning.js';

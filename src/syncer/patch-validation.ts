@@ -1,4 +1,4 @@
-import type { ConfigValidator } from '../config/check-config.js';
+import type { ConfigValidator } from '../config/config-section.js';
 import type { ConfigError } from '../config/config-error.js';
 import { valueAtConfigPath } from '../config/config-path.js';
 import type { ConfigSource } from '../config/config-source.js';

@@ -1,4 +1,5 @@
-import { openApiPath, reachableSchemas, type SchemaObject } from '../../src/apiserver/openapi.js';
+import { openApiPath, reachableSchemas } from '../../src/apiserver/openapi.js';
+import type { SchemaObject } from '../../src/apiserver/schema-object.js';
 import type { RestClient } from '../../src/kube/rest-client.js';
 
 /** A kind whose schema the capture keeps: its group-version and kind. */

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import type { SeededRandom } from '../seeded-random.js';
-import { replyProblem, sendFuzzRequest, type FuzzReply, type FuzzRequest } from './http-fuzz.js';
+import { replyProblem, sendFuzzRequest, type FuzzReply, type FuzzRequest } from './fuzz-request.js';
 
 /**
  * The exhaustion classes of the HTTP fuzzer (issue 19 §5 and §7): a watch flood past the server's

@@ -4,7 +4,7 @@ import { buildApiServer, type ApiServer } from '../../../src/apiserver/api-serve
 import { invalidValue } from '../../../src/apiserver/metadata-validation.js';
 import { ResourceRegistry, type KindDefinition } from '../../../src/apiserver/resource-type.js';
 import type { StoredObject } from '../../../src/apiserver/storage.js';
-import { NAME_COLUMN, tableColumn } from '../../../src/apiserver/table-view.js';
+import { NAME_COLUMN, tableColumn } from '../../../src/apiserver/table-column.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { waitFor } from '../../support/wait-for.js';
 import { MapStorage } from '../../support/map-storage.js';

@@ -1,4 +1,4 @@
-import type { SchemaObject } from '../../../src/apiserver/openapi.js';
+import type { SchemaObject } from '../../../src/apiserver/schema-object.js';
 import { resourceType, type ResourceType } from '../../../src/apiserver/resource-type.js';
 import type { KindSchema } from '../../../src/apiserver/schema-pruning.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SchemaObject } from '../../../src/apiserver/openapi.js';
+import type { SchemaObject } from '../../../src/apiserver/schema-object.js';
 import { pruneObject, type KindSchema } from '../../../src/apiserver/schema-pruning.js';
 
 const ref = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });

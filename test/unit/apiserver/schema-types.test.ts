@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SchemaObject } from '../../../src/apiserver/openapi.js';
+import type { SchemaObject } from '../../../src/apiserver/schema-object.js';
 import type { KindSchema } from '../../../src/apiserver/schema-pruning.js';
 import { isBase64, schemaTypeViolations } from '../../../src/apiserver/schema-types.js';
 
