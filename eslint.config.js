@@ -25,8 +25,13 @@ const LAYERS = {
   devcluster: {
     forbidden: ['cli', 'config', 'kube', 'management', 'manager', 'patches', 'syncer', 'translate'],
     why: 'devcluster/ is kinds, a storage engine and controllers on the apiserver core: it imports only apimachinery/, apiserver/ and observe/',
+    throughIndex: ['apiserver'],
   },
-  management: { forbidden: ['cli', 'devcluster', 'manager', 'patches', 'syncer', 'translate'], why: 'management/ imports only apimachinery/, apiserver/, kube/ (its store is the host cluster), config/ and observe/' },
+  management: {
+    forbidden: ['cli', 'devcluster', 'manager', 'patches', 'syncer', 'translate'],
+    why: 'management/ imports only apimachinery/, apiserver/, kube/ (its store is the host cluster), config/ and observe/',
+    throughIndex: ['apiserver'],
+  },
   syncer: { forbidden: ['cli', 'apiserver', 'devcluster', 'management', 'manager'], why: 'syncer/ uses apimachinery/, config/, translate/, patches/, kube/ and observe/ only' },
   manager: { forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'management', 'patches', 'syncer', 'translate'], why: 'manager/ uses apimachinery/, kube/ and observe/ only' },
   testbed: {
@@ -44,20 +49,30 @@ function climbsInto(folders) {
   return `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 }
 
+/** Matches a relative specifier into one of `folders` that names a file other than the folder's index.js. */
+function bypassesIndex(folders) {
+  return `^(\\.\\./)+(${folders.join('|')})/(?!index\\.js$)`;
+}
+
 /** Test and benchmark machinery under src/ (so benchmarks reach it in dist/): no product folder imports it. */
 const TEST_ONLY = ['testbed'];
 
 /** One block per folder: static imports and re-exports, and dynamic import() of a literal path. */
-const layerBlocks = Object.entries(LAYERS).map(([folder, { forbidden: own, why }]) => {
+const layerBlocks = Object.entries(LAYERS).map(([folder, { forbidden: own, why, throughIndex = [] }]) => {
   const forbidden = TEST_ONLY.includes(folder) ? own : [...own, ...TEST_ONLY];
+  const message = `${why} (README, Architecture: who may import whom).`;
+  const patterns = [{ regex: climbsInto(forbidden), message }];
+  const selectors = [{ selector: `ImportExpression[source.value=/${climbsInto(forbidden).replaceAll('/', '\\/')}/]`, message }];
+  if (throughIndex.length > 0) {
+    const indexMessage = `${folder}/ uses ${throughIndex.join('/, ')}/ through its public face only: import '../${throughIndex[0]}/index.js' (export there what is missing).`;
+    patterns.push({ regex: bypassesIndex(throughIndex), message: indexMessage });
+    selectors.push({ selector: `ImportExpression[source.value=/${bypassesIndex(throughIndex).replaceAll('/', '\\/')}/]`, message: indexMessage });
+  }
   return {
     files: [`src/${folder}/**/*.ts`],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: climbsInto(forbidden), message: `${why} (README, Architecture: who may import whom).` }] }],
-      'no-restricted-syntax': [
-        'error',
-        { selector: `ImportExpression[source.value=/${climbsInto(forbidden).replaceAll('/', '\\/')}/]`, message: `${why} (README, Architecture: who may import whom).` },
-      ],
+      'no-restricted-imports': ['error', { patterns }],
+      'no-restricted-syntax': ['error', ...selectors],
     },
   };
 });

@@ -1,5 +1,4 @@
-import type { ObjectWriter } from '../apiserver/object-writer.js';
-import type { ResourceRegistry, ResourceType } from '../apiserver/resource-type.js';
+import type { ObjectWriter, ResourceRegistry, ResourceType } from '../apiserver/index.js';
 import { KUBERNETES_SERVICE_IP } from './cluster-ip-allocator.js';
 import { endpointIpErrors, ipSyntaxError } from './endpoint-address.js';
 

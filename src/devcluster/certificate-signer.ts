@@ -1,7 +1,5 @@
 import { isJsonObject, type JsonObject } from '../apimachinery/index.js';
-import { rfc3339, type ObjectWriter } from '../apiserver/object-writer.js';
-import type { ResourceType } from '../apiserver/resource-type.js';
-import { signClientCertificateRequest, type CertificateAndKey } from '../apiserver/security/certificate-issuer.js';
+import { type CertificateAndKey, type ObjectWriter, type ResourceType, rfc3339, signClientCertificateRequest } from '../apiserver/index.js';
 import { KUBE_APISERVER_CLIENT_SIGNER } from './certificate-signing-request-rules.js';
 import type { StoreController } from './store-controllers.js';
 import type { StoreEvent } from './storage/types.js';

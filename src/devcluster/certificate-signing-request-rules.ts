@@ -7,9 +7,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { badRequest, isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import type { KindStrategy, WriteContext } from '../apiserver/kind-strategy.js';
-import { dns1123LabelError, dns1123SubdomainError, duplicateValue, forbiddenValue, invalidValue, notSupportedValue, requiredValue } from '../apiserver/metadata-validation.js';
-import { rfc3339 } from '../apiserver/object-writer.js';
+import { dns1123LabelError, dns1123SubdomainError, duplicateValue, forbiddenValue, invalidValue, type KindStrategy, notSupportedValue, requiredValue, rfc3339, type WriteContext } from '../apiserver/index.js';
 import { certificateRequestError } from './certificate-request.js';
 
 /** The signer of client certificates the API server trusts (kube-controller-manager's, and the devcluster's). */

@@ -4,8 +4,7 @@
  * write-only input merged into data, and a Secret's type never changes.
  */
 import { isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import type { KindStrategy } from '../apiserver/kind-strategy.js';
-import { forbiddenValue, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
+import { forbiddenValue, invalidValue, type KindStrategy, requiredValue } from '../apiserver/index.js';
 
 const IMMUTABLE_WHEN_SET = 'field is immutable when `immutable` is set';
 

@@ -1,6 +1,4 @@
-import type { KindStrategy } from '../apiserver/kind-strategy.js';
-import type { KindDefinition } from '../apiserver/resource-type.js';
-import type { KindSchema } from '../apiserver/schema-pruning.js';
+import type { KindDefinition, KindSchema, KindStrategy } from '../apiserver/index.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-request-rules.js';
 import { CONFIG_MAP_STRATEGY, SECRET_STRATEGY } from './config-data-rules.js';
 import { ENDPOINT_SLICE_STRATEGY, ENDPOINTS_STRATEGY } from './endpoints-rules.js';

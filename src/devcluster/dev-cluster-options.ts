@@ -1,4 +1,4 @@
-import { watchLimitsWithDefaults, type WatchLimits } from '../apiserver/watch-admission.js';
+import { type WatchLimits, watchLimitsWithDefaults } from '../apiserver/index.js';
 import { connectionLimitsWithDefaults, type ConnectionLimits } from '../observe/connection-guard.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { DEFAULT_SIGNING_DURATION_MS } from './certificate-signer.js';

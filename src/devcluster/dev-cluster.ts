@@ -1,13 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { buildApiServer } from '../apiserver/api-server.js';
-import { GarbageCollector } from '../apiserver/garbage-collector.js';
-import type { ServerVersion } from '../apiserver/discovery.js';
-import type { ObjectWriter } from '../apiserver/object-writer.js';
-import type { RequestAuthenticator } from '../apiserver/request-authentication.js';
-import { resourceIdOf, ResourceRegistry } from '../apiserver/resource-type.js';
-import { createAuthenticator } from '../apiserver/security/authenticator.js';
-import type { CertificateAndKey } from '../apiserver/security/certificate-issuer.js';
-import type { TlsAssets } from '../apiserver/security/tls-assets.js';
+import { buildApiServer, type CertificateAndKey, createAuthenticator, ensureTlsAssets, GarbageCollector, type ObjectWriter, type RequestAuthenticator, resourceIdOf, ResourceRegistry, type ServerVersion, type TlsAssets } from '../apiserver/index.js';
 import type { Logger } from '../observe/logger.js';
 import { ensureBootstrapObjects } from './bootstrap-objects.js';
 import { CertificateSigner } from './certificate-signer.js';
@@ -48,9 +40,8 @@ export interface DevCluster {
   close(): Promise<void>;
 }
 
-/** Loaded on demand: the certificate tooling is heavy and only TLS servers need it. */
+/** The server's certificates in `dir` (the certificate library itself loads on first use, in certificate-issuer.ts). */
 async function loadTlsAssets(dir: string): Promise<TlsAssets> {
-  const { ensureTlsAssets } = await import('../apiserver/security/tls-assets.js');
   return ensureTlsAssets(dir, { serverName: 'vcsync-devcluster' });
 }
 

@@ -1,4 +1,4 @@
-import type { Storage } from '../apiserver/storage.js';
+import type { Storage } from '../apiserver/index.js';
 import type { Logger } from '../observe/logger.js';
 import { ApiStorage } from './storage/api-storage.js';
 import { openStore } from './storage/open-store.js';

@@ -3,8 +3,7 @@
  * validation of addresses (IPs an endpoint may have, hostnames, node names) and ports.
  */
 import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import type { KindStrategy } from '../apiserver/kind-strategy.js';
-import { dns1123LabelError, dns1123SubdomainError, invalidValue, labelKeyError, requiredValue } from '../apiserver/metadata-validation.js';
+import { dns1123LabelError, dns1123SubdomainError, invalidValue, type KindStrategy, labelKeyError, requiredValue } from '../apiserver/index.js';
 import { endpointIpErrors, ipFamilyOf, ipSyntaxError, VALID_IP_EXAMPLE } from './endpoint-address.js';
 
 function objects(value: unknown): JsonObject[] {

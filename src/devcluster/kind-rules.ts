@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import type { KindStrategy } from '../apiserver/kind-strategy.js';
+import type { KindStrategy } from '../apiserver/index.js';
 import { defaultPod } from './pod-defaults.js';
 
 /** Pods: the defaults of a real cluster (see `defaultPod`), status.phase Pending and a QoS class. */

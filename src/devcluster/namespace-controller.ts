@@ -1,7 +1,5 @@
 import { ApiError, isJsonObject, type JsonObject } from '../apimachinery/index.js';
-import type { ObjectChange } from '../apiserver/object-controllers.js';
-import { rfc3339, storeFailure, type ObjectWriter } from '../apiserver/object-writer.js';
-import type { ResourceType } from '../apiserver/resource-type.js';
+import { type ObjectChange, type ObjectWriter, type ResourceType, rfc3339, storeFailure } from '../apiserver/index.js';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from './namespace-lifecycle.js';
 import type { StoreController } from './store-controllers.js';
 import type { Store, StoredObject } from './storage/types.js';

@@ -1,8 +1,5 @@
 import { forbidden, isJsonObject, type JsonObject, notFound } from '../apimachinery/index.js';
-import type { KindStrategy } from '../apiserver/kind-strategy.js';
-import type { CreateAdmission } from '../apiserver/create-admission.js';
-import type { ResourceType } from '../apiserver/resource-type.js';
-import type { Storage } from '../apiserver/storage.js';
+import type { CreateAdmission, KindStrategy, ResourceType, Storage } from '../apiserver/index.js';
 
 /** The finalizer of spec.finalizers that the namespace controller removes once the namespace is empty. */
 export const NAMESPACE_FINALIZER = 'kubernetes';

@@ -4,7 +4,7 @@
  * plus what server-side apply needs beyond them (list-map keys that differ from the merge key,
  * maps owned as a whole). ObjectMeta's lists are the core's (`apiserver/strategic-merge-patch.ts`).
  */
-import type { PatchStrategyTable as StrategyTable } from '../apiserver/strategic-merge-patch.js';
+import type { PatchStrategyTable as StrategyTable } from '../apiserver/index.js';
 
 function containerFields(prefix: string): StrategyTable {
   return {

@@ -6,9 +6,7 @@
  * Only these messages are described; any other field number is reported, never skipped.
  */
 
-import { message, OBJECT_META, type MessageSchema } from '../apiserver/protobuf-message-schema.js';
-import { SELF_REVIEW_PROTOBUF_KINDS } from '../apiserver/self-reviews.js';
-import { SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND } from '../apiserver/self-subject-rules-review.js';
+import { message, type MessageSchema, OBJECT_META, SELF_REVIEW_PROTOBUF_KINDS, SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND } from '../apiserver/index.js';
 
 const OBJECT_REFERENCE = message('ObjectReference', {
   1: { json: 'kind', type: 'string' },

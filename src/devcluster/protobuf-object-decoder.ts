@@ -1,5 +1,4 @@
-import type { BodyDecoder } from '../apiserver/body-decoder.js';
-import { decodeKubernetesProtobuf as decodeKinds, protobufBodyDecoder } from '../apiserver/protobuf-decoder.js';
+import { type BodyDecoder, decodeKubernetesProtobuf as decodeKinds, protobufBodyDecoder } from '../apiserver/index.js';
 import { PROTOBUF_KINDS } from './protobuf-message-schemas.js';
 
 /** The devcluster's protobuf bodies (the kinds of {@link PROTOBUF_KINDS}) decoded to JSON; see the core's decoder. */

@@ -6,8 +6,7 @@
  * its authorizer does not read them (README "Limits").
  */
 import { isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import type { KindStrategy } from '../apiserver/kind-strategy.js';
-import { dns1123SubdomainError, invalidValue, nameError, notSupportedValue, requiredValue } from '../apiserver/metadata-validation.js';
+import { dns1123SubdomainError, invalidValue, type KindStrategy, nameError, notSupportedValue, requiredValue } from '../apiserver/index.js';
 
 /** The RBAC API group: a binding's roleRef and a User or Group subject name it. */
 const RBAC_GROUP = 'rbac.authorization.k8s.io';

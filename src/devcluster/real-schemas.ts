@@ -4,8 +4,7 @@
  * `npm run openapi-fixture`). They drive the devcluster's OpenAPI documents, `kubectl explain`,
  * and the pruning and strict validation of every write.
  */
-import type { SchemaObject } from '../apiserver/schema-object.js';
-import type { KindSchema } from '../apiserver/schema-pruning.js';
+import type { KindSchema, SchemaObject } from '../apiserver/index.js';
 import fixture from './openapi/real-schemas.json' with { type: 'json' };
 
 /** The fixture's schemas, by component name. */

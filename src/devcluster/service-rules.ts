@@ -5,8 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import type { KindStrategy } from '../apiserver/kind-strategy.js';
-import { dns1123SubdomainError, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
+import { dns1123SubdomainError, invalidValue, type KindStrategy, requiredValue } from '../apiserver/index.js';
 import { allocateClusterIp, inServiceRange, type ClusterIpIndex } from './cluster-ip-allocator.js';
 import { VALID_IP_EXAMPLE } from './endpoint-address.js';
 

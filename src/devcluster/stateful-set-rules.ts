@@ -7,8 +7,7 @@
  * StatefulSets; no controller makes their Pods (README "Limits").
  */
 import { isJsonObject, jsonEqual, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import type { KindStrategy, WriteContext } from '../apiserver/kind-strategy.js';
-import { forbiddenValue, invalidValue, labelKeyError, labelValueError, notSupportedValue, requiredValue } from '../apiserver/metadata-validation.js';
+import { forbiddenValue, invalidValue, type KindStrategy, labelKeyError, labelValueError, notSupportedValue, requiredValue, type WriteContext } from '../apiserver/index.js';
 import { defaultPodSpec } from './pod-defaults.js';
 
 /** The spec fields an update may change (ValidateStatefulSetUpdate). */

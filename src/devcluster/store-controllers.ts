@@ -1,4 +1,4 @@
-import { ControllerQueues, type ObjectController } from '../apiserver/object-controllers.js';
+import { ControllerQueues, type ObjectController } from '../apiserver/index.js';
 import type { Logger } from '../observe/logger.js';
 import type { ResourceId, Store, WatchHandle } from './storage/types.js';
 

@@ -1,5 +1,4 @@
-import type { StoredObject } from '../apiserver/storage.js';
-import { AGE_COLUMN as AGE, humanDuration, NAME_COLUMN as NAME, type TableColumn, tableColumn as column } from '../apiserver/table-column.js';
+import { AGE_COLUMN as AGE, humanDuration, NAME_COLUMN as NAME, type StoredObject, type TableColumn, tableColumn as column } from '../apiserver/index.js';
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

@@ -1,8 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ObjectWriter } from '../apiserver/object-writer.js';
-import type { AuthenticatedUser, RequestAuthenticator } from '../apiserver/request-authentication.js';
-import type { ResourceType } from '../apiserver/resource-type.js';
-import type { Storage, StorageWatch, StoredObject } from '../apiserver/storage.js';
+import type { AuthenticatedUser, ObjectWriter, RequestAuthenticator, ResourceType, Storage, StorageWatch, StoredObject } from '../apiserver/index.js';
 import type { Logger } from '../observe/logger.js';
 import type { AuthenticationFailureCause, ManagementMetrics } from './management-metrics.js';
 import { isKeyHash, sameKeyHash, type AccessKeyHasher } from './access-key-hasher.js';

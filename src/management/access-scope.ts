@@ -5,7 +5,7 @@
  * README table).
  */
 import { isJsonObject, type StatusCause } from '../apimachinery/index.js';
-import { forbiddenValue, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
+import { forbiddenValue, invalidValue, requiredValue } from '../apiserver/index.js';
 
 /** The wildcard every name field of a scope entry accepts: it selects all names. */
 export const SCOPE_WILDCARD = '*';

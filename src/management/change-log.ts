@@ -1,4 +1,4 @@
-import type { ObjectRef, StorageEvent } from '../apiserver/storage.js';
+import type { ObjectRef, StorageEvent } from '../apiserver/index.js';
 
 /** One change as a {@link ChangeLog} keeps it. */
 export interface LoggedChange {

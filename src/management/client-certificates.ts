@@ -6,7 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError, invalid } from '../apimachinery/index.js';
-import { createCertificateRequest, type CertificateAndKey, type ClientSubject } from '../apiserver/security/certificate-issuer.js';
+import { type CertificateAndKey, type ClientSubject, createCertificateRequest } from '../apiserver/index.js';
 import type { RestClient } from '../kube/rest-client.js';
 
 /** The CertificateSigningRequest API of a cluster. */

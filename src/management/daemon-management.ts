@@ -3,7 +3,7 @@ import { CoreResources, collectionPath, objectPath } from '../kube/api-path.js';
 import { isAlreadyExists, isNotFound } from '../apimachinery/index.js';
 import type { KubeMetrics } from '../kube/metrics.js';
 import { retryWhileRetryable } from '../kube/retry.js';
-import type { WatchLimits } from '../apiserver/watch-admission.js';
+import type { WatchLimits } from '../apiserver/index.js';
 import type { ConnectionLimits } from '../observe/connection-guard.js';
 import type { Logger } from '../observe/logger.js';
 import type { ManagementMetrics } from './management-metrics.js';

@@ -1,9 +1,5 @@
 import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import { COMMON_SCHEMAS } from '../apiserver/openapi.js';
-import type { SchemaObject } from '../apiserver/schema-object.js';
-import type { KindProcedure } from '../apiserver/kind-strategy.js';
-import type { KindDefinition } from '../apiserver/resource-type.js';
-import type { KindSchema } from '../apiserver/schema-pruning.js';
+import { COMMON_SCHEMAS, type KindDefinition, type KindProcedure, type KindSchema, type SchemaObject } from '../apiserver/index.js';
 import { validateAccessScope } from './access-scope.js';
 import { managementGroup, MANAGEMENT_VERSION } from './management-constants.js';
 import { ACCESS_SCOPE_SCHEMA } from './owned-access-key-schema.js';

@@ -7,8 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { forbidden, isJsonObject, type JsonObject } from '../apimachinery/index.js';
-import type { ProcedureRequest } from '../apiserver/kind-strategy.js';
-import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
+import type { AuthenticatedUser, ProcedureRequest } from '../apiserver/index.js';
 import type { AccessScope } from './access-scope.js';
 import type { AccessKeyAuthenticator } from './access-key-authenticator.js';
 import { SIGNING_ALGORITHMS } from './key-rotation.js';

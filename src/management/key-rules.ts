@@ -3,7 +3,7 @@
  * (SelfSubjectRulesReview), and the discovery every key may read. Pure: the rules follow from the
  * key's scope with the meanings `authorization.ts` gives its entries.
  */
-import type { NonResourceRule, RulesDescription } from '../apiserver/request-authorization.js';
+import type { NonResourceRule, RulesDescription } from '../apiserver/index.js';
 import { isUnrestricted, SCOPE_WILDCARD, type AccessScope, type ScopeRule } from './access-scope.js';
 import { METRICS_PATH, PLATFORM_CLI_PATHS } from './authorization.js';
 import type { RequestAttributes } from './request-attributes.js';

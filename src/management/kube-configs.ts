@@ -5,8 +5,7 @@
  */
 import { stringify as toYaml } from 'yaml';
 import { ApiError, isJsonObject, type JsonObject, notFound } from '../apimachinery/index.js';
-import type { ProcedureRequest } from '../apiserver/kind-strategy.js';
-import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
+import type { AuthenticatedUser, ProcedureRequest } from '../apiserver/index.js';
 import { requestClientCertificate, type CsrClient } from './client-certificates.js';
 import type { DirectTokens } from './direct-tokens.js';
 import { CERTIFICATE_SIGNING_TIMEOUT_MS, DEFAULT_CERTIFICATE_TTL_SECONDS, KUBECONFIG_USER } from './management-constants.js';

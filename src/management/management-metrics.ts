@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import { PrometheusApiServerMetrics, type ApiServerMetrics } from '../apiserver/api-server-metrics.js';
+import { type ApiServerMetrics, PrometheusApiServerMetrics } from '../apiserver/index.js';
 
 /** Every cause a refused access key is counted under: each series exists from start. */
 const CAUSES = ['no_key', 'malformed', 'unknown_key', 'disabled', 'expired', 'no_owner'] as const;

@@ -1,8 +1,5 @@
 import { isJsonObject, type JsonObject, type StatusCause } from '../apimachinery/index.js';
-import type { KindStrategy } from '../apiserver/kind-strategy.js';
-import type { KindDefinition } from '../apiserver/resource-type.js';
-import type { StoredObject } from '../apiserver/storage.js';
-import { humanDuration, type TableColumn } from '../apiserver/table-column.js';
+import { humanDuration, type KindDefinition, type KindStrategy, type StoredObject, type TableColumn } from '../apiserver/index.js';
 import { validateAccessScope } from './access-scope.js';
 import { generateAccessKey, isKeyHash, weakKeyReason, type AccessKeyHasher } from './access-key-hasher.js';
 import { managementGroup, MANAGEMENT_VERSION } from './management-constants.js';

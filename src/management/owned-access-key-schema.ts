@@ -1,6 +1,4 @@
-import { COMMON_SCHEMAS } from '../apiserver/openapi.js';
-import type { SchemaObject } from '../apiserver/schema-object.js';
-import { REFUSE_UNKNOWN_FIELDS, type KindSchema } from '../apiserver/schema-pruning.js';
+import { COMMON_SCHEMAS, type KindSchema, REFUSE_UNKNOWN_FIELDS, type SchemaObject } from '../apiserver/index.js';
 import { REQUEST_TARGET_KINDS } from './access-scope.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';

@@ -5,11 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { deepFreeze, type JsonObject } from '../apimachinery/index.js';
-import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
-import type { ReferencedOwner } from '../apiserver/owner-reference-permission.js';
-import type { AccessDecision, NonResourceDecision, RequestAuthorizer } from '../apiserver/request-authorization.js';
-import type { ResourceRequest } from '../apiserver/request-info.js';
-import type { StoredObject } from '../apiserver/storage.js';
+import type { AccessDecision, AuthenticatedUser, NonResourceDecision, ReferencedOwner, RequestAuthorizer, ResourceRequest, StoredObject } from '../apiserver/index.js';
 import type { AccessScope } from './access-scope.js';
 import { authorizeScope, forbiddenRequest } from './authorization.js';
 import { describeKeyRules, isDiscoveryRead } from './key-rules.js';

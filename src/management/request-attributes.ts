@@ -3,7 +3,7 @@
  * `ResourceRequest` (request-info.ts), the path for non-resource requests, and where the request
  * goes (its target), which the scope entries need.
  */
-import type { ResourceRequest } from '../apiserver/request-info.js';
+import type { ResourceRequest } from '../apiserver/index.js';
 
 /**
  * Where a request goes. This server answers `Management` requests only; the other kinds describe

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ObjectRef, ResourceId, StoredObject } from '../apiserver/storage.js';
+import type { ObjectRef, ResourceId, StoredObject } from '../apiserver/index.js';
 import type { KubeObject } from '../kube/kube-object.js';
 
 /**

@@ -1,18 +1,5 @@
 import { Registry } from 'prom-client';
-import {
-  StorageError,
-  type ObjectRef,
-  type Preconditions,
-  type ResourceId,
-  type Storage,
-  type StorageEvent,
-  type StorageList,
-  type StorageListOptions,
-  type StorageWatch,
-  type StorageWatchFilter,
-  type StorageWatchListener,
-  type StoredObject,
-} from '../apiserver/storage.js';
+import { type ObjectRef, type Preconditions, type ResourceId, type Storage, StorageError, type StorageEvent, type StorageList, type StorageListOptions, type StorageWatch, type StorageWatchFilter, type StorageWatchListener, type StoredObject } from '../apiserver/index.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../apimachinery/index.js';
 import { CoreResources, collectionPath, objectPath } from '../kube/api-path.js';
 import { realClock, type Clock } from '../kube/clock.js';

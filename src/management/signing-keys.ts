@@ -1,5 +1,5 @@
 import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
-import { StorageError, type Storage, type StoredObject } from '../apiserver/storage.js';
+import { type Storage, StorageError, type StoredObject } from '../apiserver/index.js';
 import type { Logger } from '../observe/logger.js';
 import { acceptedKeysAt, planRotation, signingKeyAt, type KeyWindow, type RotationPolicy, type SigningAlgorithm } from './key-rotation.js';
 import { SIGNING_KEY_RING_NAME, SIGNING_KEY_RING_RESOURCE } from './management-constants.js';

@@ -3,7 +3,7 @@
  * the direct-cluster-endpoint JWTs (issue 10 §2) as a second verifier later, without touching the
  * webhook.
  */
-import type { AuthenticatedUser } from '../apiserver/request-authentication.js';
+import type { AuthenticatedUser } from '../apiserver/index.js';
 
 /** What the webhook asks a verifier: the bearer token and the audiences the caller wants it valid for (may be empty). */
 export interface TokenReviewRequest {

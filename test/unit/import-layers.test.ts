@@ -24,14 +24,14 @@ const CASES: readonly [file: string, forbidden: string, allowed: string][] = [
   ['src/apimachinery/api-error.ts', '../kube/index.js', './status.js'],
   ['src/apiserver/http-app.ts', '../devcluster/index.js', '../observe/logger.js'],
   ['src/apiserver/security/authenticator.ts', '../../kube/index.js', '../../observe/logger.js'],
-  ['src/devcluster/dev-cluster.ts', '../kube/index.js', '../apiserver/api-server.js'],
-  ['src/devcluster/storage/api-storage.ts', '../../syncer/metrics.js', '../../apiserver/storage.js'],
+  ['src/devcluster/dev-cluster.ts', '../kube/index.js', '../apiserver/index.js'],
+  ['src/devcluster/storage/api-storage.ts', '../../syncer/metrics.js', '../../apiserver/index.js'],
   ['src/config/schema.ts', '../apiserver/api-error.js', '../observe/logger.js'],
   ['src/translate/translator.ts', '../devcluster/index.js', '../config/index.js'],
   ['src/patches/reference-patch.ts', '../kube/index.js', '../translate/index.js'],
   ['src/kube/rest-client.ts', '../syncer/metrics.js', '../observe/logger.js'],
   ['src/syncer/to-host-controller.ts', '../apiserver/api-error.js', '../kube/index.js'],
-  ['src/management/access-keys.ts', '../devcluster/index.js', '../apiserver/api-server.js'],
+  ['src/management/access-keys.ts', '../devcluster/index.js', '../apiserver/index.js'],
   ['src/management/secret-storage.ts', '../syncer/metrics.js', '../kube/reflector.js'],
   ['src/manager/manager.ts', '../syncer/metrics.js', '../kube/index.js'],
   ['src/observe/logger.ts', '../kube/index.js', 'pino'],
@@ -58,6 +58,16 @@ describe('import layers (eslint.config.js, one no-restricted-imports block per f
 
   it('keeps the package export off cli/', async () => {
     expect(await layerErrors(eslint, 'src/index.ts', "export { runCli } from './cli/run-cli.js';\n")).toHaveLength(1);
+  });
+
+  it.each([
+    ['src/devcluster/dev-cluster.ts', '../apiserver/api-server.js', '../apiserver/index.js'],
+    ['src/devcluster/storage/api-storage.ts', '../../apiserver/storage.js', '../../apiserver/index.js'],
+    ['src/management/management-server.ts', '../apiserver/security/authenticator.js', '../apiserver/index.js'],
+  ])('%s reaches apiserver/ through its index only: not %s, but %s', async (file, inside, index) => {
+    expect(await layerErrors(eslint, file, `import { x } from '${inside}';\nexport const y = x;\n`)).toEqual([expect.stringMatching(/^no-restricted-imports: .*through its public face only/)]);
+    expect(await layerErrors(eslint, file, `export const later = () => import('${inside}');\n`)).toEqual([expect.stringMatching(/^no-restricted-syntax: .*through its public face only/)]);
+    expect(await layerErrors(eslint, file, `import { x } from '${index}';\nexport const y = x;\n`)).toEqual([]);
   });
 
   it('catches a dynamic import() of a forbidden folder too', async () => {

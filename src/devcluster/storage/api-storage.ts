@@ -1,16 +1,4 @@
-import {
-  StorageError,
-  type ObjectRef,
-  type Preconditions,
-  type ResourceId,
-  type Storage,
-  type StorageList,
-  type StorageListOptions,
-  type StorageWatch,
-  type StorageWatchFilter,
-  type StorageWatchListener,
-  type StoredObject,
-} from '../../apiserver/storage.js';
+import { type ObjectRef, type Preconditions, type ResourceId, type Storage, StorageError, type StorageList, type StorageListOptions, type StorageWatch, type StorageWatchFilter, type StorageWatchListener, type StoredObject } from '../../apiserver/index.js';
 import { StoreError, type Store, type WatchHandle } from './types.js';
 import type { ClosableWatchListener } from './watch-hub.js';
 

@@ -5,9 +5,9 @@
  * defaults); the store owns ordering, resourceVersions and persistence.
  */
 
-import type { ObjectRef, Preconditions, ResourceId, StoredObject } from '../../apiserver/storage.js';
+import type { ObjectRef, Preconditions, ResourceId, StoredObject } from '../../apiserver/index.js';
 
-export type { ObjectRef, Preconditions, ResourceId, StoredObject, StoredObjectMeta } from '../../apiserver/storage.js';
+export type { ObjectRef, Preconditions, ResourceId, StoredObject, StoredObjectMeta } from '../../apiserver/index.js';
 
 /** One committed change, as watchers receive it. */
 export interface StoreEvent {
@@ -25,7 +25,7 @@ export interface StoreEvent {
  * The engine fails with the core's storage error, so failures cross the storage interface
  * unchanged. Codes used here: `NotFound`, `AlreadyExists`, `Conflict`, `Expired`, `Closed`.
  */
-export { StorageError as StoreError, type StorageErrorCode as StoreErrorCode } from '../../apiserver/storage.js';
+export { StorageError as StoreError, type StorageErrorCode as StoreErrorCode } from '../../apiserver/index.js';
 
 /** Receives committed events in revision order, synchronously, on the committing tick. */
 export interface WatchListener {
