@@ -18,7 +18,7 @@ import { cachedBodyDigest, hostMatchesDesired, withHostChanges } from './host-ch
 import type { PatchedObject } from './object-patcher.js';
 import type { SyncState } from './sync-state.js';
 import type { ReferenceImporter } from './reference-importer.js';
-import { changedByOthers, ConvergeMemory, hostCacheBehind, stillConverged } from './converge-memory.js';
+import { changedByOthers, ConvergeMemory, hostCacheBehind, stillConverged, virtualCacheBehind } from './converge-memory.js';
 import { TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { ToHostResource } from './to-host-resource.js';
 
@@ -64,6 +64,9 @@ const CACHE_LAG: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 10
 
 /** The host cache has not seen this process's last write to the host object; its watch event re-queues the key. */
 const HOST_CACHE_BEHIND: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host cache has not seen our last write yet' });
+
+/** The virtual cache has not seen this process's last write to the virtual object (reverse sync); its watch event re-queues the key. */
+const VIRTUAL_CACHE_BEHIND: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the virtual cache has not seen our last write yet' });
 
 /** The host cache holds a copy that a GET no longer finds: look again once the cache has seen the delete. */
 const HOST_GONE: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host object was deleted while being read' });
@@ -189,6 +192,7 @@ export class ToHostReconciler<V extends KubeObject> {
     }
 
     const last = this.#lastSync.get(key);
+    if (virtualCacheBehind(last, virtual)) return VIRTUAL_CACHE_BEHIND;
     if (stillConverged(last, virtual, cached, state)) {
       this.#contention.settled(key);
       return { kind: 'unchanged' };
@@ -199,6 +203,8 @@ export class ToHostReconciler<V extends KubeObject> {
 
     let current = virtual;
     let virtualUpdated = false;
+    // The virtual resourceVersion a reverse write below replaces (a lagging virtual cache still shows it).
+    let replacedVirtual: string | undefined;
     if (hostCacheBehind(last, virtual, host)) return HOST_CACHE_BEHIND;
     if (
       last !== undefined &&
@@ -209,6 +215,7 @@ export class ToHostReconciler<V extends KubeObject> {
       if (!isDeepStrictEqual(reversed, virtual)) {
         current = await this.#options.virtualClient.update(this.#path(namespace, name), reversed);
         virtualUpdated = true;
+        replacedVirtual = virtual.metadata?.resourceVersion ?? '';
         this.#logger.info({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated virtual object from host changes');
       }
     }
@@ -216,7 +223,7 @@ export class ToHostReconciler<V extends KubeObject> {
     const { object: desired, imports } = await this.#desiredHost(current, host, state);
     if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
-      this.#lastSync.remember(key, current, host, state, imports);
+      this.#lastSync.remember(key, current, host, state, imports, { virtual: replacedVirtual });
       this.#contention.settled(key);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
     }
@@ -225,7 +232,7 @@ export class ToHostReconciler<V extends KubeObject> {
       await this.#deleteHost(host, key, recreate);
       const created = await this.#createHost(current, state);
       if (created === undefined) return CACHE_LAG;
-      this.#lastSync.remember(key, current, created.object, state, created.imports);
+      this.#lastSync.remember(key, current, created.object, state, created.imports, { virtual: replacedVirtual });
       return { kind: 'synced', action: 'recreated' };
     }
     let contention: Contention | undefined;
@@ -244,7 +251,7 @@ export class ToHostReconciler<V extends KubeObject> {
     };
     const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
     await this.#import(imports, updated, state);
-    this.#lastSync.remember(key, current, updated, state, imports, host.metadata?.resourceVersion ?? '');
+    this.#lastSync.remember(key, current, updated, state, imports, { host: host.metadata?.resourceVersion ?? '', virtual: replacedVirtual });
     this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
     return contention !== undefined ? { kind: 'synced', action: 'updated', contention } : { kind: 'synced', action: 'updated' };
   }

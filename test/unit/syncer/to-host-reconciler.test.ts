@@ -119,6 +119,33 @@ describe('ToHostReconciler.reconcile', () => {
     expect(outcome).toMatchObject({ kind: 'requeue' });
   });
 
+  it('does not write the host from a virtual cache one write behind its own reverse sync (what flowed back stays on the host)', async () => {
+    // Seen on the real kube-apiserver: a host label flowed back into the tenant's object, then a
+    // reconcile that still read the tenant's object as it was before that write took the label off
+    // the host again, and the next round took that removal for a host change and flowed it back.
+    const { virtualCache, hostWrites, virtualWrites, newController, cacheHost } = handFilledBed();
+    const sync = newController();
+    virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, labels: { app: 'web' } } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'created' });
+    const created = hostWrites[0] as Endpoints;
+    // Someone labels the host copy.
+    cacheHost({ ...created, metadata: { ...created.metadata, resourceVersion: '50', labels: { ...created.metadata?.labels, team: 'blue' } } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'updated' });
+    expect(virtualWrites.map((v) => v.metadata?.labels)).toEqual([{ app: 'web', team: 'blue' }]);
+    expect(hostWrites[1]?.metadata?.annotations?.['vcluster.loft.sh/managed-labels']).toBe('app\nteam');
+    cacheHost(hostWrites[1] as Endpoints);
+
+    // Reconciled again before the virtual cache has seen the reverse write: it still shows the object without the label.
+    expect(await sync.reconcile('default/web')).toMatchObject({ kind: 'requeue', reason: 'the virtual cache has not seen our last write yet' });
+    expect(hostWrites).toHaveLength(2);
+    expect(virtualWrites).toHaveLength(1);
+
+    // Once it has, both sides are converged.
+    virtualCache.set('default/web', virtualWrites[0] as Endpoints);
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(hostWrites).toHaveLength(2);
+  });
+
   it('does not take the copy its first write replaced for a host change, when it remembered nothing before that write (a lost create answer, a restart)', async () => {
     // Found by the chaos run: a create whose answer was lost, an update over its copy, then a host
     // list answered late that still showed the created copy: its old label was copied back into
