@@ -10,7 +10,7 @@ import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy, type Fau
 import { freePorts, startRealControlPlane } from '../real-control-plane.js';
 import { SeededRandom } from '../seeded-random.js';
 import { DurableDevcluster, VcsyncProcess } from './chaos-processes.js';
-import { ChaosWorkload, type OperationKind } from './chaos-workload.js';
+import { ChaosWorkload, HOST_OWNER_LABEL, type OperationKind } from './chaos-workload.js';
 import { callManagementApi, OWNED_ACCESS_KEYS_PATH } from './management-calls.js';
 import { expectedHostObjects, hostDifferences, type SyncedFields } from './host-expectations.js';
 
@@ -54,6 +54,8 @@ export interface ChaosReport {
   differences: string[];
   /** Endpoints the host must hold at the end. */
   expectedHostObjects: number;
+  /** Host copies labelled on the host during the run (their label must flow back or stay). */
+  hostLabelsSet: number;
   durationSeconds: number;
 }
 
@@ -214,6 +216,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         },
         adminKey: () => adminKey,
       },
+      host: { client: hostClient, namespace: HOST_NAMESPACE },
       namespaces: NAMESPACES,
       namesPerNamespace: options.namesPerNamespace ?? 40,
       retryForMs: 120_000,
@@ -250,16 +253,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     const faultsStopped = Date.now();
     log(`workload done; faults stopped; waiting for convergence`);
-    const expected = await expectedHostObjects({ virtual: virtualClient, namespaces: NAMESPACES, configPath: files.config, vclusterName: VCLUSTER, hostNamespace: HOST_NAMESPACE, dir });
     const readHost = async (): Promise<Map<string, SyncedFields>> => {
       const list = await hostClient.list<KubeObject>(`/api/v1/namespaces/${HOST_NAMESPACE}/endpoints`);
       return new Map(list.items.map((item) => [item.metadata?.name ?? '', item as SyncedFields]));
     };
     const convergenceDeadline = faultsStopped + (options.convergenceTimeoutMs ?? 60_000);
     let hostDiff: string[] = [];
+    let expected = new Map<string, SyncedFields>();
     let convergenceSeconds: number | undefined;
     for (;;) {
-      hostDiff = hostDifferences(expected, await readHost());
+      // Read again each time: host labels may still be flowing back into the virtual objects.
+      expected = await expectedHostObjects({ virtual: virtualClient, namespaces: NAMESPACES, configPath: files.config, vclusterName: VCLUSTER, hostNamespace: HOST_NAMESPACE, dir });
+      const actual = await readHost();
+      hostDiff = [...hostDifferences(expected, actual, [HOST_OWNER_LABEL]), ...lostHostLabels(workload, actual)];
       if (hostDiff.length === 0) {
         convergenceSeconds = (Date.now() - faultsStopped) / 1000;
         break;
@@ -286,6 +292,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       convergenceSeconds,
       differences,
       expectedHostObjects: expected.size,
+      hostLabelsSet: workload.hostLabelsSet,
       durationSeconds: (Date.now() - started) / 1000,
     };
   } finally {
@@ -299,6 +306,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (options.logDir !== undefined && keepData) log(`data dirs kept in ${dir}`);
     else await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Host copies that someone labelled with {@link HOST_OWNER_LABEL} and that lost it: whether the
+ * label flowed back into the virtual object or stayed a host-only label, nobody removed it.
+ */
+function lostHostLabels(workload: ChaosWorkload, actual: ReadonlyMap<string, SyncedFields>): string[] {
+  const lost: string[] = [];
+  for (const entry of workload.virtualEntries.values()) {
+    if (!entry.hostLabelled) continue;
+    const copy = [...actual.values()].find(
+      (item) => item.metadata?.annotations?.['vcluster.loft.sh/object-name'] === entry.name && item.metadata.annotations['vcluster.loft.sh/object-namespace'] === entry.namespace,
+    );
+    if (copy?.metadata?.labels?.[HOST_OWNER_LABEL] === undefined) lost.push(`host copy of ${entry.namespace}/${entry.name}: the ${HOST_OWNER_LABEL} label set on the host is gone`);
+  }
+  return lost;
 }
 
 /** Where the virtual side differs from what the workload's operations left (an acknowledged write lost across a restart, say). */

@@ -11,6 +11,7 @@ export const OPERATION_KINDS = [
   'delete-endpoints',
   'service-selector',
   'delete-service',
+  'label-host-copy',
   'create-key',
   'disable-key',
   'delete-key',
@@ -27,6 +28,7 @@ const WEIGHTS: Readonly<Record<OperationKind, number>> = Object.freeze({
   'delete-endpoints': 10,
   'service-selector': 10,
   'delete-service': 5,
+  'label-host-copy': 8,
   'create-key': 7,
   'disable-key': 3,
   'delete-key': 3,
@@ -41,6 +43,22 @@ export interface VirtualEntry {
   service: 'none' | 'plain' | 'selector';
   /** The Endpoints' one address and its `chaos` label value, or undefined when absent. */
   endpoints: { ip: string; label: string } | undefined;
+  /**
+   * Whether the host copy of the Endpoints as they are now got the {@link HOST_OWNER_LABEL} from
+   * someone on the host. Nobody removes it: it stays on the host copy, flowed back into the
+   * virtual object or kept as a host-only label, until the copy goes (Endpoints deleted, Service
+   * deleted or given a selector).
+   */
+  hostLabelled: boolean;
+}
+
+/** The label the workload sets on host copies, as a host controller or an operator would. */
+export const HOST_OWNER_LABEL = 'chaos-owner';
+
+/** The host side as the workload writes it: a client without faults and the namespace of the copies. */
+export interface HostAccess {
+  client: RestClient;
+  namespace: string;
 }
 
 /** What the workload expects of one access key. */
@@ -62,6 +80,8 @@ export interface ChaosWorkloadOptions {
   /** A client of the virtual API server (direct, without faults). */
   virtual: RestClient;
   management: ManagementAccess;
+  /** The host side, for host-side writes to the copies (reverse sync under faults). */
+  host: HostAccess;
   /** Virtual namespaces the names spread over. */
   namespaces: readonly string[];
   /** Names per namespace. */
@@ -74,7 +94,8 @@ const RETRY_PAUSE_MS = 100;
 
 /**
  * A seeded random workload on the virtual side (Endpoints created, updated, deleted; Services
- * created, switched between with and without selector, deleted) and on the management API
+ * created, switched between with and without selector, deleted), on the host side (host copies
+ * labelled by someone else) and on the management API
  * (access keys created, disabled, deleted; token reviews), with the state every operation
  * applied: what the host and the key store must converge to. Operations are retried through
  * connection failures and 5xx answers (restarts, faults) with the outcome of an uncertain retry
@@ -86,13 +107,15 @@ export class ChaosWorkload {
   readonly keys = new Map<string, KeyEntry>();
   readonly counts: Record<OperationKind, number> = Object.fromEntries(OPERATION_KINDS.map((kind) => [kind, 0])) as Record<OperationKind, number>;
   readonly reviewMismatches: string[] = [];
+  /** Host copies the workload labelled on the host (see {@link VirtualEntry.hostLabelled}). */
+  hostLabelsSet = 0;
   #keySerial = 0;
 
   constructor(readonly options: ChaosWorkloadOptions) {
     for (const namespace of options.namespaces) {
       for (let index = 0; index < options.namesPerNamespace; index += 1) {
         const name = `svc-${index}`;
-        this.virtualEntries.set(`${namespace}/${name}`, { namespace, name, service: 'none', endpoints: undefined });
+        this.virtualEntries.set(`${namespace}/${name}`, { namespace, name, service: 'none', endpoints: undefined, hostLabelled: false });
       }
     }
   }
@@ -129,6 +152,8 @@ export class ChaosWorkload {
         return this.#writeService(entry, entry.service === 'plain' ? 'selector' : 'plain');
       case 'delete-service':
         return this.#deleteService(entry);
+      case 'label-host-copy':
+        return this.#labelHostCopy(entry, `o${random.int(1000)}`);
       case 'create-key':
         return this.#createKey();
       case 'disable-key':
@@ -180,6 +205,45 @@ export class ChaosWorkload {
     if (entry.endpoints === undefined) return this.#writeEndpoints(entry, '10.0.0.1', 'v0');
     await this.#retry(`delete Endpoints ${entry.namespace}/${entry.name}`, (retried) => this.#deleteOrGone(this.#path(entry, 'endpoints'), retried));
     entry.endpoints = undefined;
+    entry.hostLabelled = false;
+  }
+
+  /**
+   * Labels the host copy of the entry's Endpoints on the host, as a host controller would: the
+   * change must flow back into the virtual object or stay on the host, never vanish. Only a copy
+   * of the virtual object as it is now (its uid) counts: a copy of an older incarnation the syncer
+   * has not replaced yet is left alone. Without a synced copy (none yet, or none to have), the
+   * Endpoints are updated instead.
+   */
+  async #labelHostCopy(entry: VirtualEntry, owner: string): Promise<void> {
+    if (entry.endpoints === undefined || entry.service !== 'plain') return this.#writeEndpoints(entry, '10.0.0.2', 'v1');
+    const { client, namespace } = this.options.host;
+    let labelled = false;
+    await this.#retry(`label the host copy of ${entry.namespace}/${entry.name}`, async () => {
+      const virtual = await this.options.virtual.get<KubeObject>(this.#path(entry, 'endpoints'));
+      const copies = await client.list<KubeObject>(`/api/v1/namespaces/${namespace}/endpoints`);
+      const copy = copies.items.find((item) => {
+        const annotations = item.metadata?.annotations ?? {};
+        return annotations['vcluster.loft.sh/object-name'] === entry.name && annotations['vcluster.loft.sh/object-namespace'] === entry.namespace;
+      });
+      const uid = virtual.metadata?.uid ?? '';
+      if (copy === undefined || copy.metadata?.annotations?.['vcluster.loft.sh/object-uid'] !== uid) return;
+      const path = `/api/v1/namespaces/${namespace}/endpoints/${copy.metadata?.name ?? ''}`;
+      try {
+        await client.patch(path, 'json', [
+          { op: 'test', path: '/metadata/annotations/vcluster.loft.sh~1object-uid', value: uid },
+          { op: 'add', path: `/metadata/labels/${HOST_OWNER_LABEL}`, value: owner },
+        ]);
+        labelled = true;
+      } catch (error) {
+        // Replaced or deleted by the syncer meanwhile: that copy is not the one to label.
+        if (isNotFound(error) || (error instanceof ApiError && (error.httpStatus === 422 || error.httpStatus === 409))) return;
+        throw error;
+      }
+    });
+    if (!labelled) return;
+    entry.hostLabelled = true;
+    this.hostLabelsSet += 1;
   }
 
   async #writeService(entry: VirtualEntry, next: 'plain' | 'selector'): Promise<void> {
@@ -199,12 +263,15 @@ export class ChaosWorkload {
       await this.#retry(`set the selector of Service ${entry.namespace}/${entry.name}`, () => client.patch(this.#path(entry, 'services'), 'merge', { spec: { selector } }));
     }
     entry.service = next;
+    // A Service with a selector takes the host copy away.
+    if (next === 'selector') entry.hostLabelled = false;
   }
 
   async #deleteService(entry: VirtualEntry): Promise<void> {
     if (entry.service === 'none') return this.#writeService(entry, 'plain');
     await this.#retry(`delete Service ${entry.namespace}/${entry.name}`, (retried) => this.#deleteOrGone(this.#path(entry, 'services'), retried));
     entry.service = 'none';
+    entry.hostLabelled = false;
   }
 
   async #deleteOrGone(path: string, retried: boolean): Promise<void> {

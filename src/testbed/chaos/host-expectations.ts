@@ -61,9 +61,12 @@ function runPreview(args: readonly string[], input: string, cwd: string): Promis
 
 /**
  * Every difference between the expected host Endpoints and the host's, by name: missing, orphaned
- * (on the host, not expected), or with other labels, annotations or subsets.
+ * (on the host, not expected), or with other labels, annotations or subsets. A label of
+ * `hostOnlyLabels` on the host that the expectation lacks is someone else's on the host, kept
+ * there as it should be (the syncer flows host changes back only when the virtual object did not
+ * move meanwhile).
  */
-export function hostDifferences(expected: ReadonlyMap<string, SyncedFields>, actual: ReadonlyMap<string, SyncedFields>): string[] {
+export function hostDifferences(expected: ReadonlyMap<string, SyncedFields>, actual: ReadonlyMap<string, SyncedFields>, hostOnlyLabels: readonly string[] = []): string[] {
   const differences: string[] = [];
   for (const [name, want] of expected) {
     const have = actual.get(name);
@@ -73,7 +76,8 @@ export function hostDifferences(expected: ReadonlyMap<string, SyncedFields>, act
     }
     for (const field of ['labels', 'annotations'] as const) {
       const wanted = want.metadata?.[field] ?? {};
-      const found = have.metadata?.[field] ?? {};
+      const found = { ...(have.metadata?.[field] ?? {}) };
+      if (field === 'labels') for (const key of hostOnlyLabels) if (!(key in wanted)) delete found[key];
       if (!isDeepStrictEqual(found, wanted)) differences.push(`host ${name}: ${field} ${JSON.stringify(found)}, expected ${JSON.stringify(wanted)}`);
     }
     if (!isDeepStrictEqual(have.subsets ?? [], want.subsets ?? [])) differences.push(`host ${name}: subsets ${JSON.stringify(have.subsets)}, expected ${JSON.stringify(want.subsets)}`);

@@ -19,6 +19,7 @@ async function expectConverged(options: ChaosOptions): Promise<void> {
   expect(report.restarts, summary).toEqual({ apiServer: 1, vcsyncTerm: 1, vcsyncKill: 0 });
   expect(report.faults.total, summary).toBeGreaterThan(0);
   expect(report.expectedHostObjects, summary).toBeGreaterThan(0);
+  expect(report.hostLabelsSet, summary).toBeGreaterThan(0);
   expect(Object.values(report.operations.byKind).reduce((a, b) => a + b, 0), summary).toBe(options.operations);
 }
 
