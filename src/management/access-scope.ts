@@ -2,7 +2,7 @@
  * The `scope` of an access key (seed 2.6, shared by OwnedAccessKey.spec and
  * DirectClusterEndpointToken.spec): what a key may reach. The types mirror the wire format; what
  * each entry allows is decided by `authorization.ts` and written down in `scope-table.ts` (the
- * README table).
+ * table in docs/management-api.md).
  */
 import type { StatusCause } from '../apiserver/api-error.js';
 import { forbiddenValue, invalidValue, requiredValue } from '../apiserver/metadata-validation.js';
