@@ -1,4 +1,4 @@
-// Management API credentials (issue 10): kube configs, DirectClusterEndpointTokens and token
+// Management API credentials: kube configs, DirectClusterEndpointTokens and token
 // reviews per second, against baselines measured in the same run. Every server runs in its own
 // Node process over HTTPS (benchmarks/lib/auth-server-process.mjs, built code from dist/: build
 // first); this process is the load generator: `--clients` keep-alive TLS connections sending
