@@ -1,4 +1,4 @@
-// Chaos (issue 12 §2): a seeded random workload (virtual Endpoints and Services; access keys and
+// Chaos: a seeded random workload (virtual Endpoints and Services; access keys and
 // token reviews through the management API) against a spawned `vcsync start`, with a fault proxy
 // in front of each API server, API-server restarts (devcluster --data-dir, same port) and vcsync
 // restarts (SIGTERM, SIGKILL); then faults stop and the host and the key store must match what the

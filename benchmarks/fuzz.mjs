@@ -1,4 +1,4 @@
-// Fuzzing, longer than npm test runs it (issue 12 §3): the same fuzzers as
+// Fuzzing, longer than npm test runs it: the same fuzzers as
 // test/unit/patches/expression-fuzz.test.ts and test/integration/devcluster/devcluster-fuzz.test.ts
 // (src/testbed/fuzz/, from dist/: build first) with many more cases:
 //

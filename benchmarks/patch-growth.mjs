@@ -1,4 +1,4 @@
-// Patch growth (issue 19 §1): the issue's small patches that copy an object into itself (11 KB:
+// Patch growth: the security review's small patches that copy an object into itself (11 KB:
 // a 1,000-item list, then 16 copies of the container; 2 KB: a 1 KB string doubled 19 times), sent
 // with dryRun=All to a devcluster process (a ConfigMap's annotations) and to a management server
 // process (a non-admin user's own OwnedAccessKey, /spec). For each: the answer (code, reason) and

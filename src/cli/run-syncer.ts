@@ -48,7 +48,7 @@ export interface RunSyncerOptions {
   /** Patch sandbox heap limit (MiB) and per-object evaluation timeout (ms). */
   sandboxMemoryMiB: number;
   sandboxTimeoutMs: number;
-  /** Serve the management API (issue 9) on every replica, storing in host Secrets. Default off. */
+  /** Serve the management API on every replica, storing in host Secrets. Default off. */
   management?: Pick<DaemonManagementOptions, 'host' | 'port' | 'tls' | 'insecureHttp' | 'bootstrapKeyPath' | 'tokens' | 'watchLimits' | 'connectionLimits'>;
   logger: Logger;
   /** Called once the metrics endpoint listens (e.g. to print its URL). */

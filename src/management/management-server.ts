@@ -72,7 +72,7 @@ export interface ManagementServerOptions {
   now?: () => number;
   /** `status.lastActivity` is written at most once per this many ms per key. Default 60000. */
   lastActivityWriteIntervalMs?: number;
-  /** Verifiers the token review asks after the access keys (issue 10 §2's endpoint tokens). Default: none. */
+  /** Verifiers the token review asks after the access keys (the DirectClusterEndpointTokens). Default: none. */
   tokenVerifiers?: readonly NamedTokenVerifier[];
   /** Verified keys the authenticator caches. Default `AUTH_CACHE_MAX_KEYS` (10,000). */
   authCacheMaxKeys?: number;
@@ -96,7 +96,7 @@ export interface ManagementServerOptions {
   logger: Logger;
 }
 
-/** How DirectClusterEndpointTokens are signed and checked (issue 10 §2). */
+/** How DirectClusterEndpointTokens are signed and checked. */
 export interface DirectTokenOptions {
   /** Algorithm of newly generated signing keys. Default `RS256` (as the reference platform). */
   algorithm?: SigningAlgorithm;
@@ -159,10 +159,10 @@ function formatHost(host: string): string {
 }
 
 /**
- * Starts the management API (issue 9 §2): the apiserver core with OwnedAccessKey under
+ * Starts the management API: the apiserver core with OwnedAccessKey under
  * `/kubernetes/management`, HTTPS from certificate files reloaded when they change (plain HTTP
  * only with `insecureHttp`), every request authenticated by its access key and authorized by
- * `authorizer`, except the TokenReview webhook at {@link TOKEN_REVIEW_PATH} (issue 10 §1), which
+ * `authorizer`, except the TokenReview webhook at {@link TOKEN_REVIEW_PATH}, which
  * answers for the access keys and then `tokenVerifiers` without a credential (ADR 0020); creates
  * the bootstrap admin key when asked. Fails when neither TLS files nor `insecureHttp` are given.
  */

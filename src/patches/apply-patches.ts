@@ -49,7 +49,7 @@ export interface ApplyPatchesInput<T extends PatchableObject> {
  *
  * Expression semantics, per location the path matches (see `path-match.ts`):
  * - a location matches only when every segment of the path exists there, the last one included
- *   (seed 2.7: a path that is not in the object is not applied), so a patch never adds a field;
+ *   (a path that is not in the object is not applied), so a patch never adds a field;
  * - the expression gets `value` (a private copy), `valueExists` (always true, kept for
  *   expressions written for it) and `context` (`vcluster`, `hostObject`, `virtualObject` -
  *   deeply frozen - and the concrete `path`; the per-object parts only when some expression of

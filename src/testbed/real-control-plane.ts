@@ -97,7 +97,7 @@ const LOOPBACK = '127.0.0.1';
  * on ephemeral loopback ports, each awaited on its health endpoint (etcd `/health`, the API
  * server's `/readyz`, the controller manager's `/healthz`). On failure everything started is
  * stopped and the error carries the tail of every log. Start one per test file, not per test:
- * it takes seconds (see README). Like envtest's, the API server advertises 127.0.0.1, which
+ * it takes seconds (docs/testing.md). Like envtest's, the API server advertises 127.0.0.1, which
  * Endpoints validation refuses: `default/kubernetes` has its Service but no Endpoints.
  */
 export async function startRealControlPlane(options: RealControlPlaneOptions = {}): Promise<RealControlPlane> {

@@ -121,7 +121,7 @@ function spread(count: number, operations: number, offset: number): number[] {
 }
 
 /**
- * One chaos run (issue 12 §2): a virtual and a host devcluster (`--data-dir`, restartable), a fault
+ * One chaos run: a virtual and a host devcluster (`--data-dir`, restartable), a fault
  * proxy in front of each, a spawned `vcsync start` (leader election off, management API on)
  * talking to the proxies; a seeded workload of `operations` (Endpoints and Services on the
  * virtual side, access keys and token reviews on the management API) with API-server and vcsync

@@ -11,7 +11,7 @@ import {
 import { SeededRandom } from '../seeded-random.js';
 
 /**
- * Expression fuzzing (issue 12 §3): hostile and randomly generated patch expressions through
+ * Expression fuzzing: hostile and randomly generated patch expressions through
  * `compilePatches` and the real isolated-vm sandbox. Each expression compiles or is rejected with
  * a located error; each evaluation ends within the sandbox's time and memory limits with an answer
  * or a patch evaluation error (never "sandbox unavailable"); after each one a known-good
@@ -103,7 +103,7 @@ export const HOSTILE_EXPRESSIONS: readonly (readonly [string, string])[] = [
   ['delete-intrinsic', 'delete globalThis.JSON'],
   ['freeze-global-object', 'Object.preventExtensions(Object.prototype)'],
   ['helper-mutation', '(atob.leak = 1)'],
-  // State across evaluations (issue 19 §3): what one evaluation assigns must not reach the next.
+  // State across evaluations: what one evaluation assigns must not reach the next.
   // The check refuses a visible assignment to a helper; a parameter of the same name elsewhere
   // in the expression hides it from the check, and the sandbox's const helpers refuse it then.
   ['helper-reassign', '(typeof btoa === "function" ? (btoa = value, "first") : ("LEAKED:" + btoa))'],
@@ -228,7 +228,7 @@ export const HOSTILE_EXPRESSIONS: readonly (readonly [string, string])[] = [
 
 /**
  * Expressions that held the whole process when crossings ran on the main thread (found by this
- * fuzzer; README "Limits"): a builtin that walks or allocates 10^8 array elements at once runs
+ * fuzzer; docs/limits.md): a builtin that walks or allocates 10^8 array elements at once runs
  * without reaching a point where V8 checks the time limit, or hits V8's fatal out-of-memory path,
  * where isolated-vm parks the calling thread for good; so, now and then, does an expression that
  * reaches the heap limit through one growing large allocation (an object grown key by key, an

@@ -1,6 +1,6 @@
 /**
- * Patches that are small but would grow an object without bound (issue 19 §1), and patches whose
- * result is larger than a server stores: the reproduction of the issue, shared by its security
+ * Patches that are small but would grow an object without bound, and patches whose
+ * result is larger than a server stores: the security review's reproduction, shared by its security
  * test, the HTTP fuzzer and benchmarks/patch-growth.mjs. Every function is pure.
  */
 

@@ -6,7 +6,7 @@ import { copyDoublingPatch, hugeMergePatch, manyOperationsPatch, stringDoublingP
 import { runPressureFuzz, type PressureReport } from './pressure-fuzz.js';
 
 /**
- * HTTP fuzzing of devcluster (issue 12 §3): seeded random requests (paths, methods, headers,
+ * HTTP fuzzing of devcluster: seeded random requests (paths, methods, headers,
  * bodies in JSON, YAML with alias bombs, protobuf garbage, binary, huge and deeply nested; patches
  * that grow an object by copying it into itself or whose result is too large to store, sent to an
  * object that exists: {@link GROWTH_TARGET}), with and without credentials. Every answer must be a 2xx or a 4xx Kubernetes Status, never a 5xx, a
@@ -217,7 +217,7 @@ function body(random: SeededRandom, resource: string): [string, Buffer, string] 
     () => ['binary', random.bytes(1 + random.int(4096)), random.pick(CONTENT_TYPES)],
     () => ['binary:json-type', Buffer.concat([Buffer.from([0xff, 0xfe]), random.bytes(64)]), 'application/json'],
     () => ['cbor', random.bytes(1 + random.int(64)), random.pick(['application/cbor', 'application/apply-patch+cbor'])],
-    // The growth class (issue 19 §1): small patches that copy a value into itself, and results past the object limit.
+    // The growth class: small patches that copy a value into itself, and results past the object limit.
     () => ['growth:copy-doubling', JSON.stringify(copyDoublingPatch(random.pick(['/metadata/annotations', '/data', '/metadata']))), 'application/json-patch+json'],
     () => ['growth:string-doubling', JSON.stringify(stringDoublingPatch(random.pick(['/metadata/annotations', '/data']))), 'application/json-patch+json'],
     () => ['growth:many-operations', JSON.stringify(manyOperationsPatch(10_000 + random.int(3))), 'application/json-patch+json'],

@@ -3,7 +3,7 @@ import type { SeededRandom } from '../seeded-random.js';
 import { replyProblem, sendFuzzRequest, type FuzzReply, type FuzzRequest } from './http-fuzz.js';
 
 /**
- * The exhaustion classes of the HTTP fuzzer (issue 19 §5 and §7): a watch flood past the server's
+ * The exhaustion classes of the HTTP fuzzer: a watch flood past the server's
  * watch caps, and connections that stall half-way through their request head. A server passes
  * when every watch is a 200 stream or a 429 Status with `Retry-After`, at most its cap stream at
  * once, a plain request and the probes still answer during both, and every stalled connection is

@@ -23,7 +23,7 @@ async function expectConverged(options: ChaosOptions): Promise<void> {
   expect(Object.values(report.operations.byKind).reduce((a, b) => a + b, 0), summary).toBe(options.operations);
 }
 
-describe('chaos (issue 12 §2): seeded workload, 5% faults on both sides, an API-server and a vcsync restart; host and keys end as the operations require', () => {
+describe('chaos: seeded workload, 5% faults on both sides, an API-server and a vcsync restart; host and keys end as the operations require', () => {
   it(`devcluster → devcluster, 300 operations, seed ${SEED} (VCSYNC_CHAOS_SEED=${SEED} replays)`, () => expectConverged({ ...SHORT, host: 'devcluster' }), 120_000);
 
   it.skipIf(realClusterMissing('the chaos run on the real kube-apiserver'))(

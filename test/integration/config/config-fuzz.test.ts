@@ -17,7 +17,7 @@ import { startSyncerDaemon, type SyncerDaemon } from '../../support/syncer-daemo
 import { assertBuilt, REPO_ROOT, runVcsync } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
-// Issue 12 §3: mutated vcluster.yaml files (from the example and the schema) through the check
+// Mutated vcluster.yaml files (from the example and the schema) through the check
 // `vcsync validate`, start and every reload run (in-process, thousands), through the spawned CLI
 // and through live reload of a running syncer (a sample each). Each loads or yields located
 // errors; nothing throws or hangs; a rejected reload leaves the last valid config in force.

@@ -215,7 +215,7 @@ async function attack(bed: Bed, count: number, seed: number, snapshot: () => Pro
   expect(created.status, created.text).toBe(201);
 }
 
-describe(`management API fuzzing (issue 9 hostile input, issue 12 §3), seed ${SEED}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
+describe(`management API fuzzing, seed ${SEED}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'management-hostile-'));
@@ -309,7 +309,7 @@ async function reachBeyondAlice(fixture: ManagementFixture, value: string): Prom
   return undefined;
 }
 
-describe(`widening fuzz (issue 19 §2), seed ${SEED + 2}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
+describe(`widening fuzz, seed ${SEED + 2}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
   let fixture: ManagementFixture;
   beforeAll(async () => {
     fixture = await ManagementFixture.start();

@@ -12,7 +12,7 @@ import { ensureNamespace, startTwoClusters, type TwoClusters } from '../../suppo
 import { startSyncerDaemon, type SyncerDaemon } from '../../support/syncer-daemon.js';
 import { waitFor } from '../../support/wait-for.js';
 
-// Issue 19 §3: nothing an expression does survives into another evaluation. The issue's
+// Nothing an expression does survives into another evaluation. The security review's
 // reproductions through `vcsync validate`, `vcsync preview` and the daemon, and the fuzzer's
 // hostile corpus interleaved with known-good expressions over many objects.
 

@@ -11,7 +11,7 @@ import { callManagement, KEYS_PATH, ManagementFixture, type Answer } from '../..
 import { assertBuilt, REPO_ROOT, VCSYNC_NODE_ARGS } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
-// Issue 19 §1: a small patch must not grow an object without bound. The issue's two patches (11 KB
+// A small patch must not grow an object without bound. The security review's two patches (11 KB
 // of copies of /spec, a 2 KB string doubled 19 times) are sent as written to servers in their own
 // processes, each with its heap capped and every request bounded by an abort: before the fix the
 // process ran out of heap (or the request was aborted), so these fail fast instead of taking the
@@ -35,7 +35,7 @@ function scaledCopyPatch(container: string): unknown[] {
   ];
 }
 
-describe('a small patch cannot grow an object without bound (issue 19 §1)', () => {
+describe('a small patch cannot grow an object without bound', () => {
   describe('a standalone vcsync devcluster in its own process, heap capped at 512 MiB', () => {
     let server: DevclusterProcess;
     const CM = '/api/v1/namespaces/default/configmaps';

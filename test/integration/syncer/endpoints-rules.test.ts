@@ -13,7 +13,7 @@ import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
 import { metricValue, runnableBackends, startEndpointsSyncer, useSyncBackends, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
 import { waitFor } from '../../support/wait-for.js';
 
-/** REFERENCE.md 2: `safeConcatName("vcluster.loft.sh/label", vcluster, "x", first 10 hex of sha256(key))`. */
+/** vcluster's rewritten label key: `safeConcatName("vcluster.loft.sh/label", vcluster, "x", first 10 hex of sha256(key))`. */
 function rewrittenKey(key: string, vcluster = 'vc1'): string {
   return `vcluster.loft.sh/label-${vcluster}-x-${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
 }
@@ -154,7 +154,7 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
     expect(host.metadata?.annotations?.['vcluster.loft.sh/managed-labels']).toBe(
       ['app', 'release', 'vcluster.loft.sh/controlled-by', 'vcluster.loft.sh/managed-by', 'vcluster.loft.sh/namespace'].join('\n'),
     );
-    // REFERENCE.md's worked example pins the key formula itself.
+    // vcluster's own value for this key and name pins the key formula itself.
     expect(rewrittenKey('release', 'suffix')).toBe('vcluster.loft.sh/label-suffix-x-a4d451ec23');
   });
 

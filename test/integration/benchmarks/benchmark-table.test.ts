@@ -8,15 +8,16 @@ import { REPO_ROOT } from '../../support/vcsync-cli.js';
 import { parseXml, type XmlElement } from '../../support/xml-well-formed.js';
 
 const CHARTS = join(REPO_ROOT, 'benchmarks', 'charts');
-const REGENERATE = 'run `node benchmarks/render-table.mjs --readme` after a benchmark';
+const REGENERATE = 'run `node benchmarks/render-table.mjs --docs` after a benchmark';
+const PAGE = join(REPO_ROOT, 'docs', 'benchmarks.md');
 
-/** The text between the README's bench-table markers. */
-function readmeTable(readme: string): string {
-  const start = readme.indexOf('<!-- bench-table -->\n');
-  const end = readme.indexOf('\n<!-- /bench-table -->');
-  expect(start, 'README.md has a <!-- bench-table --> block').toBeGreaterThanOrEqual(0);
-  expect(end, 'README.md has a <!-- /bench-table --> end marker').toBeGreaterThan(start);
-  return readme.slice(start + '<!-- bench-table -->\n'.length, end);
+/** The text between the bench-table markers of docs/benchmarks.md. */
+function generatedTable(page: string): string {
+  const start = page.indexOf('<!-- bench-table -->\n');
+  const end = page.indexOf('\n<!-- /bench-table -->');
+  expect(start, 'docs/benchmarks.md has a <!-- bench-table --> block').toBeGreaterThanOrEqual(0);
+  expect(end, 'docs/benchmarks.md has a <!-- /bench-table --> end marker').toBeGreaterThan(start);
+  return page.slice(start + '<!-- bench-table -->\n'.length, end);
 }
 
 /** Every element of `root`, depth first. */
@@ -30,13 +31,12 @@ async function svgFiles(dir: string): Promise<Map<string, string>> {
   return new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)));
 }
 
-describe('README benchmark table and charts', () => {
+describe('the benchmark table of docs/benchmarks.md and the charts', () => {
   it(`are what benchmarks/render-table.mjs renders from benchmarks/results (${REGENERATE})`, async () => {
     const rendered = await mkdtemp(join(tmpdir(), 'bench-charts-'));
     try {
       const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'benchmarks', 'render-table.mjs'), '--charts', rendered], { cwd: REPO_ROOT });
-      const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-      const block = readmeTable(readme);
+      const block = generatedTable(await readFile(PAGE, 'utf8'));
       expect(block).toBe(stdout.trimEnd());
 
       const expected = await svgFiles(rendered);
@@ -49,7 +49,7 @@ describe('README benchmark table and charts', () => {
         expect(root.name).toBe('svg');
         expect(root.attributes['xmlns']).toBe('http://www.w3.org/2000/svg');
         expect(elements(root).filter((e) => e.name === 'rect').length, `${name}: a bar per compared row`).toBeGreaterThan(1);
-        expect(block, `the README shows ${name}`).toContain(`](benchmarks/charts/${name})`);
+        expect(block, `docs/benchmarks.md shows ${name}`).toContain(`](../benchmarks/charts/${name})`);
       }
     } finally {
       await rm(rendered, { recursive: true, force: true });

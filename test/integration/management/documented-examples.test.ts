@@ -9,17 +9,17 @@ import { REPO_ROOT } from '../../support/vcsync-cli.js';
 
 const API = '/apis/management.loft.sh/v1';
 
-/** The YAML blocks of the README section "Objects to copy" that hold a management object. */
-async function readmeObjects(): Promise<{ text: string; object: { kind: string; metadata: { name: string }; spec?: { scope?: unknown } } }[]> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('### Objects to copy\n');
-  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+/** The YAML blocks of the section "Objects to copy" of docs/management-api.md that hold a management object. */
+async function documentedObjects(): Promise<{ text: string; object: { kind: string; metadata: { name: string }; spec?: { scope?: unknown } } }[]> {
+  const page = await readFile(join(REPO_ROOT, 'docs', 'management-api.md'), 'utf8');
+  const start = page.indexOf('## Objects to copy\n');
+  const section = page.slice(start, page.indexOf('\n## ', start + 1));
   return [...section.matchAll(/```yaml\n([\s\S]*?)```/g)]
     .map((match) => ({ text: match[1] ?? '', object: parse(match[1] ?? '') as { kind: string; metadata: { name: string }; spec?: { scope?: unknown } } }))
     .filter((block) => typeof block.object.kind === 'string');
 }
 
-describe('the README objects to copy create as they are (issue 20 §4)', () => {
+describe('the documented objects to copy create as they are', () => {
   let fixture: ManagementFixture;
   beforeAll(async () => {
     fixture = await ManagementFixture.start({
@@ -39,7 +39,7 @@ describe('the README objects to copy create as they are (issue 20 §4)', () => {
   });
 
   it('each block creates (the kube config as a dry run), and each scope passes the local scope-file check', async () => {
-    const blocks = await readmeObjects();
+    const blocks = await documentedObjects();
     expect(blocks.map((block) => block.object.kind).sort()).toEqual(['DirectClusterEndpointToken', 'OwnedAccessKey', 'OwnedAccessKey', 'OwnedAccessKey', 'OwnedAccessKey', 'VirtualClusterInstanceKubeConfig']);
     for (const { text, object } of blocks) {
       const path = {
