@@ -1,8 +1,17 @@
 # syntax=docker/dockerfile:1
+# For teams with a container engine. The released image is assembled without one, reproducibly,
+# by `npm run image` (tools/image/, docs/image.md): same Node.js version, same /app layout,
+# entrypoint, command, numeric user, working directory and ports (a unit test keeps them equal).
+# What differs: that image holds only node, the shared libraries it loads (pinned Debian 12
+# packages) and /etc/passwd, with no shell, npm or package manager and no `vcsync` link on PATH,
+# and its bytes (hence its digest) follow from its inputs alone; this one is node:*-bookworm-slim
+# with whatever that tag holds on the day it is built.
+#
 # One Node for both stages, pinned to a release: isolated-vm's native addon is compiled against
-# the build stage's Node and must run on the same one. Bump it on purpose (and, in your registry,
-# pin it by digest too: FROM node:<version>-bookworm-slim@sha256:<digest>).
-ARG NODE_VERSION=22.20.0
+# the build stage's Node and must run on the same one. Bump it on purpose, with
+# tools/image/image-inputs.mjs (and, in your registry, pin it by digest too:
+# FROM node:<version>-bookworm-slim@sha256:<digest>).
+ARG NODE_VERSION=22.23.3
 
 # Build stage: compiles isolated-vm (native addon, node-gyp) and the TypeScript.
 FROM node:${NODE_VERSION}-bookworm-slim AS build
