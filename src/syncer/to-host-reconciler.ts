@@ -21,6 +21,7 @@ import type { ReferenceImporter } from './reference-importer.js';
 import { changedByOthers, ConvergeMemory, hostCacheBehind, stillConverged } from './converge-memory.js';
 import { TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { ToHostResource } from './to-host-resource.js';
+import { withPatchesNamed } from './patched-object-rejected.js';
 
 /** The calls the reconciler makes: writes, and a read to identify a conflicting host object; {@link RestClient} satisfies it. */
 export interface ObjectWriter {
@@ -213,7 +214,7 @@ export class ToHostReconciler<V extends KubeObject> {
       }
     }
 
-    const { object: desired, imports } = await this.#desiredHost(current, host, state);
+    const { object: desired, imports, changedBy } = await this.#desiredHost(current, host, state);
     if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
       this.#lastSync.remember(key, current, host, state, imports);
@@ -242,7 +243,7 @@ export class ToHostReconciler<V extends KubeObject> {
       ...desired,
       metadata: { ...desired.metadata, uid: host.metadata?.uid, resourceVersion: host.metadata?.resourceVersion },
     };
-    const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
+    const updated = await this.#hostWrite(changedBy, () => this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body));
     await this.#import(imports, updated, state);
     this.#lastSync.remember(key, current, updated, state, imports, host.metadata?.resourceVersion ?? '');
     this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
@@ -295,10 +296,10 @@ export class ToHostReconciler<V extends KubeObject> {
    * name is taken by an object this vcluster did not write.
    */
   async #createHost(virtual: V, state: SyncState): Promise<{ object: KubeObject; imports: readonly ReferenceImport[] } | undefined> {
-    const { object: desired, imports } = await this.#desiredHost(virtual, undefined, state);
+    const { object: desired, imports, changedBy } = await this.#desiredHost(virtual, undefined, state);
     const ref = desired.metadata ?? {};
     try {
-      const created = await this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired);
+      const created = await this.#hostWrite(changedBy, () => this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired));
       this.#logger.debug({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
       await this.#import(imports, created, state);
       return { object: created, imports };
@@ -313,7 +314,7 @@ export class ToHostReconciler<V extends KubeObject> {
         if (this.#resource.replacesForeignHostObject !== true || controlledElsewhere(existing.metadata, this.#resource.name) !== undefined) {
           throw this.#notManaged({ namespace: ref.namespace ?? '', name: ref.name ?? '' }, state, key);
         }
-        const replaced = await this.#replaceForeign(existing, desired, key);
+        const replaced = await this.#hostWrite(changedBy, () => this.#replaceForeign(existing, desired, key));
         if (replaced === undefined) return undefined;
         await this.#import(imports, replaced, state);
         return { object: replaced, imports };
@@ -336,6 +337,18 @@ export class ToHostReconciler<V extends KubeObject> {
     } catch (error) {
       if (isAlreadyExists(error)) return undefined;
       throw error;
+    }
+  }
+
+  /**
+   * Runs a host write of an object the patches `changedBy` produced: a refusal of the object
+   * itself then names those patches (see {@link withPatchesNamed}).
+   */
+  async #hostWrite<T>(changedBy: readonly string[] | undefined, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      throw withPatchesNamed(error, changedBy);
     }
   }
 
