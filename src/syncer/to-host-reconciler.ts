@@ -12,7 +12,7 @@ import { virtualLabelsAndAnnotations } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { CompetingWriterDetector, otherManagers, type CompetingWriterDetectorOptions } from './competing-writers.js';
-import { desiredHostObject } from './desired-host.js';
+import { desiredHostObject, ownedHostLabels } from './desired-host.js';
 import { syncPlan } from './sync-plan.js';
 import { cachedBodyDigest, hostMatchesDesired, withHostChanges } from './host-changes.js';
 import type { PatchedObject } from './object-patcher.js';
@@ -278,7 +278,7 @@ export class ToHostReconciler<V extends KubeObject> {
     const expected = virtualLabelsAndAnnotations(written.metadata ?? {}, state.translator.vclusterName);
     const excluded = new Set(this.#resource.excludedAnnotations);
     // Labels the resource or the state owns are vcsync's on the host: a host-side value never reaches the tenant.
-    const ownLabels = new Set([...Object.keys(this.#resource.hostLabels?.(virtual, state.translator) ?? {}), ...Object.keys(state.ownedHostLabels ?? {})]);
+    const ownLabels = new Set(Object.keys(ownedHostLabels(this.#resource, state, virtual)));
     const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, ownLabels);
     const annotations = withHostChanges(virtual.metadata?.annotations, expected.annotations, actual.annotations, excluded);
     const metadata: ObjectMeta = { ...virtual.metadata };
