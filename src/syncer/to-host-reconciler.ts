@@ -12,7 +12,7 @@ import { virtualLabelsAndAnnotations } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { CompetingWriterDetector, otherManagers, type CompetingWriterDetectorOptions } from './competing-writers.js';
-import { desiredHostObject } from './desired-host.js';
+import { desiredHostObject, ownedHostLabels } from './desired-host.js';
 import { syncPlan } from './sync-plan.js';
 import { cachedBodyDigest, hostMatchesDesired, withHostChanges } from './host-changes.js';
 import type { PatchedObject } from './object-patcher.js';
@@ -21,6 +21,7 @@ import type { ReferenceImporter } from './reference-importer.js';
 import { changedByOthers, ConvergeMemory, hostCacheBehind, stillConverged, virtualCacheBehind } from './converge-memory.js';
 import { TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { ToHostResource } from './to-host-resource.js';
+import { withPatchesNamed } from './patched-object-rejected.js';
 
 /** The calls the reconciler makes: writes, and a read to identify a conflicting host object; {@link RestClient} satisfies it. */
 export interface ObjectWriter {
@@ -220,7 +221,7 @@ export class ToHostReconciler<V extends KubeObject> {
       }
     }
 
-    const { object: desired, imports } = await this.#desiredHost(current, host, state);
+    const { object: desired, imports, changedBy } = await this.#desiredHost(current, host, state);
     if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
       this.#lastSync.remember(key, current, host, state, imports, { virtual: replacedVirtual });
@@ -249,7 +250,7 @@ export class ToHostReconciler<V extends KubeObject> {
       ...desired,
       metadata: { ...desired.metadata, uid: host.metadata?.uid, resourceVersion: host.metadata?.resourceVersion },
     };
-    const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
+    const updated = await this.#hostWrite(changedBy, () => this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body));
     await this.#import(imports, updated, state);
     this.#lastSync.remember(key, current, updated, state, imports, { host: host.metadata?.resourceVersion ?? '', virtual: replacedVirtual });
     this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
@@ -284,7 +285,7 @@ export class ToHostReconciler<V extends KubeObject> {
     const expected = virtualLabelsAndAnnotations(written.metadata ?? {}, state.translator.vclusterName);
     const excluded = new Set(this.#resource.excludedAnnotations);
     // Labels the resource or the state owns are vcsync's on the host: a host-side value never reaches the tenant.
-    const ownLabels = new Set([...Object.keys(this.#resource.hostLabels?.(virtual, state.translator) ?? {}), ...Object.keys(state.ownedHostLabels ?? {})]);
+    const ownLabels = new Set(Object.keys(ownedHostLabels(this.#resource, state, virtual)));
     const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, ownLabels);
     const annotations = withHostChanges(virtual.metadata?.annotations, expected.annotations, actual.annotations, excluded);
     const metadata: ObjectMeta = { ...virtual.metadata };
@@ -302,10 +303,10 @@ export class ToHostReconciler<V extends KubeObject> {
    * name is taken by an object this vcluster did not write.
    */
   async #createHost(virtual: V, state: SyncState): Promise<{ object: KubeObject; imports: readonly ReferenceImport[] } | undefined> {
-    const { object: desired, imports } = await this.#desiredHost(virtual, undefined, state);
+    const { object: desired, imports, changedBy } = await this.#desiredHost(virtual, undefined, state);
     const ref = desired.metadata ?? {};
     try {
-      const created = await this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired);
+      const created = await this.#hostWrite(changedBy, () => this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired));
       this.#logger.debug({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
       await this.#import(imports, created, state);
       return { object: created, imports };
@@ -320,7 +321,7 @@ export class ToHostReconciler<V extends KubeObject> {
         if (this.#resource.replacesForeignHostObject !== true || controlledElsewhere(existing.metadata, this.#resource.name) !== undefined) {
           throw this.#notManaged({ namespace: ref.namespace ?? '', name: ref.name ?? '' }, state, key);
         }
-        const replaced = await this.#replaceForeign(existing, desired, key);
+        const replaced = await this.#hostWrite(changedBy, () => this.#replaceForeign(existing, desired, key));
         if (replaced === undefined) return undefined;
         await this.#import(imports, replaced, state);
         return { object: replaced, imports };
@@ -343,6 +344,18 @@ export class ToHostReconciler<V extends KubeObject> {
     } catch (error) {
       if (isAlreadyExists(error)) return undefined;
       throw error;
+    }
+  }
+
+  /**
+   * Runs a host write of an object the patches `changedBy` produced: a refusal of the object
+   * itself then names those patches (see {@link withPatchesNamed}).
+   */
+  async #hostWrite<T>(changedBy: readonly string[] | undefined, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      throw withPatchesNamed(error, changedBy);
     }
   }
 
