@@ -11,7 +11,7 @@ import { outcomeLabel, TerminalError, type Contention, type ReconcileOutcome } f
 import type { SecondarySource } from './to-host-resource.js';
 import { WriteSummary } from './write-summary.js';
 
-export type { ObjectWriter } from './to-host-reconciler.js';
+export type { ClusterWriter } from './to-host-reconciler.js';
 
 /** Where sync failures are reported to the tenant: Warning events on the virtual object. */
 export interface EventSink {
