@@ -5,7 +5,7 @@
 // how long it took, a GET by another client sent at the same moment and its latency against the
 // same GET alone (the baseline, measured in the same run), and the server's RSS and peak RSS
 // (VmHWM) after the runs. Before the limits the process died of a heap OOM after about 100 s.
-// Imports the built code from dist/ (build first: `npx tsc -p tsconfig.build.json`).
+// Imports the built code from dist/ and build/testbed/ (build first: `npm run build && npm run build:testbed`).
 // Results: benchmarks/results/patch-growth.json (no README table rows).
 import { request as httpsRequest } from 'node:https';
 import { benchArgs, median, printSummary, round, tempDir, writeResult } from './lib/bench-run.mjs';
@@ -13,10 +13,10 @@ import { processMemory, startDevClusterProcess } from './lib/cluster-processes.m
 import { startServer } from './lib/server-process-client.mjs';
 
 const { runs: RUNS } = benchArgs({
-  usage: 'usage: node benchmarks/patch-growth.mjs [--runs 5]\n(build first: npx tsc -p tsconfig.build.json)',
+  usage: 'usage: node benchmarks/patch-growth.mjs [--runs 5]\n(build first: npm run build && npm run build:testbed)',
   numbers: { runs: (quick) => (quick ? 2 : 5) },
 });
-const { copyDoublingPatch, stringDoublingPatch } = await import('../dist/testbed/fuzz/growing-patches.js');
+const { copyDoublingPatch, stringDoublingPatch } = await import('../build/testbed/fuzz/growing-patches.js');
 
 const JSON_PATCH = 'application/json-patch+json';
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';

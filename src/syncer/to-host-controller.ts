@@ -12,7 +12,7 @@ import type { SecondarySource } from './to-host-resource.js';
 import { SyncFailureLog } from './sync-failure-log.js';
 import { WriteSummary } from './write-summary.js';
 
-export type { ObjectWriter } from './to-host-reconciler.js';
+export type { ClusterWriter } from './to-host-reconciler.js';
 
 /** Where sync failures are reported to the tenant: Warning events on the virtual object. */
 export interface EventSink {

@@ -23,8 +23,12 @@ import { TerminalError, type Contention, type ReconcileOutcome } from './reconci
 import type { ToHostResource } from './to-host-resource.js';
 import { withPatchesNamed } from './patched-object-rejected.js';
 
-/** The calls the reconciler makes: writes, and a read to identify a conflicting host object; {@link RestClient} satisfies it. */
-export interface ObjectWriter {
+/**
+ * The calls the reconciler makes on one cluster, by API path: its writes, and the read that
+ * identifies a conflicting host object. {@link RestClient} satisfies it; `fencedClient`
+ * gates it on leadership. (Not the apiserver core's `ObjectWriter`, which is a server's own store.)
+ */
+export interface ClusterWriter {
   get<T>(path: string, options?: CallOptions): Promise<T>;
   create<T>(path: string, body: T, options?: CallOptions): Promise<T>;
   update<T>(path: string, body: T, options?: CallOptions): Promise<T>;
@@ -45,9 +49,9 @@ export interface ToHostReconcilerOptions<V extends KubeObject> {
   /** The host objects of the resource managed by this vcluster. */
   hostCache: CacheReader<V>;
   /** Writes to the virtual cluster (reverse sync of labels, annotations and reverse patches). */
-  virtualClient: ObjectWriter;
+  virtualClient: ClusterWriter;
   /** Writes to the host cluster; should carry the host QPS/burst limit. */
-  hostClient: ObjectWriter;
+  hostClient: ClusterWriter;
   /** The initial configuration-derived state. */
   state: SyncState;
   /** Imports objects that `reference` patches point at. Default none: references are only rewritten. */

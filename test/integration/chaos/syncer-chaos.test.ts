@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runChaos, type ChaosOptions } from '../../../src/testbed/chaos/chaos-run.js';
+import { runChaos, type ChaosOptions } from '../../../testbed/chaos/chaos-run.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 

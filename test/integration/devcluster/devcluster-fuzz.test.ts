@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { runDevclusterFuzz } from '../../../src/testbed/fuzz/http-fuzz.js';
-import { fuzzIterations, fuzzSeed } from '../../support/config-fuzz.js';
+import { runDevclusterFuzz } from '../../../testbed/fuzz/http-fuzz.js';
+import { fuzzIterations, fuzzSeed } from '../../../testbed/fuzz/fuzz-settings.js';
 
 // Seeded random HTTP requests to a devcluster that requires a token (the fuzzer is
-// src/testbed/fuzz/http-fuzz.ts, shared with benchmarks/fuzz.mjs): random paths, methods,
+// testbed/fuzz/http-fuzz.ts, shared with benchmarks/fuzz.mjs): random paths, methods,
 // headers and bodies (JSON, YAML alias bombs, protobuf garbage, binary, huge, deeply nested, and
 // the growth class: patches that copy an object into itself or whose result is too large),
 // without credentials and as the admin. Replay with VCSYNC_FUZZ_SEED=<seed>;

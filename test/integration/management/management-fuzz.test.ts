@@ -10,7 +10,7 @@ import { openDevStorage, type DevStorage } from '../../../src/devcluster/index.j
 import { CoreResources, collectionPath } from '../../../src/kube/api-path.js';
 import { startManagementServer, type ManagementServer } from '../../../src/management/index.js';
 import { silentLogger } from '../../../src/observe/logger.js';
-import { fuzzSeed } from '../../support/config-fuzz.js';
+import { fuzzSeed } from '../../../testbed/fuzz/fuzz-settings.js';
 import { waitFor } from '../../support/wait-for.js';
 import { KEYS_PATH as FIXTURE_KEYS_PATH, ManagementFixture, type Answer } from '../../support/management-fixture.js';
 import { BASE, hostileRequests, validKeyBody, wideningWrites, type HostileKeys, type HostileRequest, type WideningWrite } from './hostile-requests.js';

@@ -12,8 +12,8 @@ import {
   type PatchEnvironment,
   type PatchableObject,
 } from '../../../src/patches/index.js';
-import { freePorts } from '../../../src/testbed/real-control-plane.js';
-import { BLOCKING_EXPRESSIONS } from '../../../src/testbed/fuzz/expression-fuzz.js';
+import { freePorts } from '../../../testbed/real-control-plane.js';
+import { BLOCKING_EXPRESSIONS } from '../../../testbed/fuzz/expression-fuzz.js';
 import { createEndpoints, createService, eventsAbout, tempDir } from '../../support/endpoints-fixtures.js';
 import { metricSample } from '../../support/metrics.js';
 import { startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';

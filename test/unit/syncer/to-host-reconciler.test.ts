@@ -5,7 +5,7 @@ import { defaultConfig } from '../../../src/config/index.js';
 import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import type { ObjectPatcher } from '../../../src/syncer/object-patcher.js';
-import { ToHostReconciler, type ObjectWriter } from '../../../src/syncer/to-host-reconciler.js';
+import { ToHostReconciler, type ClusterWriter } from '../../../src/syncer/to-host-reconciler.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { cacheOf, passThrough } from '../../support/hand-filled-cache.js';
 
@@ -18,7 +18,7 @@ describe('ToHostReconciler.reconcile', () => {
   const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
   const resource = endpointsResource({ get: () => ({ spec: {} }) });
 
-  function controller(hostClient: ObjectWriter, enabled = true) {
+  function controller(hostClient: ClusterWriter, enabled = true) {
     return new ToHostReconciler<Endpoints>({
       resource,
       virtualCache: cacheOf([virtual]),
@@ -32,7 +32,7 @@ describe('ToHostReconciler.reconcile', () => {
   it('requeues without an error when the host already has our copy and the cache lags', async () => {
     const ours = translator.hostMetadata({ virtual: virtual.metadata ?? {}, kind: '/v1, Kind=Endpoints' });
     if (!ours.synced) throw new Error('not synced');
-    const client: ObjectWriter = {
+    const client: ClusterWriter = {
       create: () => Promise.reject(alreadyExists()),
       get: <T>() => Promise.resolve({ metadata: ours.metadata } as T),
       update: () => Promise.reject(new Error('unexpected update')),
@@ -44,7 +44,7 @@ describe('ToHostReconciler.reconcile', () => {
   });
 
   it('names the cause of a skip: a disabled resource skips every key', async () => {
-    const untouched: ObjectWriter = {
+    const untouched: ClusterWriter = {
       create: () => Promise.reject(new Error('unexpected create')),
       get: () => Promise.reject(new Error('unexpected get')),
       update: () => Promise.reject(new Error('unexpected update')),
@@ -54,7 +54,7 @@ describe('ToHostReconciler.reconcile', () => {
   });
 
   it('fails terminally when the name is taken by an object this vcluster did not write', async () => {
-    const client: ObjectWriter = {
+    const client: ClusterWriter = {
       create: () => Promise.reject(alreadyExists()),
       get: <T>() => Promise.resolve({ metadata: { name: 'web-x-default-x-vc', namespace: 'host-ns' } } as T),
       update: () => Promise.reject(new Error('unexpected update')),
@@ -76,13 +76,13 @@ describe('ToHostReconciler.reconcile', () => {
     const written = (body: Endpoints): Endpoints => ({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } });
     const hostWrites: Endpoints[] = [];
     const virtualWrites: Endpoints[] = [];
-    const hostClient: ObjectWriter = {
+    const hostClient: ClusterWriter = {
       get: () => Promise.reject(new Error('unexpected get')),
       create: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); hostWrites.push(stored); return Promise.resolve(stored as T); },
       update: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); hostWrites.push(stored); return Promise.resolve(stored as T); },
       delete: () => Promise.reject(new Error('unexpected delete')),
     };
-    const virtualClient: ObjectWriter = {
+    const virtualClient: ClusterWriter = {
       ...hostClient,
       create: () => Promise.reject(new Error('unexpected virtual create')),
       update: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); virtualWrites.push(stored); return Promise.resolve(stored as T); },
@@ -172,7 +172,7 @@ describe('ToHostReconciler.reconcile', () => {
     const hostCache = new Map<string, Endpoints>();
     const cache = (byKey: Map<string, Endpoints>): Informer<Endpoints> => ({ get: (key: string) => byKey.get(key), list: () => [...byKey.values()] }) as unknown as Informer<Endpoints>;
     const hostCalls: string[] = [];
-    const hostClient: ObjectWriter = {
+    const hostClient: ClusterWriter = {
       get: () => { hostCalls.push('get'); return Promise.reject(new Error('unexpected get')); },
       create: <T>(_path: string, body: T) => { hostCalls.push('create'); const b = body as Endpoints; return Promise.resolve({ ...b, metadata: { ...b.metadata, uid: 'h-uid', resourceVersion: '50' } } as T); },
       update: () => { hostCalls.push('update'); return Promise.reject(new Error('unexpected update')); },

@@ -7,7 +7,7 @@ import {
   type PatchEnvironment,
   type PatchPlan,
   type PatchableObject,
-} from '../../patches/index.js';
+} from '#vcsync/patches/index.js';
 import { SeededRandom } from '../seeded-random.js';
 
 /**

@@ -1,6 +1,6 @@
-import { ApiError, isAlreadyExists, isNotFound, isRetryable } from '../../kube/api-error.js';
-import type { KubeObject } from '../../kube/kube-object.js';
-import type { RestClient } from '../../kube/rest-client.js';
+import { ApiError, isAlreadyExists, isNotFound, isRetryable } from '#vcsync/kube/api-error.js';
+import type { KubeObject } from '#vcsync/kube/kube-object.js';
+import type { RestClient } from '#vcsync/kube/rest-client.js';
 import type { SeededRandom } from '../seeded-random.js';
 import { OWNED_ACCESS_KEYS_PATH, TOKEN_REVIEWS_PATH, type ManagementAnswer } from './management-calls.js';
 

@@ -5,11 +5,11 @@ import https from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildKubeConfig, kubeConfigYaml, type KubeConfigDocument } from '../devcluster/kube-config.js';
-import { issueClientCertificate } from '../apiserver/security/certificate-issuer.js';
-import { ensureTlsAssets, LEAF_VALIDITY_MS, type TlsAssets } from '../apiserver/security/tls-assets.js';
-import { loadClusterConfig } from '../kube/kube-config.js';
-import { RestClient } from '../kube/rest-client.js';
+import { buildKubeConfig, kubeConfigYaml, type KubeConfigDocument } from '#vcsync/devcluster/kube-config.js';
+import { issueClientCertificate } from '#vcsync/apiserver/security/certificate-issuer.js';
+import { ensureTlsAssets, LEAF_VALIDITY_MS, type TlsAssets } from '#vcsync/apiserver/security/tls-assets.js';
+import { loadClusterConfig } from '#vcsync/kube/kube-config.js';
+import { RestClient } from '#vcsync/kube/rest-client.js';
 import { ControlPlaneProcess } from './control-plane-process.js';
 import { readKubeAssets, type KubeAssets } from './kube-assets.js';
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '../../kube/kube-object.js';
-import type { RestClient } from '../../kube/rest-client.js';
+import type { KubeObject } from '#vcsync/kube/kube-object.js';
+import type { RestClient } from '#vcsync/kube/rest-client.js';
 import { REPO_ROOT, VCSYNC_MAIN } from './chaos-processes.js';
 
 /** What the syncer writes of a host Endpoints and the comparison looks at. */

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
-import type { ConfigError } from '../../src/config/config-error.js';
-import { SeededRandom } from './seeded-random.js';
+import type { ConfigError } from '#vcsync/config/config-error.js';
+import { SeededRandom } from '../seeded-random.js';
 
 /**
  * Seeded generation of mutated vcluster.yaml files for the config fuzz tests: documents derived
@@ -364,22 +364,4 @@ export function configErrorProblems(errors: readonly ConfigError[], fileName: st
     else if (LEAKED_INTERNALS.test(error.message)) problems.push(`internal wording: ${shown}`);
   }
   return problems;
-}
-
-/** The seed of this run: `VCSYNC_FUZZ_SEED` when set (to replay), else `fallback`. */
-export function fuzzSeed(fallback: number): number {
-  const written = process.env['VCSYNC_FUZZ_SEED'];
-  if (written === undefined || written === '') return fallback;
-  const seed = Number(written);
-  if (!Number.isSafeInteger(seed)) throw new Error(`VCSYNC_FUZZ_SEED must be an integer, got ${JSON.stringify(written)}`);
-  return seed;
-}
-
-/** How many variants to try: `VCSYNC_FUZZ_ITERATIONS` when set (the longer mode), else `fallback`. */
-export function fuzzIterations(fallback: number): number {
-  const written = process.env['VCSYNC_FUZZ_ITERATIONS'];
-  if (written === undefined || written === '') return fallback;
-  const count = Number(written);
-  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`VCSYNC_FUZZ_ITERATIONS must be a positive integer, got ${JSON.stringify(written)}`);
-  return count;
 }

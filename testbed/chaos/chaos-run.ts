@@ -1,11 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureTlsAssets } from '../../apiserver/security/tls-assets.js';
-import { buildKubeConfig, kubeConfigYaml } from '../../devcluster/kube-config.js';
-import { loadClusterConfig } from '../../kube/kube-config.js';
-import type { KubeObject } from '../../kube/kube-object.js';
-import { RestClient } from '../../kube/rest-client.js';
+import { ensureTlsAssets } from '#vcsync/apiserver/security/tls-assets.js';
+import { buildKubeConfig, kubeConfigYaml } from '#vcsync/devcluster/kube-config.js';
+import { loadClusterConfig } from '#vcsync/kube/kube-config.js';
+import type { KubeObject } from '#vcsync/kube/kube-object.js';
+import { RestClient } from '#vcsync/kube/rest-client.js';
 import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../fault-proxy.js';
 import { freePorts, startRealControlPlane } from '../real-control-plane.js';
 import { SeededRandom } from '../seeded-random.js';

@@ -1,10 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { appendFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root, from src/testbed/chaos (tests) or dist/testbed/chaos (benchmarks). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The nearest directory at or above `dir` holding a package.json. */
+function packageRoot(dir: string): string {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, 'package.json'))) return at;
+    if (dirname(at) === at) throw new Error(`no package.json above ${dir}: the testbed runs from the vcsync repository`);
+  }
+}
+
+/** The repository root, from testbed/chaos (tests) or build/testbed/chaos (benchmarks). */
+export const REPO_ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)));
 
 /** The built CLI the chaos run spawns (run `npm run build` first). */
 export const VCSYNC_MAIN = join(REPO_ROOT, 'dist/cli/main.js');

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { request as httpRequest } from 'node:http';
-import { startDevCluster } from '../../devcluster/index.js';
+import { startDevCluster } from '#vcsync/devcluster/index.js';
 import { SeededRandom } from '../seeded-random.js';
 import { copyDoublingPatch, hugeMergePatch, manyOperationsPatch, stringDoublingPatch } from './growing-patches.js';
 import { runPressureFuzz, type PressureReport } from './pressure-fuzz.js';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { failureStatus } from '../apiserver/api-error.js';
+import { failureStatus } from '#vcsync/apiserver/api-error.js';
 
 /**
  * The faults a {@link FaultProxy} injects, one request each:
