@@ -15,7 +15,8 @@ import {
   type RecordingWatch,
   type Replica,
   useTeardown,
-  waitForConvergence,
+  hostConverged,
+  CONVERGENCE_TIMEOUT,
 } from '../../support/ha-replicas.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KEYS_PATH } from '../../support/management-fixture.js';
@@ -108,7 +109,7 @@ describe.each(resourceCases(BACKENDS))('two replicas serving the management API,
     const lastRenewal = (ofVictim.at(-1)?.event.object as Lease | undefined)?.spec?.renewTime;
     await workload.done;
     const firstWrite = await waitFor('a host write by the new leader', () => hostCopies.events.find((e) => e.atMs >= takeover.atMs && e.event.type !== 'BOOKMARK'), { timeoutMs: 30_000 });
-    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);
+    await waitFor('the host to converge', hostConverged(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx), CONVERGENCE_TIMEOUT);
     const convergedAt = Date.now();
     // Compared once more: what the summary says is what the host holds.
     const final = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);

@@ -14,7 +14,8 @@ import {
   writeReplicaFiles,
   type Replica,
   useTeardown,
-  waitForConvergence,
+  hostConverged,
+  CONVERGENCE_TIMEOUT,
 } from '../../support/ha-replicas.js';
 import { SeededRandom } from '../../support/seeded-random.js';
 import { SYNCED_RESOURCES } from '../../support/synced-resource-fixtures.js';
@@ -69,7 +70,7 @@ describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, f
     const partitionedAt = Date.now();
     const takeover = await waitFor('replica B to take the Lease', () => leases.events.find((e) => (e.event.object as Lease).spec?.holderIdentity === follower.identity), { timeoutMs: 30_000 });
     await workload.done;
-    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);
+    await waitFor('the host to converge', hostConverged(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx), CONVERGENCE_TIMEOUT);
 
     const fromA = recorder.requests;
     const renewals = fromA.filter((r) => r.method === 'PUT' && LEASE_PATHS.test(r.path) && r.status === 200);
