@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import type { ConfigError } from '../../src/config/config-error.js';
-import { SeededRandom } from './seeded-random.js';
+import { SeededRandom, seedFromEnvironment } from './seeded-random.js';
 
 /**
  * Seeded generation of mutated vcluster.yaml files for the config fuzz tests: documents derived
@@ -368,11 +368,7 @@ export function configErrorProblems(errors: readonly ConfigError[], fileName: st
 
 /** The seed of this run: `VCSYNC_FUZZ_SEED` when set (to replay), else `fallback`. */
 export function fuzzSeed(fallback: number): number {
-  const written = process.env['VCSYNC_FUZZ_SEED'];
-  if (written === undefined || written === '') return fallback;
-  const seed = Number(written);
-  if (!Number.isSafeInteger(seed)) throw new Error(`VCSYNC_FUZZ_SEED must be an integer, got ${JSON.stringify(written)}`);
-  return seed;
+  return seedFromEnvironment('VCSYNC_FUZZ_SEED', fallback);
 }
 
 /** How many variants to try: `VCSYNC_FUZZ_ITERATIONS` when set (the longer mode), else `fallback`. */

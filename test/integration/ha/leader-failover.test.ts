@@ -20,14 +20,14 @@ import {
 } from '../../support/ha-replicas.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KEYS_PATH } from '../../support/management-fixture.js';
-import { SeededRandom } from '../../support/seeded-random.js';
+import { SeededRandom, seedFromEnvironment } from '../../support/seeded-random.js';
 import { resourceCases } from '../../support/synced-resource-fixtures.js';
 import { backendsName, useSyncBackends, type SyncBackends } from '../../support/sync-harness.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
 /** Replays a run: `VCSYNC_HA_SEED=<n> npx vitest run test/integration/ha`. */
-const SEED = Number(process.env.VCSYNC_HA_SEED ?? 1212);
+const SEED = seedFromEnvironment('VCSYNC_HA_SEED', 1212);
 /** Virtual objects created; with the updates and deletes, 5,000 changes. */
 const OBJECTS = 1000;
 const UPDATES = 3600;

@@ -17,14 +17,14 @@ import {
   hostConverged,
   CONVERGENCE_TIMEOUT,
 } from '../../support/ha-replicas.js';
-import { SeededRandom } from '../../support/seeded-random.js';
+import { SeededRandom, seedFromEnvironment } from '../../support/seeded-random.js';
 import { SYNCED_RESOURCES } from '../../support/synced-resource-fixtures.js';
 import { startTwoClusters } from '../../support/sync-harness.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
 /** Replays a run: `VCSYNC_HA_SEED=<n> npx vitest run test/integration/ha`. */
-const SEED = Number(process.env.VCSYNC_HA_SEED ?? 1212);
+const SEED = seedFromEnvironment('VCSYNC_HA_SEED', 1212);
 const NAMESPACES = ['fence-a', 'fence-b'];
 const OBJECTS = 800;
 /** The Lease requests of the partitioned replica: stalled, while its other requests go through. */
