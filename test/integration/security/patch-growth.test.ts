@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyDoublingPatch, manyOperationsPatch, stringDoublingPatch } from '../../../src/testbed/fuzz/growing-patches.js';
 import { startDevclusterProcess, stopProcess, type DevclusterProcess } from '../../support/devcluster-process.js';
-import { startFixture, type Fixture } from '../devcluster/devcluster-fixture.js';
+import { startFixture, type Fixture } from '../../support/devcluster-fixture.js';
 import { callManagement, KEYS_PATH, ManagementFixture, type Answer } from '../../support/management-fixture.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { VcsyncDevProcess } from '../../support/vcsync-dev-process.js';
