@@ -1,13 +1,11 @@
 // The fuzzers' run settings from the environment, shared by every fuzz test: a failure prints its
 // seed, and the same seed replays the same cases.
 
+import { seedFromEnvironment } from '../seeded-random.js';
+
 /** The seed of this run: `VCSYNC_FUZZ_SEED` when set (to replay), else `fallback`. */
 export function fuzzSeed(fallback: number): number {
-  const written = process.env['VCSYNC_FUZZ_SEED'];
-  if (written === undefined || written === '') return fallback;
-  const seed = Number(written);
-  if (!Number.isSafeInteger(seed)) throw new Error(`VCSYNC_FUZZ_SEED must be an integer, got ${JSON.stringify(written)}`);
-  return seed;
+  return seedFromEnvironment('VCSYNC_FUZZ_SEED', fallback);
 }
 
 /** How many variants to try: `VCSYNC_FUZZ_ITERATIONS` when set (the longer mode), else `fallback`. */

@@ -3,8 +3,10 @@ import type { KubeObject } from '../../../src/kube/kube-object.js';
 import type { EndpointSlice } from '../../../src/syncer/endpointslices/endpointslice-types.js';
 import { LABEL_SERVICE_NAME, LABEL_SLICE_MANAGED_BY, VCSYNC_SLICE_MANAGER } from '../../../src/syncer/endpointslices/slice-keys.js';
 import { shortHostName } from '../../../src/translate/host-names.js';
-import { createSlice, deleteTestSlices, getHostSlice, readyEndpoint, slicePath, startEndpointSlicesSyncer } from '../../support/endpointslices-fixtures.js';
+import { createSlice, deleteTestSlices, getHostSlice, readyEndpoint, slicePath } from '../../support/endpointslices-fixtures.js';
 import { ensureNamespace, getOrUndefined, metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { startResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { endpointSlicesFixture } from '../../support/synced-resource-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const VC = 'vc1';
@@ -42,7 +44,7 @@ describe.each(runnableBackends('the EndpointSlices patches suite on a real kube-
   });
 
   const start = async (lines: readonly string[], importReferences = false) => {
-    const running = await startEndpointSlicesSyncer(clusters, {
+    const running = await startResourceSyncer(clusters, endpointSlicesFixture, {
       configYaml: slicesPatchConfig(lines),
       events: { warning: (_object, reason, message) => warnings.push(`${reason}: ${message}`) },
       importReferences,

@@ -1,12 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/index.js';
-import { PatchSandbox } from '../../../src/patches/index.js';
-import { buildEndpointsSyncState } from '../../../src/syncer/endpoints/config-section.js';
-import { endpointsDefinition } from '../../../src/syncer/endpoints/endpoints-definition.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import { registryConfigSchema } from '../../../src/syncer/resources.js';
 import { captureLogger, type CapturedLog, type LogLine } from '../../support/log-capture.js';
-import { ensureNamespace, metricValue, runnableBackends, runToHostSyncer, useSyncBackends, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
+import { startResourceSyncer, type RunningResourceSyncer as RunningSyncer } from '../../support/resource-syncer-harness.js';
+import { ensureNamespace, metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { endpointsFixture } from '../../support/synced-resource-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const ENDPOINTS = '/api/v1/namespaces/shop/endpoints';
@@ -22,7 +19,6 @@ describe.each(runnableBackends('patch failure reports on a real kube-apiserver')
   const startClusters = useSyncBackends(backends);
   let clusters: SyncClusters;
   let running: RunningSyncer | undefined;
-  let sandbox: PatchSandbox | undefined;
   let log: CapturedLog;
   let warnings: string[];
 
@@ -36,22 +32,13 @@ describe.each(runnableBackends('patch failure reports on a real kube-apiserver')
   afterEach(async () => {
     await running?.stop();
     running = undefined;
-    sandbox?.dispose();
-    sandbox = undefined;
     await clusters.close();
   });
 
   async function start(patchesYaml: string): Promise<RunningSyncer> {
-    sandbox = new PatchSandbox({ timeoutMs: 2000 });
-    const parsed = parseConfig(`sync:\n  toHost:\n    endpoints:\n      patches:\n${patchesYaml}`, 'vcluster.yaml', registryConfigSchema());
-    if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
-    const built = buildEndpointsSyncState({ vclusterName: 'vc1', hostNamespace: clusters.hostNamespace, config: parsed.config, sandbox });
-    if (!built.ok) throw new Error(built.errors.map((e) => e.message).join('; '));
-    running = await runToHostSyncer(clusters, endpointsDefinition, {
-      name: 'endpoints',
-      vclusterName: 'vc1',
-      hostWatchNamespace: clusters.hostNamespace,
-      state: built.state,
+    running = await startResourceSyncer(clusters, endpointsFixture, {
+      configYaml: `sync:\n  toHost:\n    endpoints:\n      patches:\n${patchesYaml}`,
+      patchTimeoutMs: 2000,
       events: { warning: (_object, reason, message) => warnings.push(`${reason}: ${message}`) },
       logger: log.logger,
     });

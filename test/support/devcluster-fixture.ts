@@ -1,5 +1,6 @@
-import { startDevCluster, type DevCluster, type DevClusterOptions } from '../../../src/devcluster/index.js';
-import { waitFor } from '../../support/wait-for.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startDevCluster, type DevCluster, type DevClusterOptions } from '../../src/devcluster/index.js';
+import { waitFor } from './wait-for.js';
 
 /** A parsed HTTP answer of the devcluster. */
 export interface ApiResponse {
@@ -47,6 +48,32 @@ export async function startFixture(options: DevClusterOptions = {}): Promise<Fix
       }
       return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: parsed, text };
     },
+  };
+}
+
+/**
+ * The before/after of a devcluster protocol test: registers, in the calling file or `describe`, a
+ * `beforeAll` that starts a memory-only devcluster (with `options`) and an `afterAll` that closes
+ * it, and answers the fixture its tests use. Using it outside those tests (at import time) throws.
+ */
+export function useDevclusterFixture(options: DevClusterOptions = {}): Fixture {
+  let started: Fixture | undefined;
+  beforeAll(async () => {
+    started = await startFixture(options);
+  });
+  afterAll(async () => {
+    await started?.cluster.close();
+    started = undefined;
+  });
+  const current = (): Fixture => {
+    if (started === undefined) throw new Error('the devcluster of useDevclusterFixture runs only during the tests of the file or describe that called it');
+    return started;
+  };
+  return {
+    get cluster() {
+      return current().cluster;
+    },
+    request: (path, requestOptions) => current().request(path, requestOptions),
   };
 }
 
