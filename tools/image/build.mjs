@@ -13,7 +13,7 @@
 //
 // Needs: npm (registry access), apt-get and dpkg-deb (Debian archive access), python3, make and
 // g++ (node-gyp compiles isolated-vm), as on the CI machines.
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { lstat, readFile, readlink } from 'node:fs/promises';
@@ -119,29 +119,37 @@ async function packageEntry(root, path) {
 }
 
 /**
- * The production node_modules with isolated-vm compiled against the image's Node (its binary on
- * PATH, its headers through npm_config_nodedir, never a downloaded prebuilt addon), cached by
- * package.json, package-lock.json and the Node version.
+ * The production node_modules with isolated-vm's prebuilt addon for the image's Node and libc
+ * (shipped inside its npm package, so the lock file's integrity hash pins its bytes; nothing is
+ * compiled, and a build on another machine gives the same bytes), the other platforms' prebuilt
+ * addons left out. Cached by package.json, package-lock.json and the Node version.
  */
 function productionModules(cache, node) {
-  const key = sha256Hex([readFileSync(join(repo, 'package.json')), readFileSync(join(repo, 'package-lock.json')), NODE_RUNTIME.version].join('\0')).slice(0, 16);
+  const key = sha256Hex([readFileSync(join(repo, 'package.json')), readFileSync(join(repo, 'package-lock.json')), NODE_RUNTIME.version, 'prebuilt'].join('\0')).slice(0, 16);
   const dir = join(cache, `node-modules-${key}`);
   if (existsSync(join(dir, 'node_modules'))) return join(dir, 'node_modules');
-  progress(`installing production node_modules for Node.js ${NODE_RUNTIME.version} into ${dir} (compiles isolated-vm: minutes)`);
+  progress(`installing production node_modules for Node.js ${NODE_RUNTIME.version} into ${dir}`);
   const staging = `${dir}.tmp`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) cpSync(join(repo, file), join(staging, file));
-  const env = { ...process.env, PATH: `${join(node, 'bin')}:${process.env.PATH}`, npm_config_nodedir: node, npm_config_build_from_source: 'true' };
-  const hint = 'npm needs the registry; node-gyp needs python3, make and g++.';
-  // --ignore-scripts skips the root's `prepare` (it builds dist/ with dev tools); isolated-vm's
-  // approved install script then runs alone, through `npm rebuild`.
+  const env = { ...process.env, PATH: `${join(node, 'bin')}:${process.env.PATH}`, npm_config_nodedir: node };
+  const hint = 'npm needs the registry.';
+  // --ignore-scripts skips the root's `prepare` (it builds dist/ with dev tools) and isolated-vm's
+  // install script, which only checks that a prebuilt addon fits (the load below checks that too).
   run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: staging, env, hint });
-  run('npm', ['rebuild', 'isolated-vm', '--no-audit', '--no-fund'], { cwd: staging, env, hint });
+  const abi = execFileSync(join(node, 'bin', 'node'), ['-p', 'process.versions.modules'], { encoding: 'utf8' }).trim();
+  const prebuilds = join(staging, 'node_modules', 'isolated-vm', 'prebuilds');
+  const keep = `isolated-vm.abi${abi}.glibc.node`;
+  if (!existsSync(join(prebuilds, 'linux-x64', keep))) throw new Error(`isolated-vm ships no prebuilt addon ${keep} for Node.js ${NODE_RUNTIME.version} on linux-x64: pin a Node.js it supports, or compile it (npm rebuild isolated-vm with npm_config_build_from_source=true)`);
+  for (const platform of readdirSync(prebuilds)) {
+    if (platform !== 'linux-x64') rmSync(join(prebuilds, platform), { recursive: true });
+    else for (const file of readdirSync(join(prebuilds, platform))) if (file !== keep) rmSync(join(prebuilds, platform, file));
+  }
   run(join(node, 'bin', 'node'), ['--no-node-snapshot', '-e', "new (require('isolated-vm').Isolate)().dispose()"], {
     cwd: staging,
     env,
-    hint: 'isolated-vm was built but does not load in the image Node.',
+    hint: 'isolated-vm does not load in the image Node.',
   });
   renameSync(staging, dir);
   return join(dir, 'node_modules');

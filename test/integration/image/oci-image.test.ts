@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../../support/vcsync-cli.js';
  * The image `npm run image` assembles: built twice from the same tree it has the same digest;
  * unpacked to a root file system, mounted read-only in a private mount namespace and entered as
  * the image's user (what a pod with readOnlyRootFilesystem and runAsNonRoot does), its entrypoint
- * runs the CLI. The first build fetches Node.js and the Debian packages and compiles isolated-vm
+ * runs the CLI. The first build fetches Node.js, the Debian packages and the npm dependencies
  * (minutes); later ones reuse the cache under ~/.cache/vcsync/image.
  */
 const BUILD_TIMEOUT_MS = 25 * 60_000;
