@@ -1,10 +1,19 @@
 # syntax=docker/dockerfile:1
-# One Node for both stages, pinned to a release: isolated-vm's native addon is compiled against
-# the build stage's Node and must run on the same one. Bump it on purpose (and, in your registry,
-# pin it by digest too: FROM node:<version>-bookworm-slim@sha256:<digest>).
-ARG NODE_VERSION=22.20.0
+# For teams with a container engine. The released image is assembled without one, reproducibly,
+# by `npm run image` (tools/image/, docs/image.md): same Node.js version, same /app layout,
+# entrypoint, command, numeric user, working directory and ports (a unit test keeps them equal).
+# What differs: that image holds only node, the shared libraries it loads (pinned Debian 12
+# packages) and /etc/passwd, with no shell, npm or package manager and no `vcsync` link on PATH,
+# and its bytes (hence its digest) follow from its inputs alone; this one is node:*-bookworm-slim
+# with whatever that tag holds on the day it is built.
+#
+# One Node for both stages, pinned to a release: isolated-vm's native addon (the prebuilt one its
+# package ships for Node 22 and 24, else compiled by its install script) must fit that Node. Bump it on purpose, with
+# tools/image/image-inputs.mjs (and, in your registry, pin it by digest too:
+# FROM node:<version>-bookworm-slim@sha256:<digest>).
+ARG NODE_VERSION=22.23.3
 
-# Build stage: compiles isolated-vm (native addon, node-gyp) and the TypeScript.
+# Build stage: installs the dependencies (isolated-vm compiles only where no prebuilt addon fits) and builds the TypeScript.
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -34,7 +43,7 @@ USER 1000:1000
 # management API (--listen-management 0.0.0.0:9443). No HEALTHCHECK: Kubernetes ignores it; the
 # manifest's readiness and liveness probes (/readyz, /livez on 9180) do that job.
 EXPOSE 9180 9443
-# isolated-vm requires --no-node-snapshot on Node 20+; said here rather than through the bin's
+# isolated-vm requires --no-node-snapshot; said here rather than through the bin's
 # shebang, so the flag does not depend on env -S.
 ENTRYPOINT ["node", "--no-node-snapshot", "/app/dist/cli/main.js"]
 CMD ["start"]

@@ -34,10 +34,6 @@ const LAYERS = {
   },
   syncer: { forbidden: ['cli', 'apiserver', 'devcluster', 'management', 'manager'], why: 'syncer/ uses apimachinery/, config/, translate/, patches/, kube/ and observe/ only' },
   manager: { forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'management', 'patches', 'syncer', 'translate'], why: 'manager/ uses apimachinery/, kube/ and observe/ only' },
-  testbed: {
-    forbidden: ['cli', 'config', 'manager', 'syncer', 'translate'],
-    why: 'testbed/ is what tests and benchmarks share (the real control plane, the fuzzers): it uses apiserver/, devcluster/, kube/, and patches/ and management/ (the fuzzers) only',
-  },
   observe: {
     forbidden: ['cli', 'apiserver', 'config', 'devcluster', 'kube', 'management', 'manager', 'patches', 'syncer', 'translate'],
     why: 'observe/ (logs, metrics, health) is used by every folder and imports none',
@@ -54,31 +50,51 @@ function bypassesIndex(folders) {
   return `^(\\.\\./)+(${folders.join('|')})/(?!index\\.js$)`;
 }
 
-/** Test and benchmark machinery under src/ (so benchmarks reach it in dist/): no product folder imports it. */
+/** Test and benchmark machinery beside src/ (built on its own, not shipped): no product folder imports it. */
 const TEST_ONLY = ['testbed'];
 
-/** One block per folder: static imports and re-exports, and dynamic import() of a literal path. */
-const layerBlocks = Object.entries(LAYERS).map(([folder, { forbidden: own, why, throughIndex = [] }]) => {
-  const forbidden = TEST_ONLY.includes(folder) ? own : [...own, ...TEST_ONLY];
-  const message = `${why} (README, Architecture: who may import whom).`;
-  const patterns = [{ regex: climbsInto(forbidden), message }];
-  const selectors = [{ selector: `ImportExpression[source.value=/${climbsInto(forbidden).replaceAll('/', '\\/')}/]`, message }];
-  if (throughIndex.length > 0) {
-    const indexMessage = `${folder}/ uses ${throughIndex.join('/, ')}/ through its public face only: import '../${throughIndex[0]}/index.js' (export there what is missing).`;
-    patterns.push({ regex: bypassesIndex(throughIndex), message: indexMessage });
-    selectors.push({ selector: `ImportExpression[source.value=/${bypassesIndex(throughIndex).replaceAll('/', '\\/')}/]`, message: indexMessage });
-  }
+/** The rules forbidding each pattern in static imports and re-exports, and in dynamic import() of a literal path. */
+function restrictedImports(patterns) {
   return {
-    files: [`src/${folder}/**/*.ts`],
-    rules: {
-      'no-restricted-imports': ['error', { patterns }],
-      'no-restricted-syntax': ['error', ...selectors],
-    },
+    'no-restricted-imports': ['error', { patterns }],
+    'no-restricted-syntax': ['error', ...patterns.map(({ regex, message }) => ({ selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`, message }))],
   };
-});
+}
+
+/**
+ * One block per folder of src/. A folder with `throughIndex` reaches those folders through their
+ * index.js only (their public face), never a file behind it.
+ */
+const layerBlocks = Object.entries(LAYERS).map(([folder, { forbidden, why, throughIndex = [] }]) => ({
+  files: [`src/${folder}/**/*.ts`],
+  rules: restrictedImports([
+    { regex: climbsInto([...forbidden, ...TEST_ONLY]), message: `${why} (README, Architecture: who may import whom).` },
+    ...throughIndex.map((layer) => ({
+      regex: bypassesIndex([layer]),
+      message: `${folder}/ uses ${layer}/ through its public face only: import '../${layer}/index.js' (export there what is missing).`,
+    })),
+  ]),
+}));
+
+/**
+ * testbed/ reaches src/ only as `#vcsync/<folder>/<file>.js` (package.json "imports"): src/ in
+ * tests and the typecheck, dist/ once built, so that the built testbed and the benchmarks share
+ * one copy of each module. A relative path into src/ would compile a second copy into its build.
+ */
+const TESTBED = {
+  forbidden: ['cli', 'manager', 'syncer', 'translate'],
+  why: 'testbed/ is what tests and benchmarks share (the real control plane, the chaos run, the fuzzers): it uses apiserver/, devcluster/, kube/, and config/, patches/ and management/ (the fuzzers) only',
+};
+const testbedBlock = {
+  files: ['testbed/**/*.ts'],
+  rules: restrictedImports([
+    { regex: `^#vcsync/(${TESTBED.forbidden.join('|')})(/|$)`, message: `${TESTBED.why} (README, Architecture: who may import whom).` },
+    { regex: climbsInto(['src']), message: 'testbed/ imports src/ modules as #vcsync/<folder>/<file>.js, so that its build (build/testbed/) uses dist/ and not a second copy (README, Architecture: who may import whom).' },
+  ]),
+};
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.vcsync/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'build/**', 'node_modules/**', '.vcsync/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -106,6 +122,7 @@ export default tseslint.config(
     },
   },
   ...layerBlocks,
+  testbedBlock,
   {
     files: ['src/index.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./cli(/|$)', message: 'the package export is a library surface; nothing imports cli/ (README, Architecture: who may import whom).' }] }] },

@@ -1,10 +1,10 @@
-// Chaos (issue 12 §2): a seeded random workload (virtual Endpoints and Services; access keys and
+// Chaos: a seeded random workload (virtual Endpoints and Services; access keys and
 // token reviews through the management API) against a spawned `vcsync start`, with a fault proxy
 // in front of each API server, API-server restarts (devcluster --data-dir, same port) and vcsync
 // restarts (SIGTERM, SIGKILL); then faults stop and the host and the key store must match what the
 // operations require. The run is the same code as test/integration/chaos/syncer-chaos.test.ts
-// (dist/testbed/chaos/chaos-run.js, built from src/testbed/chaos): build first,
-// `npx tsc -p tsconfig.build.json`. Exit 1 when anything differs or convergence missed the goal.
+// (build/testbed/chaos/chaos-run.js, built from testbed/chaos): build first,
+// `npm run build && npm run build:testbed`. Exit 1 when anything differs or convergence missed the goal.
 // Results: benchmarks/results/chaos.json (chaos-real-host.json with --host real; no README table rows).
 import { benchArgs, HOST_CHOICES, HOST_USAGE, printSummary, round, writeResult } from './lib/bench-run.mjs';
 
@@ -12,7 +12,7 @@ const USAGE = [
   'usage: node --no-node-snapshot benchmarks/chaos.mjs [--quick] [--host devcluster|real] [--operations 10000] [--fault-rate 0.05] [--api-restarts 3] [--vcsync-restarts 3] [--seed N] [--goal-seconds 30] [--log-dir DIR]',
   'A seeded chaos run; --quick: 600 operations, 1 restart of each. --seed replays a run (default: random, printed).',
   `${HOST_USAGE} (with real, kube-apiserver is the API server restarted on the host side)`,
-  '--log-dir keeps every process log (vcsync at debug level). Build first: npx tsc -p tsconfig.build.json',
+  '--log-dir keeps every process log (vcsync at debug level). Build first: npm run build && npm run build:testbed',
 ].join('\n');
 const args = benchArgs({
   usage: USAGE,
@@ -28,7 +28,7 @@ const args = benchArgs({
   choices: { host: HOST_CHOICES },
 });
 
-const { runChaos } = await import('../dist/testbed/chaos/chaos-run.js');
+const { runChaos } = await import('../build/testbed/chaos/chaos-run.js');
 const report = await runChaos({
   seed: args.seed,
   host: args.host,

@@ -1,6 +1,6 @@
-// Fuzzing, longer than npm test runs it (issue 12 §3): the same fuzzers as
+// Fuzzing, longer than npm test runs it: the same fuzzers as
 // test/unit/patches/expression-fuzz.test.ts and test/integration/devcluster/devcluster-fuzz.test.ts
-// (src/testbed/fuzz/, from dist/: build first) with many more cases:
+// (testbed/fuzz/, from build/testbed/: `npm run build:testbed` first) with many more cases:
 //
 //   expressions  hostile and generated patch expressions through compilePatches and the real
 //                isolated-vm sandbox: each compiles or is rejected with a located error, runs
@@ -12,14 +12,14 @@
 // without README table rows (its figures are counts, quoted in README "Testing").
 // Exits 1 when a problem was found (each printed with the seed that replays it).
 import { benchArgs, round, writeResult } from './lib/bench-run.mjs';
-import { runExpressionFuzz } from '../dist/testbed/fuzz/expression-fuzz.js';
-import { runDevclusterFuzz } from '../dist/testbed/fuzz/http-fuzz.js';
+import { runExpressionFuzz } from '../build/testbed/fuzz/expression-fuzz.js';
+import { runDevclusterFuzz } from '../build/testbed/fuzz/http-fuzz.js';
 
 const options = benchArgs({
   usage:
     'usage: node --no-node-snapshot benchmarks/fuzz.mjs [--quick] [--seed 20261123] [--expressions 5000] [--requests 3000]\n' +
     'Runs the expression and devcluster HTTP fuzzers with more cases than npm test (--requests of each: without credentials and as the admin).\n' +
-    '(build first: npm run build)',
+    '(build first: npm run build && npm run build:testbed)',
   numbers: { seed: 20261123, expressions: (quick) => (quick ? 200 : 5000), requests: (quick) => (quick ? 100 : 3000) },
 });
 

@@ -26,7 +26,7 @@
 //                         (leave it out with --no-syncer)
 //
 //   export VCSYNC_KUBE_ASSETS=$(npm run --silent kube-assets | tail -n 1)
-//   npm run build
+//   npm run build && npm run build:testbed
 //   node benchmarks/host-endpoint-writers.mjs [--quick] [--quiet 120] [--settle 20] [--repair-delay 1000] [--controllers both|on|off] [--no-syncer]
 //
 // Writes benchmarks/results/host-endpoint-writers.json and prints a summary.
@@ -40,7 +40,7 @@ import { isNotFound } from '../dist/apimachinery/index.js';
 import { CoreResources, collectionPath, objectPath } from '../dist/kube/api-path.js';
 import { singleNamespaceHostName } from '../dist/translate/host-names.js';
 import { hostMetadata } from '../dist/translate/object-metadata.js';
-import { startRealControlPlane } from '../dist/testbed/real-control-plane.js';
+import { startRealControlPlane } from '../build/testbed/real-control-plane.js';
 
 const VARIANTS = ['endpoints-only', 'vcluster', 'vcluster-slices-only', 'own-managed-by', 'skip-mirror-only', 'vcsync', 'syncer'];
 const args = benchArgs({
@@ -52,7 +52,7 @@ const args = benchArgs({
     '  --controllers     on: every kube-controller-manager controller; off: the endpoint controllers off; both (default)\n' +
     '  --no-syncer       leave out the variant that runs `vcsync start`\n' +
     `variants: ${VARIANTS.join(', ')}\n` +
-    'needs VCSYNC_KUBE_ASSETS (npm run kube-assets) and a build (npm run build)',
+    'needs VCSYNC_KUBE_ASSETS (npm run kube-assets) and a build (npm run build && npm run build:testbed)',
   numbers: { quiet: (quick) => (quick ? 20 : 120), settle: (quick) => (quick ? 10 : 20), 'repair-delay': 1000 },
   strings: { controllers: 'both' },
   choices: { controllers: ['both', 'on', 'off'] },

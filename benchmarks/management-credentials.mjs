@@ -1,4 +1,4 @@
-// Management API credentials (issue 10): kube configs, DirectClusterEndpointTokens and token
+// Management API credentials: kube configs, DirectClusterEndpointTokens and token
 // reviews per second, against baselines measured in the same run. Every server runs in its own
 // Node process over HTTPS (benchmarks/lib/auth-server-process.mjs, built code from dist/: build
 // first); this process is the load generator: `--clients` keep-alive TLS connections sending
@@ -210,7 +210,7 @@ const cert = results.kubeConfigCert;
 const goalMet = cert.requestsPerSecond >= GOAL_KUBECONFIGS_PER_SECOND;
 table.push({
   benchmark: 'management-credentials',
-  metric: `goal of issue 10: ≥ ${GOAL_KUBECONFIGS_PER_SECOND} kube configs/s with client certificates on 2 cores, CSR round trip included`,
+  metric: `goal: ≥ ${GOAL_KUBECONFIGS_PER_SECOND} kube configs/s with client certificates on 2 cores, CSR round trip included`,
   value: `${goalMet ? 'met' : 'not met'}: ${cert.requestsPerSecond}/s`,
 });
 

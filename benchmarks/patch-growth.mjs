@@ -1,11 +1,11 @@
-// Patch growth (issue 19 §1): the issue's small patches that copy an object into itself (11 KB:
+// Patch growth: the security review's small patches that copy an object into itself (11 KB:
 // a 1,000-item list, then 16 copies of the container; 2 KB: a 1 KB string doubled 19 times), sent
 // with dryRun=All to a devcluster process (a ConfigMap's annotations) and to a management server
 // process (a non-admin user's own OwnedAccessKey, /spec). For each: the answer (code, reason) and
 // how long it took, a GET by another client sent at the same moment and its latency against the
 // same GET alone (the baseline, measured in the same run), and the server's RSS and peak RSS
 // (VmHWM) after the runs. Before the limits the process died of a heap OOM after about 100 s.
-// Imports the built code from dist/ (build first: `npx tsc -p tsconfig.build.json`).
+// Imports the built code from dist/ and build/testbed/ (build first: `npm run build && npm run build:testbed`).
 // Results: benchmarks/results/patch-growth.json (no README table rows).
 import { request as httpsRequest } from 'node:https';
 import { benchArgs, median, printSummary, round, tempDir, writeResult } from './lib/bench-run.mjs';
@@ -13,10 +13,10 @@ import { processMemory, startDevClusterProcess } from './lib/cluster-processes.m
 import { startServer } from './lib/server-process-client.mjs';
 
 const { runs: RUNS } = benchArgs({
-  usage: 'usage: node benchmarks/patch-growth.mjs [--runs 5]\n(build first: npx tsc -p tsconfig.build.json)',
+  usage: 'usage: node benchmarks/patch-growth.mjs [--runs 5]\n(build first: npm run build && npm run build:testbed)',
   numbers: { runs: (quick) => (quick ? 2 : 5) },
 });
-const { copyDoublingPatch, stringDoublingPatch } = await import('../dist/testbed/fuzz/growing-patches.js');
+const { copyDoublingPatch, stringDoublingPatch } = await import('../build/testbed/fuzz/growing-patches.js');
 
 const JSON_PATCH = 'application/json-patch+json';
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';

@@ -12,7 +12,7 @@
 //   object is its own synchronous crossing;
 // - engine, 0 patches: what the engine costs around the sandbox.
 // The figure is CPU time per object (process.cpuUsage, every thread of the process, plus the
-// sandbox's worker processes, where the expressions run since issue 19 §4), the ratio is
+// sandbox's worker processes, where the expressions run), the ratio is
 // against plain in the same round. Objects are Endpoints as a real API server returns them
 // (managedFields included) for both `virtualObject` and `hostObject`.
 //

@@ -1,22 +1,22 @@
-// Prints the README's benchmark table (Markdown) from every benchmarks/results/*.json that has a
+// Prints the benchmark table of docs/benchmarks.md (Markdown) from every benchmarks/results/*.json that has a
 // `table` field: an array of `{ benchmark, metric, value, baseline?, ratio? }` rows. Each result's
 // command, node version and date follow the table so every figure can be reproduced, then one
 // chart per result file that compares figures with baselines (benchmarks/charts/<result>.svg,
-// lib/ratio-chart.mjs). With `--readme` it replaces the table between the README's bench-table
-// markers instead of printing it, and writes the charts (`npm run bench` does that after the
-// benchmarks ran); `--charts DIR` writes the charts into DIR instead (the README test compares them).
+// lib/ratio-chart.mjs). With `--docs` it replaces the table between the bench-table markers of
+// docs/benchmarks.md instead of printing it, and writes the charts (`npm run bench` does that after
+// the benchmarks ran); `--charts DIR` writes the charts into DIR instead (the table's test compares them).
 //
 //   node benchmarks/render-table.mjs > /tmp/table.md
-//   node benchmarks/render-table.mjs --readme
+//   node benchmarks/render-table.mjs --docs
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, repoDir } from './lib/bench-run.mjs';
 import { ratioChart } from './lib/ratio-chart.mjs';
 
-const { readme, charts: chartsOption } = benchArgs({
-  usage: 'usage: node benchmarks/render-table.mjs [--readme] [--charts DIR] > table.md\nPrints the README benchmark table from benchmarks/results/*.json; --readme writes it into README.md between the bench-table markers and the charts into benchmarks/charts/; --charts DIR writes the charts into DIR.',
-  flags: ['readme'],
+const { docs, charts: chartsOption } = benchArgs({
+  usage: 'usage: node benchmarks/render-table.mjs [--docs] [--charts DIR] > table.md\nPrints the benchmark table from benchmarks/results/*.json; --docs writes it into docs/benchmarks.md between the bench-table markers and the charts into benchmarks/charts/; --charts DIR writes the charts into DIR.',
+  flags: ['docs'],
   strings: { charts: undefined },
 });
 
@@ -59,7 +59,7 @@ const charts = documents
   .filter((chart) => chart.svg !== undefined);
 if (charts.length > 0) {
   lines.push('', 'Each result\'s figures against their baselines (ratio, log scale; hover a bar for the figures):', '');
-  for (const { name } of charts) lines.push(`![${name}: figures against baselines](benchmarks/charts/${name}.svg)`);
+  for (const { name } of charts) lines.push(`![${name}: figures against baselines](../benchmarks/charts/${name}.svg)`);
 }
 const table = lines.join('\n');
 
@@ -71,20 +71,20 @@ function writeCharts(dir) {
   for (const { name, svg } of charts) writeFileSync(join(dir, `${name}.svg`), svg);
 }
 if (chartsOption !== undefined) writeCharts(chartsOption);
-if (readme) {
-  const file = join(repoDir, 'README.md');
+if (docs) {
+  const file = join(repoDir, 'docs', 'benchmarks.md');
   const text = readFileSync(file, 'utf8');
   const start = '<!-- bench-table -->\n';
   const end = '\n<!-- /bench-table -->';
   const from = text.indexOf(start);
   const to = text.indexOf(end, from);
   if (from < 0 || to < 0) {
-    console.error(`README.md has no "<!-- bench-table -->" … "<!-- /bench-table -->" block to replace (${file})`);
+    console.error(`docs/benchmarks.md has no "<!-- bench-table -->" … "<!-- /bench-table -->" block to replace (${file})`);
     process.exit(1);
   }
   writeFileSync(file, `${text.slice(0, from + start.length)}${table}${text.slice(to)}`);
   writeCharts(join(repoDir, 'benchmarks', 'charts'));
-  console.log(`README.md: benchmark table rendered from ${documents.length} result files, ${charts.length} charts in benchmarks/charts/`);
+  console.log(`docs/benchmarks.md: benchmark table rendered from ${documents.length} result files, ${charts.length} charts in benchmarks/charts/`);
 } else {
   console.log(table);
 }

@@ -2,7 +2,7 @@
 // another in child processes, so each measures on a quiet heap; the syncer benchmarks that measure
 // one synced resource at a time run once per resource (`--resource endpoints`, then
 // `--resource endpointslices`). Results land in benchmarks/results/<name>.json; then
-// render-table.mjs --readme renders the README table from every results file (those of this run
+// render-table.mjs --docs renders the table of docs/benchmarks.md from every results file (those of this run
 // and the ones it did not re-run).
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -37,6 +37,6 @@ for (const [script, ...args] of runs) {
     console.error(`${label} exited with ${result.status ?? result.signal}`);
   }
 }
-const rendered = spawnSync(process.execPath, [join(here, 'render-table.mjs'), '--readme'], { stdio: 'inherit' });
+const rendered = spawnSync(process.execPath, [join(here, 'render-table.mjs'), '--docs'], { stdio: 'inherit' });
 if (rendered.status !== 0) failed += 1;
 process.exit(failed === 0 ? 0 : 1);

@@ -1,4 +1,4 @@
-// Start to ready, and whether the syncer stays responsive during a large sync (issue 11 §4).
+// Start to ready, and whether the syncer stays responsive during a large sync.
 //
 // 1. Start to ready: `vcsync start` (its own process, devclusters on both sides) spawned against
 //    clusters holding 0 and N (default 10,000) Endpoints already synced; the times from spawn to

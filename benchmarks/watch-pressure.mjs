@@ -1,4 +1,4 @@
-// Management API under watch pressure (issue 19 §5): the server's resident memory and the latency
+// Management API under watch pressure: the server's resident memory and the latency
 // of a plain GET while 0, 100 and 500 watches of OwnedAccessKeys each receive the initial state of
 // 10,000 keys (resourceVersion unset: one ADDED event per key). Each watch count gets a fresh
 // server process (benchmarks/lib/watch-server-process.mjs, built code from dist/: build first),
@@ -15,7 +15,7 @@
 //             event-loop delay over the phase (p99, max) and process.memoryUsage() by kind (heap,
 //             external, array buffers) once every watch has its keys and after they closed.
 //
-// Goal (issue 19 §5): ≤ +200 MB RSS at 500 watches and GET p99 ≤ 50 ms. `--dist DIR` runs the
+// Goal: ≤ +200 MB RSS at 500 watches and GET p99 ≤ 50 ms. `--dist DIR` runs the
 // server from another build (e.g. the main branch's dist/) to compare. Results:
 // benchmarks/results/watch-pressure.json. `--cpu-prof DIR` writes each server process's CPU profile
 // (a .cpuprofile per phase) to DIR, to see what holds the event loop.
@@ -187,7 +187,7 @@ const file = await writeResult('watch-pressure', {
   quick: options.quick,
   keys: KEYS,
   server: options.dist !== '' ? `dist from ${options.dist}` : 'this checkout',
-  goal: '≤ +200 MB RSS at 500 watches and GET p99 ≤ 50 ms (issue 19 §5)',
+  goal: '≤ +200 MB RSS at 500 watches and GET p99 ≤ 50 ms',
   phases,
   table,
 });

@@ -1,5 +1,5 @@
 // What every benchmark shares about a run: its command line (--help, --quick, options), the temp folder, the
-// results file (command, node version, date, raw numbers, ratios, README table rows), and small
+// results file (command, node version, date, raw numbers, ratios, docs/benchmarks.md table rows), and small
 // statistics. Benchmarks import the built code from ../dist, so build first:
 // `npx tsc -p tsconfig.build.json`.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -71,7 +71,7 @@ export async function tempDir(prefix) {
 
 /**
  * Writes benchmarks/results/<name>.json with the run's provenance in front of `body`. `body.table`
- * holds the README rows (`{ benchmark, metric, value, baseline?, ratio? }`) render-table.mjs reads.
+ * holds the table rows (`{ benchmark, metric, value, baseline?, ratio? }`) render-table.mjs reads.
  */
 export async function writeResult(name, body) {
   const dir = join(benchmarksDir, 'results');

@@ -91,12 +91,12 @@ export async function startDevClusterProcess(name, dir) {
 /**
  * Starts the real control plane (etcd + kube-apiserver built by `npm run kube-assets`, found
  * through VCSYNC_KUBE_ASSETS) as a host cluster, with the startup the tests use
- * (dist/testbed/real-control-plane.js, built from src/testbed), and resolves with the shape of
+ * (build/testbed/real-control-plane.js, built from testbed/), and resolves with the shape of
  * {@link startDevClusterProcess}: `kubeconfig` is the admin kubeconfig file, `stop()` stops every
  * process and removes its temp dir. Imported on demand: devcluster runs need no kube-assets.
  */
 export async function startRealHost(name) {
-  const { startRealControlPlane } = await import('../../dist/testbed/real-control-plane.js');
+  const { startRealControlPlane } = await import('../../build/testbed/real-control-plane.js');
   const plane = await startRealControlPlane();
   return { name, url: plane.url, kubeconfig: plane.kubeconfigPath, version: plane.assets.versions.kubernetes, startupMs: plane.startup.totalMs, stop: () => plane.close() };
 }

@@ -1,7 +1,7 @@
 // One small SVG chart per benchmark result: each table row that has a baseline, as a bar from the
 // baseline (1×) to its ratio on a log-2 scale, so 0.5× and 2× are equally long. Plain SVG text, no
 // dependency; the output depends only on the rows, so a result renders to the same bytes every time
-// (test/integration/benchmarks/readme-table.test.ts compares the committed charts with it).
+// (test/integration/benchmarks/benchmark-table.test.ts compares the committed charts with it).
 
 const WIDTH = 800;
 const LABEL_RIGHT = 452;

@@ -8,7 +8,7 @@ const WATCH_LIMITS: readonly WatchLimitName[] = ['per_user', 'global'];
 const REPRESENTATIONS = ['json', 'partial', 'table'] as const;
 
 /**
- * What the API-server core counts about its watches and connections (issue 19 §5). A server
+ * What the API-server core counts about its watches and connections. A server
  * without metrics passes none; the daemon's management API counts on the process registry.
  */
 export interface ApiServerMetrics extends ConnectionGuardEvents {

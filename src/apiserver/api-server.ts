@@ -53,6 +53,13 @@ export interface ApiServerInit {
   watchSendBufferBytes: number;
   /** The largest object stored, in bytes of JSON (413 beyond, dry runs too). Default 1.5 MiB, etcd's request limit. */
   maxObjectBytes?: number | undefined;
+  /**
+   * The registry store requests write through, when parts built before the server (an
+   * authenticator that records activity) write through the same one; it must be over `storage`.
+   * Default: one over `storage` with `admission`, `maxObjectBytes` and `now`, which apply to the
+   * default only.
+   */
+  writer?: ObjectWriter | undefined;
   /** Caps on concurrent watches (429 with Retry-After beyond). Default {@link DEFAULT_WATCH_LIMITS}. */
   watchLimits?: Partial<WatchLimits> | undefined;
   /** Head and idle timeouts and the connection cap of the listener. Default {@link DEFAULT_CONNECTION_LIMITS}. */
@@ -81,7 +88,7 @@ export interface ApiServer {
  */
 export function buildApiServer(init: ApiServerInit): ApiServer {
   const now = init.now ?? ((): number => Date.now());
-  const writer = new ObjectWriter({ storage: init.storage, admission: init.admission, now, maxObjectBytes: init.maxObjectBytes });
+  const writer = init.writer ?? new ObjectWriter({ storage: init.storage, admission: init.admission, now, maxObjectBytes: init.maxObjectBytes });
   const watches = new Set<WatchStream>();
   const bodyDecoders = init.bodyDecoders ?? [];
   const handler = new ResourceHandler({

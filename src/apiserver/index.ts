@@ -14,8 +14,7 @@ export type { KindProcedure, KindStrategy, ProcedureRequest, WriteContext } from
 export { dns1123LabelError, dns1123SubdomainError, duplicateValue, forbiddenValue, invalidValue, labelKeyError, labelValueError, nameError, notSupportedValue, requiredValue } from './metadata-validation.js';
 export { ControllerQueues } from './object-controllers.js';
 export type { ObjectChange, ObjectController } from './object-controllers.js';
-export { rfc3339, storeFailure } from './object-writer.js';
-export type { ObjectWriter } from './object-writer.js';
+export { ObjectWriter, rfc3339, storeFailure } from './object-writer.js';
 export { COMMON_SCHEMAS } from './openapi.js';
 export type { ReferencedOwner } from './owner-reference-permission.js';
 export { decodeKubernetesProtobuf, protobufBodyDecoder } from './protobuf-decoder.js';
@@ -24,7 +23,7 @@ export type { MessageSchema } from './protobuf-message-schema.js';
 export type { AuthenticatedUser, RequestAuthenticator } from './request-authentication.js';
 export type { AccessDecision, NonResourceDecision, NonResourceRule, RequestAuthorizer, RulesDescription } from './request-authorization.js';
 export type { ResourceRequest } from './request-info.js';
-export { resourceIdOf, ResourceRegistry } from './resource-type.js';
+export { resourceIdOf, ResourceRegistry, resourceType } from './resource-type.js';
 export type { KindDefinition, ResourceType } from './resource-type.js';
 export type { SchemaObject } from './schema-object.js';
 export { REFUSE_UNKNOWN_FIELDS } from './schema-pruning.js';

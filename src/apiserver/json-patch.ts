@@ -5,7 +5,7 @@ import { utf8Bytes } from './json-size.js';
 
 /**
  * RFC 6902 JSON patch, applied by fast-json-patch within the limits a Kubernetes API server keeps,
- * so that a small patch cannot grow an object without bound (issue 19 §1). The library applies
+ * so that a small patch cannot grow an object without bound. The library applies
  * each operation; this file checks every operation against the document before the library runs
  * it, since the library has no limits: at most {@link MAX_JSON_PATCH_OPERATIONS} operations
  * (kube-apiserver's `maxJSONPatchOperations`), at most {@link MAX_JSON_PATCH_ADDED_BYTES} added

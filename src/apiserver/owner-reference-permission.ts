@@ -3,7 +3,7 @@
  * `blockOwnerDeletion`: a write that newly sets `blockOwnerDeletion: true` on an owner reference
  * is admitted only when the writer may update the finalizers of that owner (setting it can hold
  * the owner's foreground deletion, so it is a right over the owner, not over the dependent).
- * The answer is 422 Invalid naming the field, as the seed's error table (§7) and the field's
+ * The answer is 422 Invalid naming the field, as the management API's error table and the field's
  * OpenAPI description say; the real plugin answers 403 Forbidden. The cause carries the real
  * server's words.
  */

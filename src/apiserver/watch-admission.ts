@@ -3,7 +3,7 @@ import { ApiError } from '../apimachinery/index.js';
 /** Which cap refused a watch (a bounded metric label). */
 export type WatchLimitName = 'per_user' | 'global';
 
-/** Caps on concurrent watches, the server's only long-running requests (issue 19 §5). */
+/** Caps on concurrent watches, the server's only long-running requests, so watches cannot exhaust its memory. */
 export interface WatchLimits {
   /** Open watches of the whole server. Default {@link DEFAULT_WATCH_LIMITS}. */
   maxWatches: number;

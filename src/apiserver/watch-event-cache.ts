@@ -23,7 +23,7 @@ export interface WatchEncoding {
 
 /**
  * Watch event lines shared by every watcher, as a watch cache serialises each event once per
- * encoding (REFERENCE §12): keyed by the stored object (storages hand every watcher the same
+ * encoding (k8s.io/apiserver's cachingObject): keyed by the stored object (storages hand every watcher the same
  * immutable object), the event type and the representation. A line lives as long as its object
  * is held by the storage; a watcher writes the same bytes to its socket, so 500 watchers of
  * 10,000 objects hold one copy of them, not 500.

@@ -12,6 +12,13 @@ import { parseBoolean } from './option-parsers.js';
 /** Exit code of a command-line usage error (bad, unknown or missing option), as BSD's EX_USAGE-style tools use 2. */
 export const USAGE_EXIT_CODE = 2;
 
+/** `vcsync <command> <subcommand>` as typed, e.g. `token create`; `''` for the program itself. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent != null; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
+}
+
 /** An option the command cannot run without; checked after unknown options are reported. */
 export class RequiredOption extends Option {
   readonly requiredAfterParse = true;
@@ -68,4 +75,18 @@ export function installOptionChecks(program: Command): void {
     throw new CommanderError(exitCode, error.code, error.message);
   });
   program.hook('preAction', (_program, actionCommand) => checkCommandOptions(actionCommand));
+}
+
+/**
+ * Makes every usage error of `program` and its subcommands read like every other fatal error:
+ * located by the command typed (`vcsync start: unknown option '--nmae'`) instead of commander's
+ * bare `error: `. Call after adding subcommands.
+ */
+export function locateUsageErrors(program: Command): void {
+  const visit = (command: Command): void => {
+    const where = ['vcsync', commandPath(command)].filter((part) => part !== '').join(' ');
+    command.configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, `${where}: `)) });
+    command.commands.forEach(visit);
+  };
+  visit(program);
 }

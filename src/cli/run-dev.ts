@@ -10,6 +10,9 @@ import { deferredCsrClient } from '../management/index.js';
 import { startDevManagement } from './dev-management.js';
 import { assertDevPortsFree, DEV_LISTEN_HOST, DEV_PORTS_FILE, readDevPorts, writeDevPorts, type DevPorts } from './dev-ports.js';
 import { runSyncerUntilStopped } from './run-syncer.js';
+import { loadCheckedConfig } from '../syncer/sync-config.js';
+import { SYNCABLE_RESOURCES } from '../syncer/resources.js';
+import { invalidConfigError } from './command-error.js';
 
 /**
  * How long the virtual devcluster of `vcsync dev` caches token review answers, in ms: a disabled or
@@ -63,14 +66,18 @@ async function ensureNamespace(cluster: DevCluster, namespace: string): Promise<
 /**
  * Runs the embedded default until SIGTERM/SIGINT: a virtual and a host devcluster persisted under
  * `flags.dir`, kubeconfigs written next to the data, the syncer on `flags.config` between them,
- * and the next commands to type printed.
+ * and the next commands to type printed. Every input that can be checked without starting
+ * anything (the config, the kept ports file, each kept port free) is checked first: a failed check
+ * ends the command before any server listens or any file or key is written.
  */
 export async function runDev(flags: DevFlags): Promise<void> {
+  const loaded = await loadCheckedConfig(flags.config, SYNCABLE_RESOURCES);
+  if (!loaded.ok) throw invalidConfigError(flags.config, loaded.errors);
+  const dir = resolve(flags.dir);
+  const kept = await keptPorts(dir, flags);
   const pretty = process.stdout.isTTY;
   const logger = createLogger({ pretty, ...(flags.logLevel !== undefined ? { level: flags.logLevel } : {}) });
-  const dir = resolve(flags.dir);
   await mkdir(dir, { recursive: true });
-  const kept = await keptPorts(dir, flags);
   const hostNamespace = `vcluster-${flags.name}`;
   // The management API first: the virtual cluster authenticates bearer tokens through its TokenReview
   // webhook. Its kube configs point at the virtual cluster, which starts next (its TLS address is the

@@ -24,6 +24,7 @@ import { ResourceSync } from '../syncer/resource-sync.js';
 import { SYNCABLE_RESOURCES } from '../syncer/resources.js';
 import { buildSyncStates, checkConfig, loadCheckedConfig, reloadSyncStates } from '../syncer/sync-config.js';
 import type { SyncableResource } from '../syncer/syncable-resource.js';
+import { invalidConfigError } from './command-error.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
 /** Everything `vcsync start` (and `vcsync dev`) needs to run the syncer. */
@@ -48,7 +49,7 @@ export interface RunSyncerOptions {
   /** Patch sandbox heap limit (MiB) and per-object evaluation timeout (ms). */
   sandboxMemoryMiB: number;
   sandboxTimeoutMs: number;
-  /** Serve the management API (issue 9) on every replica, storing in host Secrets. Default off. */
+  /** Serve the management API on every replica, storing in host Secrets. Default off. */
   management?: Pick<DaemonManagementOptions, 'host' | 'port' | 'tls' | 'insecureHttp' | 'bootstrapKeyPath' | 'tokens' | 'watchLimits' | 'connectionLimits'>;
   logger: Logger;
   /** Called once the metrics endpoint listens (e.g. to print its URL). */
@@ -59,29 +60,24 @@ export interface RunSyncerOptions {
   leaderElection?: Pick<LeaderElectorOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'maxRetryBackoffMs'>;
 }
 
-/** Thrown when the daemon cannot start; the message is for the operator, as is. */
-export class StartupError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StartupError';
-  }
-}
-
 /**
  * Runs the syncer until `signal` fires: loads and watches the config, connects to both clusters,
  * and hands the manager its runnables (the metrics and health endpoint, the config watcher, and,
  * leader-gated, the sync of every registered resource). Resolves after every runnable stopped.
- * Throws {@link StartupError} for a bad config or options (nothing has been started then), and
- * the manager's {@link ManagerError} when a runnable failed or did not stop in time.
+ * Throws a {@link CommandError} with the config's located errors (as `vcsync validate` prints
+ * them) for a bad config, and the kube package's KubeConfigError for a kubeconfig that cannot be
+ * loaded: nothing has been started then. Throws the manager's {@link ManagerError} when a
+ * runnable failed or did not stop in time.
  */
 export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal): Promise<void> {
   const { logger } = options;
   const resources = options.resources ?? SYNCABLE_RESOURCES;
   // The same check as `vcsync validate` (and as every reload below): what one rejects, all reject.
   const loaded = await loadCheckedConfig(options.configPath, resources);
-  if (!loaded.ok) {
-    throw new StartupError(`invalid configuration:\n${loaded.errors.map(formatConfigError).join('\n')}`);
-  }
+  if (!loaded.ok) throw invalidConfigError(options.configPath, loaded.errors);
+  // Read before anything runs: a kubeconfig that cannot be loaded ends the start with nothing to stop.
+  const virtualCluster = loadClusterConfig(options.virtual, { name: 'virtual' });
+  const hostCluster = loadClusterConfig(options.host, { name: 'host' });
   const enabled = resources.filter((resource) => resource.enabled(loaded.config));
   const registry = new Registry();
   const sandboxMetrics = new SandboxMetrics(registry);
@@ -95,7 +91,7 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   const initial = buildSyncStates(enabled, loaded, stateOptions);
   if (!initial.ok) {
     sandbox.dispose();
-    throw new StartupError(`invalid configuration:\n${initial.errors.map(formatConfigError).join('\n')}`);
+    throw invalidConfigError(options.configPath, initial.errors);
   }
 
   const build = readBuildInfo();
@@ -103,14 +99,13 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   registerBuildInfoMetric(registry, build);
   const kubeMetrics = new KubeMetrics(registry);
   const configMetrics = new ConfigMetrics(registry);
-  const virtualCluster = loadClusterConfig(options.virtual, { name: 'virtual' });
   const virtualClient = new RestClient({
     cluster: virtualCluster,
     logger: logger.child({ cluster: 'virtual' }),
     metrics: kubeMetrics,
   });
   const hostClient = new RestClient({
-    cluster: loadClusterConfig(options.host, { name: 'host' }),
+    cluster: hostCluster,
     qps: options.hostQps,
     burst: options.hostBurst,
     logger: logger.child({ cluster: 'host' }),
@@ -233,18 +228,30 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   }
 }
 
+/** The daemon ended because one of its runnables failed; the message names it and why. */
+export class DaemonFailedError extends Error {
+  /** Stable code: printed as `vcsync <command>: <message>`, without a stack. */
+  readonly code = 'VCSYNC_DAEMON_FAILED';
+
+  constructor(cause: ManagerError) {
+    super(cause.message, { cause });
+    this.name = 'DaemonFailedError';
+  }
+}
+
 /**
- * Runs the syncer until SIGTERM or SIGINT (the commands' shared entry): a {@link StartupError} or
- * a {@link ManagerError} (a runnable failed) is logged as fatal with exit code 1; anything else propagates (a bug, printed with its stack).
+ * Runs the syncer until SIGTERM or SIGINT (the commands' shared entry). Every error propagates to
+ * the command, which prints it once on stderr: a {@link ManagerError} (a runnable failed) becomes
+ * a {@link DaemonFailedError}, and is also logged, so the daemon's log says why it ended.
  */
 export async function runSyncerUntilStopped(options: RunSyncerOptions): Promise<void> {
   const stop = stopOnSignals(options.logger);
   try {
     await runSyncer(options, stop.signal);
   } catch (error) {
-    if (!(error instanceof StartupError) && !(error instanceof ManagerError)) throw error;
-    options.logger.fatal(error.message);
-    process.exitCode = 1;
+    if (!(error instanceof ManagerError)) throw error;
+    options.logger.fatal({ err: error, runnables: error.runnables }, 'vcsync stopped after a failure');
+    throw new DaemonFailedError(error);
   } finally {
     stop.dispose();
   }

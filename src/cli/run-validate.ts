@@ -1,8 +1,8 @@
-import { formatConfigError } from '../config/config-error.js';
 import type { ConfigValidator } from '../config/check-config.js';
 import { loadConfigFile } from '../config/load-config-file.js';
 import { registryConfigSchema, SYNCABLE_RESOURCES } from '../syncer/resources.js';
 import { resourceValidators, type SyncableResource } from '../syncer/syncable-resource.js';
+import { configErrorLines } from './command-error.js';
 
 /** Options of {@link runValidate}. */
 export interface ValidateOptions {
@@ -35,9 +35,7 @@ export async function runValidate(options: ValidateOptions): Promise<number> {
     out.write(`${options.configPath} is valid\n`);
     return 0;
   }
-  const { errors } = result;
-  for (const error of errors) err.write(`${formatConfigError(error)}\n`);
-  err.write(`${options.configPath}: ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}\n`);
+  err.write(`${configErrorLines(options.configPath, result.errors).join('\n')}\n`);
   return 1;
 }
 

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { BooleanEnvOption, RequiredOption, USAGE_EXIT_CODE } from './cli-options.js';
 import { definedOnly, dnsLabel, issuerUrl, parseListenAddress, parseLogLevel, positiveInteger, positiveNumber, signingAlgorithm, type LogLevel } from './option-parsers.js';
 import type { KubeConfigSource } from '../kube/kube-config.js';
+import { describeReadError } from '../config/load-config-file.js';
+import { CommandError } from './command-error.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -78,6 +81,24 @@ export function leaderElectionTimingProblem(flags: Pick<StartFlags, 'leaderElect
   return undefined;
 }
 
+/**
+ * Checks that each kubeconfig file given is readable, before anything starts; throws one
+ * {@link CommandError} with a line per unreadable file: `FILE: cannot read the kubeconfig given by
+ * --flag (ENV): why`.
+ */
+async function assertKubeconfigsReadable(files: readonly { path: string | undefined; flag: string; env: string }[]): Promise<void> {
+  const problems: string[] = [];
+  for (const { path, flag, env } of files) {
+    if (path === undefined) continue;
+    try {
+      await readFile(path);
+    } catch (error: unknown) {
+      problems.push(`${path}: cannot read the kubeconfig given by ${flag} (${env}): ${describeReadError(error)}`);
+    }
+  }
+  if (problems.length > 0) throw new CommandError(problems);
+}
+
 /** Adds `vcsync start`: the production daemon; every flag also reads an environment variable. */
 export function registerStartCommand(program: Command): void {
   program
@@ -124,15 +145,17 @@ export function registerStartCommand(program: Command): void {
       if (managementProblem !== undefined) command.error(`error: ${managementProblem}`, { exitCode: USAGE_EXIT_CODE, code: 'vcsync.invalidOptionCombination' });
       const timingProblem = leaderElectionTimingProblem(flags);
       if (timingProblem !== undefined) command.error(`error: ${timingProblem}`, { exitCode: USAGE_EXIT_CODE, code: 'vcsync.invalidOptionCombination' });
+      const hostNamespace = flags.hostNamespace ?? podNamespace();
+      if (hostNamespace === undefined) {
+        command.error('error: no host namespace: pass --host-namespace (or VCSYNC_HOST_NAMESPACE) when not running in a pod', { exitCode: USAGE_EXIT_CODE, code: 'vcsync.missingHostNamespace' });
+      }
+      await assertKubeconfigsReadable([
+        { path: flags.virtualKubeconfig, flag: '--virtual-kubeconfig', env: 'VCSYNC_VIRTUAL_KUBECONFIG' },
+        { path: flags.hostKubeconfig, flag: '--host-kubeconfig', env: 'VCSYNC_HOST_KUBECONFIG' },
+      ]);
       // Loaded when the command runs, so usage errors and --help stay fast.
       const [{ createLogger }, { runSyncerUntilStopped }] = await Promise.all([import('../observe/logger.js'), import('./run-syncer.js')]);
       const logger = createLogger({ level: flags.logLevel });
-      const hostNamespace = flags.hostNamespace ?? podNamespace();
-      if (hostNamespace === undefined) {
-        logger.fatal('no host namespace: pass --host-namespace (or VCSYNC_HOST_NAMESPACE) when not running in a pod');
-        process.exitCode = 2;
-        return;
-      }
       const host: KubeConfigSource = flags.hostKubeconfig !== undefined ? { kind: 'file', path: flags.hostKubeconfig } : { kind: 'inCluster' };
       await runSyncerUntilStopped({
         configPath: flags.config,

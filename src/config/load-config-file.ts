@@ -21,25 +21,26 @@ export async function loadConfigFile(path: string, schema: ConfigSchema, validat
   return checkConfigText(text, path, schema, validators);
 }
 
-/** The error reported when the file cannot be read: says why, with the system code when known. */
-export function readFailure(path: string, error: unknown): ConfigError {
+/**
+ * Why a file could not be read, for a person: `the file does not exist`, `the path is a directory,
+ * not a file`, `permission denied`, or the system's message.
+ */
+export function describeReadError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason =
-    code === 'ENOENT'
-      ? 'the file does not exist'
-      : code === 'EISDIR'
-        ? 'the path is a directory, not a file'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : error instanceof Error
-            ? error.message
-            : String(error);
+  if (code === 'ENOENT') return 'the file does not exist';
+  if (code === 'EISDIR') return 'the path is a directory, not a file';
+  if (code === 'EACCES') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The error reported when the file cannot be read: says why (see {@link describeReadError}). */
+export function readFailure(path: string, error: unknown): ConfigError {
   return {
     code: ConfigErrorCode.READ_FAILED,
     path: '',
     file: path,
     line: 0,
     column: 0,
-    message: `cannot read the config file: ${reason}`,
+    message: `cannot read the config file: ${describeReadError(error)}`,
   };
 }

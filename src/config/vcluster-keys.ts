@@ -80,7 +80,7 @@ export const SYNC_FROM_HOST_KEYS = [
   'deviceClasses',
 ] as const;
 
-/** Keys of `privateNodes`. vcsync reads `enabled` (seed §8: Endpoints sync needs host nodes). */
+/** Keys of `privateNodes`. vcsync reads `enabled` (Endpoints sync needs host nodes: Pod addresses are reachable from the host only on host nodes). */
 export const PRIVATE_NODES_KEYS = [
   'enabled',
   'importNodeBinaries',

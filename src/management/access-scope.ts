@@ -1,8 +1,8 @@
 /**
- * The `scope` of an access key (seed 2.6, shared by OwnedAccessKey.spec and
+ * The `scope` of an access key (shared by OwnedAccessKey.spec and
  * DirectClusterEndpointToken.spec): what a key may reach. The types mirror the wire format; what
  * each entry allows is decided by `authorization.ts` and written down in `scope-table.ts` (the
- * README table).
+ * table in docs/management-api.md).
  */
 import { isJsonObject, type StatusCause } from '../apimachinery/index.js';
 import { forbiddenValue, invalidValue, requiredValue } from '../apiserver/index.js';
@@ -57,7 +57,7 @@ export interface ScopeRuleVirtualCluster {
   namespace?: string;
 }
 
-/** One deprecated `rules` entry (seed 2.6): a request matches when every field matches. */
+/** One deprecated `rules` entry: a request matches when every field matches. */
 export interface ScopeRule {
   /** Matching verbs; empty means every verb. */
   verbs?: string[];
@@ -77,7 +77,7 @@ export interface ScopeRule {
   allowPlatformCli?: boolean;
 }
 
-/** An access key's scope (seed 2.6). A key without one, or with every list empty and no `allowLoftCli`, is not restricted. */
+/** An access key's scope. A key without one, or with every list empty and no `allowLoftCli`, is not restricted. */
 export interface AccessScope {
   roles?: ScopeRole[];
   projects?: ScopeProject[];
@@ -96,8 +96,8 @@ export interface AccessScope {
 export const SCOPE_FIELDS = ['roles', 'projects', 'spaces', 'virtualClusters', 'clusters', 'rules', 'allowLoftCli'] as const;
 
 /**
- * The role names a `roles` entry may carry. `platformCLI` is the seed's name for the reference
- * platform's `loft-cli`; both are accepted and mean the same.
+ * The role names a `roles` entry may carry. `platformCLI` is the management API's name for the
+ * Platform's `loft-cli`; both are accepted and mean the same.
  */
 export const SCOPE_ROLES = ['platformCLI', 'loft-cli', 'agent', 'vcluster', 'network-peer', 'workspace', 'metrics-writer', 'metrics-reader'] as const;
 

@@ -1,8 +1,8 @@
 /**
- * Scope authorization (seed 2.6, issue 9 §4): whether an access key's scope allows a request.
+ * Scope authorization: whether an access key's scope allows a request.
  * Pure: the server hands in the key's scope and the request's attributes and answers 403 with
  * the returned reason when it is refused. What each entry allows is written down in
- * `scope-table.ts`, which the README table is rendered from.
+ * `scope-table.ts`, which the table in docs/management-api.md is rendered from.
  */
 import { type ApiError, forbidden } from '../apimachinery/index.js';
 import { SCOPE_WILDCARD, isUnrestricted, type AccessScope, type ScopeRole } from './access-scope.js';

@@ -1,6 +1,6 @@
 /**
  * A client certificate for a user of the virtual cluster, obtained the way a cluster expects it
- * (issue 10 §3): a fresh key pair, a CertificateSigningRequest for the signer
+ * (a client-certificate kube config): a fresh key pair, a CertificateSigningRequest for the signer
  * `kubernetes.io/kube-apiserver-client`, approved by vcsync, signed by the cluster's signer
  * (kube-controller-manager, or devcluster's). The private key never leaves this process.
  */

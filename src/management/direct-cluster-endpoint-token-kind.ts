@@ -6,7 +6,7 @@ import { ACCESS_SCOPE_SCHEMA } from './owned-access-key-schema.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
-/** The OpenAPI v3 schema of DirectClusterEndpointToken in `group` (seed 2.4). */
+/** The OpenAPI v3 schema of DirectClusterEndpointToken in `group`. */
 function directClusterEndpointTokenSchema(group: string): KindSchema {
   const name = `${group.split('.').reverse().join('.')}.${MANAGEMENT_VERSION}.DirectClusterEndpointToken`;
   const schema: SchemaObject = {
@@ -44,7 +44,7 @@ function validate(object: JsonObject): StatusCause[] {
 }
 
 /**
- * DirectClusterEndpointToken (seed 2.4, REFERENCE §7), cluster-scoped
+ * DirectClusterEndpointToken (as the vCluster Platform defines it), cluster-scoped
  * `directclusterendpointtokens` in `management.<platform>.sh/v1`: create only, never stored; the
  * create answers the object with `status.token` from `issue`.
  */

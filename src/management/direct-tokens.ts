@@ -1,5 +1,5 @@
 /**
- * DirectClusterEndpointTokens (seed 2.4, issue 10 §2): short-lived signed JWTs a caller obtains
+ * DirectClusterEndpointTokens: short-lived signed JWTs a caller obtains
  * with its access key and presents to a cluster endpoint directly. Issued with the key ring's
  * current key; verified offline by anyone with the published key set, and by token review here,
  * which also refuses tokens whose access key was since disabled, deleted or narrowed.
@@ -113,7 +113,7 @@ export class DirectTokens implements TokenVerifier {
 
   /**
    * A token for `user` (who authenticated with an access key) with the key's own scope, living
-   * the maximum lifetime: the credential of a kube config (issue 10 §3). Throws a 403 when the
+   * the maximum lifetime: the credential of a token-mode kube config. Throws a 403 when the
    * user did not authenticate with an access key.
    */
   async mintForKubeConfig(user: AuthenticatedUser): Promise<{ token: string; ttlSeconds: number }> {

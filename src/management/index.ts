@@ -1,4 +1,4 @@
-/** The management API (issue 9): the server, OwnedAccessKey, access-key authentication. */
+/** The management API: the server, OwnedAccessKey, access-key authentication. */
 export { AccessKeyAuthenticator, type AccessKeyAuthenticatorOptions } from './access-key-authenticator.js';
 export { AccessKeyHasher, generateAccessKey, isKeyHash, weakKeyReason } from './access-key-hasher.js';
 export { ensureBootstrapAdminKey, ensureKeyHashSecret, writeSecretFile, type BootstrapAdminKeyOptions } from './bootstrap-admin-key.js';

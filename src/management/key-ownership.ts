@@ -1,5 +1,5 @@
 /**
- * Ownership of access keys (issue 9 §4): a key belongs to its `spec.user` / `spec.team` /
+ * Ownership of access keys: a key belongs to its `spec.user` / `spec.team` /
  * `spec.subject`; a caller sees and changes only its own keys unless it is an admin, and cannot
  * create (or turn a key into) one for someone else or one reaching further than itself.
  */

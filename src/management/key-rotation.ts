@@ -1,6 +1,6 @@
 /**
- * When the token-signing keys of the management API are used, published and dropped (issue 10
- * §2). Pure: the ring's state and a clock in, decisions out; `signing-keys.ts` does the I/O.
+ * When the token-signing keys of the management API (for DirectClusterEndpointTokens) are used,
+ * published and dropped. Pure: the ring's state and a clock in, decisions out; `signing-keys.ts` does the I/O.
  *
  * A key signs from `signFrom` until `signUntil`; its successor is generated `prepublishMs` before
  * that, so that verifiers holding a cached key set already know it when it starts signing; a key

@@ -1,5 +1,5 @@
 /**
- * Which changes of an OwnedAccessKey give it more reach (issue 19 §2): a write that makes a key do
+ * Which changes of an OwnedAccessKey give it more reach: a write that makes a key do
  * more, or work when it did not, is a new credential as much as a create is, so the caller must be
  * one who could have created the resulting key (`checkEscalation` in `key-ownership.ts`). Pure:
  * the stored and the resulting object in, the widening changes out; no clock is needed, as a

@@ -1,5 +1,5 @@
 /**
- * VirtualClusterInstanceKubeConfig (seed 2.5, 4.1; issue 10 §3): a kube config of the virtual
+ * VirtualClusterInstanceKubeConfig: a kube config of the virtual
  * cluster vcsync runs beside, for the caller, with either a token (verified by the virtual
  * cluster through vcsync's token review) or a client certificate the virtual cluster signed.
  */

@@ -136,7 +136,7 @@ export const KEY_SET_PATH = '/openid/v1/jwks';
 /** The shortest client certificate a CertificateSigningRequest may ask for (`spec.expirationSeconds`), in seconds. */
 export const MIN_CERTIFICATE_TTL_SECONDS = 600;
 
-/** `certificateTTL` when a kube config request does not set it: one day (seed 2.5). */
+/** `certificateTTL` when a kube config request does not set it: one day, as the Platform's. */
 export const DEFAULT_CERTIFICATE_TTL_SECONDS = 86_400;
 
 /** How long a kube config request waits for the virtual cluster to sign its client certificate, in ms. */

@@ -1,5 +1,5 @@
-import { buildApiServer, GarbageCollector, type ObjectWriter, protobufBodyDecoder, type RequestAuthorizer, ResourceRegistry, type ResourceType, SELF_REVIEW_PROTOBUF_KINDS, SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND, type ServerVersion, type Storage, StorageControllers, type WatchLimits } from '../apiserver/index.js';
-import type { Server as TlsServer } from 'node:tls';
+import { buildApiServer, GarbageCollector, ObjectWriter, protobufBodyDecoder, type RequestAuthorizer, ResourceRegistry, resourceType, type ResourceType, SELF_REVIEW_PROTOBUF_KINDS, SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND, type ServerVersion, type Storage, StorageControllers, type WatchLimits } from '../apiserver/index.js';
+import { Server as TlsServer } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { ConnectionLimits } from '../observe/connection-guard.js';
 import type { Logger } from '../observe/logger.js';
@@ -61,7 +61,7 @@ export interface ManagementServerOptions {
   now?: () => number;
   /** `status.lastActivity` is written at most once per this many ms per key. Default 60000. */
   lastActivityWriteIntervalMs?: number;
-  /** Verifiers the token review asks after the access keys (issue 10 §2's endpoint tokens). Default: none. */
+  /** Verifiers the token review asks after the access keys (the DirectClusterEndpointTokens). Default: none. */
   tokenVerifiers?: readonly NamedTokenVerifier[];
   /** Verified keys the authenticator caches. Default `AUTH_CACHE_MAX_KEYS` (10,000). */
   authCacheMaxKeys?: number;
@@ -85,7 +85,7 @@ export interface ManagementServerOptions {
   logger: Logger;
 }
 
-/** How DirectClusterEndpointTokens are signed and checked (issue 10 §2). */
+/** How DirectClusterEndpointTokens are signed and checked. */
 export interface DirectTokenOptions {
   /** Algorithm of newly generated signing keys. Default `RS256` (as the reference platform). */
   algorithm?: SigningAlgorithm;
@@ -143,15 +143,22 @@ function openIdConfiguration(issuer: string): Record<string, unknown> {
   };
 }
 
+/** The port a listening server is bound to; throws for a server not listening on TCP. */
+function listeningPort(server: { address(): AddressInfo | string | null }): number {
+  const bound = server.address();
+  if (bound === null || typeof bound === 'string') throw new TypeError(`the management server is not listening on a TCP port (its address is ${String(bound)})`);
+  return bound.port;
+}
+
 function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
 /**
- * Starts the management API (issue 9 §2): the apiserver core with OwnedAccessKey under
+ * Starts the management API: the apiserver core with OwnedAccessKey under
  * `/kubernetes/management`, HTTPS from certificate files reloaded when they change (plain HTTP
  * only with `insecureHttp`), every request authenticated by its access key and authorized by
- * `authorizer`, except the TokenReview webhook at {@link TOKEN_REVIEW_PATH} (issue 10 §1), which
+ * `authorizer`, except the TokenReview webhook at {@link TOKEN_REVIEW_PATH}, which
  * answers for the access keys and then `tokenVerifiers` without a credential (ADR 0020); creates
  * the bootstrap admin key when asked. Fails when neither TLS files nor `insecureHttp` are given.
  */
@@ -164,27 +171,22 @@ export async function startManagementServer(options: ManagementServerOptions): P
   const now = options.now ?? ((): number => Date.now());
   const platform = options.platform ?? DEFAULT_PLATFORM;
   const hasher = new AccessKeyHasher(options.keyHashSecret);
-  // The authenticator and the token service need the writer the server builds; both are only asked once it listens.
-  const late: { authenticator?: AccessKeyAuthenticator; directTokens?: DirectTokens; kubeConfigs?: KubeConfigs } = {};
-  const registry = new ResourceRegistry([
-    ownedAccessKeyKind({ platform, hasher }),
-    directClusterEndpointTokenKind({ platform, issue: (request) => (late.directTokens as DirectTokens).issue(request) }),
-    ...(options.virtualCluster !== undefined ? [virtualClusterInstanceKind({ platform, issue: (request) => (late.kubeConfigs as KubeConfigs).issue(request) })] : []),
-  ]);
-  const ownedAccessKeys = registry.byKind('OwnedAccessKey');
   const tls = options.insecureHttp === true ? undefined : options.tls;
   const pair = tls !== undefined ? await readServingPair(tls.certPath, tls.keyPath) : undefined;
-  let address = `${formatHost(host)}:${options.port ?? 0}`;
-  const verifiers = new TokenVerifierChain([
-    { kind: 'access key', verifier: { verifyToken: (request) => (late.authenticator as AccessKeyAuthenticator).verifyToken(request) } },
-    { kind: 'direct cluster endpoint token', verifier: { verifyToken: (request) => (late.directTokens as DirectTokens).verifyToken(request) } },
-    ...(options.tokenVerifiers ?? []),
-  ]);
-  const tokenReview = async (body: unknown): Promise<{ code: number; body: unknown }> => ({ code: 200, body: await reviewToken(verifiers, body) });
   const scheme = tls !== undefined ? 'https' : 'http';
+  // The issuer defaults to the listening address, known once the server listens (port 0 picks one).
+  let address = `${formatHost(host)}:${options.port ?? 0}`;
   const tokenOptions = options.tokens ?? {};
   const issuer = (): string => tokenOptions.issuer ?? `${scheme}://${address}`;
   const maxTtlSeconds = tokenOptions.maxTtlSeconds ?? DIRECT_TOKEN_MAX_TTL_SECONDS;
+
+  // Built in dependency order: the store's writer and the keys first, then who reads them
+  // (authenticator, token service, kube configs), then the kinds that call those, then the server.
+  // Each object is one host Secret's data: refused before the host cluster refuses the Secret.
+  const writer = new ObjectWriter({ storage: options.storage, now, maxObjectBytes: MAX_MANAGEMENT_OBJECT_BYTES });
+  // Resolved on its own for the authenticator and the bootstrap key; the registry resolves the same definition.
+  const ownedAccessKeyDefinition = ownedAccessKeyKind({ platform, hasher });
+  const ownedAccessKeys = resourceType(ownedAccessKeyDefinition);
   const ring = new SigningKeyRing({
     storage: options.storage,
     algorithm: tokenOptions.algorithm ?? 'RS256',
@@ -196,14 +198,46 @@ export async function startManagementServer(options: ManagementServerOptions): P
     now,
     logger,
   });
-  const { app, writer, endWatches } = buildApiServer({
+  const authenticator = new AccessKeyAuthenticator({
+    storage: options.storage,
+    writer,
+    type: ownedAccessKeys,
+    hasher,
+    now,
+    ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
+    ...(options.authCacheMaxKeys !== undefined ? { cacheMaxKeys: options.authCacheMaxKeys } : {}),
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
+    logger,
+  });
+  const directTokens = new DirectTokens({
+    ring,
+    issuer,
+    audience: tokenOptions.audience ?? DEFAULT_DIRECT_TOKEN_AUDIENCE,
+    claimName: managementGroup(platform),
+    keys: authenticator,
+    ...(tokenOptions.defaultTtlSeconds !== undefined ? { defaultTtlSeconds: tokenOptions.defaultTtlSeconds } : {}),
+    maxTtlSeconds,
+    now,
+  });
+  const kubeConfigs = options.virtualCluster !== undefined ? new KubeConfigs(options.virtualCluster, directTokens, managementGroup(platform)) : undefined;
+  const registry = new ResourceRegistry([
+    ownedAccessKeyDefinition,
+    directClusterEndpointTokenKind({ platform, issue: (request) => directTokens.issue(request) }),
+    ...(kubeConfigs !== undefined ? [virtualClusterInstanceKind({ platform, issue: (request) => kubeConfigs.issue(request) })] : []),
+  ]);
+  const verifiers = new TokenVerifierChain([
+    { kind: 'access key', verifier: authenticator },
+    { kind: 'direct cluster endpoint token', verifier: directTokens },
+    ...(options.tokenVerifiers ?? []),
+  ]);
+  const tokenReview = async (body: unknown): Promise<{ code: number; body: unknown }> => ({ code: 200, body: await reviewToken(verifiers, body) });
+  const { app, endWatches } = buildApiServer({
     registry,
     storage: options.storage,
+    writer,
     serverName: MANAGEMENT_SERVER_NAME,
     version: MANAGEMENT_VERSION_INFO,
-    // Each object is one host Secret's data: refused before the host cluster refuses the Secret.
-    maxObjectBytes: MAX_MANAGEMENT_OBJECT_BYTES,
-    authenticator: { authenticate: (input) => (late.authenticator as AccessKeyAuthenticator).authenticate(input) },
+    authenticator,
     authorizer: options.authorizer ?? MANAGEMENT_AUTHORIZER,
     // kubectl sends its self reviews (`auth can-i`, `auth whoami`) as protobuf.
     bodyDecoders: [protobufBodyDecoder(new Map([...SELF_REVIEW_PROTOBUF_KINDS, SELF_SUBJECT_RULES_REVIEW_PROTOBUF_KIND]))],
@@ -224,30 +258,6 @@ export async function startManagementServer(options: ManagementServerOptions): P
     now,
     logger,
   });
-  const authenticator = new AccessKeyAuthenticator({
-    storage: options.storage,
-    writer,
-    type: ownedAccessKeys,
-    hasher,
-    now,
-    ...(options.lastActivityWriteIntervalMs !== undefined ? { lastActivityWriteIntervalMs: options.lastActivityWriteIntervalMs } : {}),
-    ...(options.authCacheMaxKeys !== undefined ? { cacheMaxKeys: options.authCacheMaxKeys } : {}),
-    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
-    logger,
-  });
-  late.authenticator = authenticator;
-  const directTokens = new DirectTokens({
-    ring,
-    issuer,
-    audience: tokenOptions.audience ?? DEFAULT_DIRECT_TOKEN_AUDIENCE,
-    claimName: managementGroup(platform),
-    keys: authenticator,
-    ...(tokenOptions.defaultTtlSeconds !== undefined ? { defaultTtlSeconds: tokenOptions.defaultTtlSeconds } : {}),
-    maxTtlSeconds,
-    now,
-  });
-  late.directTokens = directTokens;
-  if (options.virtualCluster !== undefined) late.kubeConfigs = new KubeConfigs(options.virtualCluster, directTokens, managementGroup(platform));
   const stopping = new AbortController();
   const watching = authenticator.run(stopping.signal);
   const controllers =
@@ -272,10 +282,11 @@ export async function startManagementServer(options: ManagementServerOptions): P
   try {
     if (options.bootstrapKeyPath !== undefined) await ensureBootstrapAdminKey({ writer, type: ownedAccessKeys, keyPath: options.bootstrapKeyPath, logger });
     await app.listen({ host, port: options.port ?? 0 });
-    const port = (app.server.address() as AddressInfo).port;
+    const port = listeningPort(app.server);
     address = `${formatHost(host)}:${port}`;
+    const server = app.server;
     if (tls !== undefined) {
-      const server = app.server as unknown as TlsServer;
+      if (!(server instanceof TlsServer)) throw new TypeError('the management server was given TLS files but its listener does not serve TLS');
       stopReloads = watchServingPair({ certPath: tls.certPath, keyPath: tls.keyPath, install: (next) => server.setSecureContext({ cert: next.certPem, key: next.keyPem }), logger });
     }
     const url = `${scheme}://${address}${MANAGEMENT_BASE_PATH}`;

@@ -185,7 +185,7 @@ export interface OwnedAccessKeyKindOptions {
 }
 
 /**
- * OwnedAccessKey (seed 2.3), cluster-scoped `ownedaccesskeys` in `management.<platform>.sh/v1`:
+ * OwnedAccessKey (as the vCluster Platform defines it), cluster-scoped `ownedaccesskeys` in `management.<platform>.sh/v1`:
  * every seed field in its schema; `spec.key` generated (256 bits) when absent or checked
  * ({@link weakKeyReason}) when given, stored only as its HMAC, shown only in the create response;
  * a write that omits it (or `identity.connectorData`, never shown) keeps the stored one;

@@ -11,11 +11,11 @@ const strings = (description: string): SchemaObject => ({ type: 'array', items: 
 const object = (description: string, properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'object', description, properties });
 const list = (description: string, properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'array', description, items: { type: 'object', properties } });
 
-/** The values of OwnedAccessKey `spec.type` (the reference platform's `AccessKeyType`, REFERENCE §7). */
+/** The values of OwnedAccessKey `spec.type` (the vCluster Platform's `AccessKeyType`). */
 export const ACCESS_KEY_TYPES = ['', 'Login', 'User', 'Other', 'Reset', 'OIDCRefreshToken', 'NetworkPeer', 'Workspace'] as const;
 
 /**
- * seed 2.6: what a key (or a token issued with one) may reach. Nothing in it is ever dropped: an
+ * The scope: what a key (or a token issued with one) may reach. Nothing in it is ever dropped: an
  * unknown field anywhere below is refused (422) whatever `fieldValidation` says, since a scope
  * missing a part it was written with could reach further than meant.
  */
@@ -86,7 +86,7 @@ const SPEC = object('The desired state of an access key.', {
   }),
 });
 
-/** The OpenAPI v3 schema of OwnedAccessKey in `group` (every field of seed 2.3), with its list. */
+/** The OpenAPI v3 schema of OwnedAccessKey in `group` (every field the Platform's type has), with its list. */
 export function ownedAccessKeySchema(group: string, version: string): KindSchema {
   const name = `${group.split('.').reverse().join('.')}.${version}.OwnedAccessKey`;
   const gvk = (kind: string): SchemaObject[] => [{ group, version, kind }];

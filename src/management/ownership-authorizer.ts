@@ -1,5 +1,5 @@
 /**
- * The management server's authorizer (issue 9 §4): every request must be allowed by the scope of
+ * The management server's authorizer: every request must be allowed by the scope of
  * the key it authenticated with (`authorizeScope`), and OwnedAccessKey requests follow the one
  * ownership and escalation rule of `key-ownership.ts`.
  */

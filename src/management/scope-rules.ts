@@ -1,7 +1,7 @@
 /**
- * The deprecated `scope.rules` (seed 2.6), matched with the seed's semantics. A request matches a
+ * The deprecated `scope.rules`, matched with the Platform's semantics. A request matches a
  * rule when every one of the rule's fields matches it; empty lists mean "all" except
- * `nonResourceURLs`, which the seed gives no such meaning: a rule without them matches no
+ * `nonResourceURLs`, which the Platform gives no such meaning: a rule without them matches no
  * non-resource request, and one with them but without `resources` matches no resource request.
  */
 import { SCOPE_WILDCARD, resourcePatternMatches, type ScopeRule, type ScopeRuleResources } from './access-scope.js';

@@ -1,6 +1,6 @@
 /**
- * What each scope entry and role allows on this server, one row each: the README's "Access-key
- * scope" table is rendered from these rows ({@link renderScopeTable}), and
+ * What each scope entry and role allows on this server, one row each: the "Access-key
+ * scope" table of docs/management-api.md is rendered from these rows ({@link renderScopeTable}), and
  * test/unit/management/scope-table.test.ts runs requests through `authorizeScope` for every row,
  * so the table, the tests and the code cannot drift apart.
  */
@@ -18,7 +18,7 @@ export interface ScopeTableRow {
 
 const cliPaths = PLATFORM_CLI_PATHS.map((path) => `\`${path}\``).join(', ');
 
-/** The rows, in README order. */
+/** The rows, in the order of the documented table. */
 export const SCOPE_TABLE_ROWS: readonly ScopeTableRow[] = [
   { id: 'none', entry: 'no `scope`, or every list empty', allows: 'Every request (ownership still applies: a caller sees and changes only its own keys unless it is an admin).' },
   {
@@ -91,7 +91,7 @@ function cell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 }
 
-/** The Markdown table the README shows, rendered from {@link SCOPE_TABLE_ROWS}. */
+/** The Markdown table docs/management-api.md shows, rendered from {@link SCOPE_TABLE_ROWS}. */
 export function renderScopeTable(rows: readonly ScopeTableRow[] = SCOPE_TABLE_ROWS): string {
   return ['| Scope entry | What it allows on this server |', '| --- | --- |', ...rows.map((row) => `| ${cell(row.entry)} | ${cell(row.allows)} |`)].join('\n');
 }

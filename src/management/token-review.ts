@@ -1,5 +1,5 @@
 /**
- * The `authentication.k8s.io` TokenReview webhook (issue 10 §1): what a kube-apiserver configured
+ * The `authentication.k8s.io` TokenReview webhook: what a kube-apiserver configured
  * with `--authentication-token-webhook-config-file` sends, and what it reads back.
  */
 import { badRequest, isJsonObject, type JsonObject } from '../apimachinery/index.js';

@@ -1,6 +1,6 @@
 /**
  * The credentials the token review answers for, each behind one small interface: access keys now,
- * the direct-cluster-endpoint JWTs (issue 10 §2) as a second verifier later, without touching the
+ * the direct-cluster-endpoint JWTs as a second verifier later, without touching the
  * webhook.
  */
 import type { AuthenticatedUser } from '../apiserver/index.js';

@@ -4,7 +4,7 @@ import { managementGroup, MANAGEMENT_VERSION, MIN_CERTIFICATE_TTL_SECONDS } from
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
-/** The OpenAPI v3 schema of VirtualClusterInstanceKubeConfig in `group` (seed 2.5). */
+/** The OpenAPI v3 schema of VirtualClusterInstanceKubeConfig in `group`. */
 function kubeConfigSchema(group: string): KindSchema {
   const name = `${group.split('.').reverse().join('.')}.${MANAGEMENT_VERSION}.VirtualClusterInstanceKubeConfig`;
   const schema: SchemaObject = {
@@ -65,7 +65,7 @@ function validate(object: JsonObject): StatusCause[] {
 
 /**
  * `virtualclusterinstances` (namespaced, no verbs of its own) with the action `kubeconfig`
- * (seed 4.1): a POST of a VirtualClusterInstanceKubeConfig to
+ * (as the Platform's): a POST of a VirtualClusterInstanceKubeConfig to
  * `namespaces/<namespace>/virtualclusterinstances/<name>/kubeconfig` answers it with
  * `status.kubeConfig` from `issue`.
  */

@@ -1,7 +1,7 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** How long connections may idle and how many a listener holds (issue 19 §5). */
+/** How long connections may idle and how many a listener holds, so idle or half-open connections cannot exhaust its file descriptors. */
 export interface ConnectionLimits {
   /**
    * A new connection (TCP accept, including a TLS handshake) must complete its first request

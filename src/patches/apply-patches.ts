@@ -49,7 +49,7 @@ export interface ApplyPatchesInput<T extends PatchableObject> {
  *
  * Expression semantics, per location the path matches (see `path-match.ts`):
  * - a location matches only when every segment of the path exists there, the last one included
- *   (seed 2.7: a path that is not in the object is not applied), so a patch never adds a field;
+ *   (a path that is not in the object is not applied), so a patch never adds a field;
  * - the expression gets `value` (a private copy), `valueExists` (always true, kept for
  *   expressions written for it) and `context` (`vcluster`, `hostObject`, `virtualObject` -
  *   deeply frozen - and the concrete `path`; the per-object parts only when some expression of
@@ -73,15 +73,21 @@ export async function applyPatches<T extends PatchableObject>(
   const working = plan.hostPatches.length === 0 ? input.object : (structuredClone(input.object) as PatchableObject);
   const applied: AppliedPatch[] = [];
   const imports: ReferenceImport[] = [];
+  const changed = new Set<number>();
+  const noteChanges = (results: readonly AppliedPatch[]): void => {
+    for (const result of results) if (result.outcome !== 'unchanged') changed.add(result.patchIndex);
+  };
   const virtualNamespace = namespaceOf(input.virtualObject) ?? namespaceOf(input.object) ?? '';
   try {
     for (const patch of plan.hostPatches) {
       if (patch.mode === 'reference') {
         const result = applyReferencePatch(patch, working, virtualNamespace, env.references);
+        noteChanges(result.applied);
         if (record) applied.push(...result.applied);
         imports.push(...result.imports);
       } else {
         const result = applyLabelsPatch(patch, working, env.labels);
+        noteChanges(result);
         if (record) applied.push(...result);
       }
     }
@@ -99,7 +105,9 @@ export async function applyPatches<T extends PatchableObject>(
   const object = run.object;
   applied.push(...run.applied);
   if (!sameIdentity(input.object, object)) return { ok: false, error: protectedFieldError(plan) };
-  return { ok: true, object: object as T, applied, imports: dedupe(imports) };
+  for (const index of run.changed) changed.add(index);
+  const changedBy = plan.patches.filter((patch) => changed.has(patch.index)).map((patch) => patch.configPath);
+  return { ok: true, object: object as T, applied, imports: dedupe(imports), changedBy };
 }
 
 /** The object's `metadata.namespace`, when it has one. */

@@ -30,7 +30,7 @@ export interface PatchEntry {
   labels?: Record<string, never>;
 }
 
-/** `context.vcluster` inside expressions (seed 2.7 rule 6). */
+/** `context.vcluster` inside expressions: the virtual cluster's name, namespace and config. */
 export interface VClusterContext {
   /** The virtual cluster's name. */
   readonly name: string;

@@ -137,7 +137,7 @@ function findForbidden(root: Node): { start: number; reason: string } | undefine
  * of the function the sandbox wraps it in, fresh on every call. Every other free name is shared by
  * all evaluations (the helpers `atob`, `btoa`, `virtualToHostDNS`, the built-ins, `globalThis`) or
  * does not exist; an assignment to one could carry one object's data into the next object's
- * evaluation (issue 19 §3). The sandbox refuses it at run time too (const helpers, a frozen global
+ * evaluation. The sandbox refuses it at run time too (const helpers, a frozen global
  * object); this check says so at load, with the location.
  */
 export const PER_EVALUATION_NAMES: ReadonlySet<string> = new Set(['value', 'valueExists', 'context']);

@@ -18,7 +18,13 @@ export interface ForwardExpressionsInput {
 
 /** Outcome of {@link runForwardExpressions}. */
 export type ForwardExpressionsResult =
-  | { readonly ok: true; readonly object: Record<string, unknown>; readonly applied: readonly AppliedPatch[] }
+  | {
+      readonly ok: true;
+      readonly object: Record<string, unknown>;
+      readonly applied: readonly AppliedPatch[];
+      /** Indexes of the patches that set or removed a value somewhere (whether or not `record`). */
+      readonly changed: ReadonlySet<number>;
+    }
   | { readonly ok: false; readonly error: PatchEvaluationError };
 
 interface Location {
@@ -46,12 +52,13 @@ export async function runForwardExpressions(
   input: ForwardExpressionsInput,
 ): Promise<ForwardExpressionsResult> {
   const program = plan.program;
-  if (program === undefined) return { ok: true, object: { ...input.object }, applied: [] };
+  if (program === undefined) return { ok: true, object: { ...input.object }, applied: [], changed: new Set() };
   const reads = plan.forwardReads;
   const head = `[${reads.hostObject ? JSON.stringify(input.hostObject ?? null) : 'null'},${reads.virtualObject ? JSON.stringify(input.virtualObject ?? null) : 'null'}`;
   const target = new CopyOnWrite(input.object);
   const [name, namespace] = identityOf(input.object);
   const applied: AppliedPatch[] = [];
+  const changed = new Set<number>();
   for (const stage of plan.stages) {
     const locations: Location[] = [];
     let item = head;
@@ -88,6 +95,7 @@ export async function runForwardExpressions(
           target.set(location.at, result);
           outcome = 'set';
         }
+        if (outcome !== 'unchanged') changed.add(patch.index);
         if (input.record) applied.push({ patchIndex: patch.index, path: formatConcretePath(location.at), outcome });
       }
       target.remove(removals);
@@ -107,7 +115,7 @@ export async function runForwardExpressions(
       }
     }
   }
-  return { ok: true, object: target.root, applied };
+  return { ok: true, object: target.root, applied, changed };
 }
 
 // `[0, code, location, detail]` from the runtime: the first location that failed.

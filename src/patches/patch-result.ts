@@ -53,6 +53,11 @@ export type ApplyPatchesResult<T> =
       readonly applied: readonly AppliedPatch[];
       /** Referenced objects the syncer must import, without duplicates. */
       readonly imports: readonly ReferenceImport[];
+      /**
+       * Config paths (`sync.toHost.endpoints.patches[1]`) of the patches that set or removed a
+       * value of this object, in list order: what to name when the host refuses the result.
+       */
+      readonly changedBy: readonly string[];
     }
   | { readonly ok: false; readonly error: PatchEvaluationError };
 

@@ -6,7 +6,7 @@ import { formatPatchPath, type CompiledPath, type PathSegment } from './patch-pa
  * and label patches, reverse write-back). The sandbox runtime carries its own copy of these rules
  * (it cannot import host code); tests run one table against both.
  *
- * Rules (seed 2.7: "If the path is not found in the object, the patch is not applied"):
+ * Rules ("if the path is not found in the object, the patch is not applied"):
  * - a key segment matches an own property of a (non-array) object; an index segment an existing
  *   element of an array; a wildcard every element of an array or every own key of an object, in
  *   order;

@@ -47,7 +47,7 @@ export function sandboxSources(): SandboxSources {
  * it is a single expression; the newlines around it end any trailing line comment and keep it on
  * its own lines.
  *
- * Every evaluation must see the same environment (issue 19 §3). The factory runs once per isolate,
+ * Every evaluation must see the same environment (nothing one assigns may reach the next). The factory runs once per isolate,
  * so any binding in its scope outlives an evaluation: the helpers are `const` bindings, read from
  * `arguments` (no named parameter an expression could reassign), and the only other names an
  * expression sees are its own wrapper's parameters, fresh on every call. Assigning a helper throws

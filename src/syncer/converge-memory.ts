@@ -12,8 +12,16 @@ export interface Converge {
   imported: boolean;
   /** The host resourceVersion our last update replaced (else the one converged before): a host cache one write behind still shows it. */
   previousHostResourceVersion: string;
+  /** The virtual resourceVersion our last update of the virtual object replaced (reverse sync), if that converge wrote it: a virtual cache one write behind still shows it. */
+  previousVirtualResourceVersion: string;
   /** The host object as last converged, kept only while reverse patches need it (memory). */
   host: KubeObject | undefined;
+}
+
+/** The resourceVersions a converge's updates wrote over, on each side (see {@link ConvergeMemory.remember}). */
+export interface Replaced {
+  readonly host?: string;
+  readonly virtual?: string;
 }
 
 /**
@@ -35,20 +43,25 @@ export class ConvergeMemory {
   }
 
   /**
-   * Records a converge. `replaced` is the resourceVersion of the host copy an update wrote over:
-   * the copy a lagging host cache may still show, even when nothing was remembered before (a lost
-   * create answer, a restart). Without it, the previous converge's host version stands in.
+   * Records a converge. `replaced.host` is the resourceVersion of the host copy an update wrote
+   * over: the copy a lagging host cache may still show, even when nothing was remembered before (a
+   * lost create answer, a restart). Without it, the previous converge's host version stands in.
+   * `replaced.virtual` is the resourceVersion of the virtual object this converge updated (reverse
+   * sync): until the virtual cache has seen that update it still shows the replaced version.
    */
-  remember(key: string, virtual: KubeObject, host: KubeObject, state: SyncState, imports: readonly ReferenceImport[], replaced?: string): void {
+  remember(key: string, virtual: KubeObject, host: KubeObject, state: SyncState, imports: readonly ReferenceImport[], replaced: Replaced = {}): void {
     const hostResourceVersion = host.metadata?.resourceVersion ?? '';
+    const virtualResourceVersion = virtual.metadata?.resourceVersion ?? '';
     const last = this.#byKey.get(key);
     this.#byKey.set(key, {
-      virtualResourceVersion: virtual.metadata?.resourceVersion ?? '',
+      virtualResourceVersion,
       hostResourceVersion,
       state,
       imported: imports.length > 0,
       previousHostResourceVersion:
-        replaced ?? (last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? '')),
+        replaced.host ?? (last?.hostResourceVersion === hostResourceVersion ? last.previousHostResourceVersion : (last?.hostResourceVersion ?? '')),
+      previousVirtualResourceVersion:
+        replaced.virtual ?? (last?.virtualResourceVersion === virtualResourceVersion ? last.previousVirtualResourceVersion : ''),
       host: state.patcher.reverses ? host : undefined,
     });
   }
@@ -79,6 +92,17 @@ export function hostCacheBehind(last: Converge | undefined, virtual: KubeObject,
   if (last === undefined || last.virtualResourceVersion !== virtual.metadata?.resourceVersion) return false;
   const version = host.metadata?.resourceVersion;
   return version !== last.hostResourceVersion && version === last.previousHostResourceVersion;
+}
+
+/**
+ * The virtual cache still shows the object this process replaced when it last wrote the virtual
+ * side (a host change flowed back): acting on it would write the host from the tenant's object as
+ * it was before that change, dropping what just flowed back. Its watch event re-queues the key.
+ */
+export function virtualCacheBehind(last: Converge | undefined, virtual: KubeObject): boolean {
+  if (last === undefined || last.previousVirtualResourceVersion === '') return false;
+  const version = virtual.metadata?.resourceVersion;
+  return version !== last.virtualResourceVersion && version === last.previousVirtualResourceVersion;
 }
 
 /**

@@ -2,10 +2,10 @@ import { LeadershipEndedError } from '../kube/kube-errors.js';
 import type { LeaderTerm } from '../kube/leader-elector.js';
 import type { ListerWatcher } from '../kube/reflector.js';
 import type { CallOptions } from '../kube/rest-client.js';
-import type { ObjectWriter } from './to-host-controller.js';
+import type { ClusterWriter } from './to-host-controller.js';
 
 /** The client calls a syncer makes on one cluster: its informers' lists and watches, and its reads and writes. */
-export type SyncClient = ListerWatcher & ObjectWriter;
+export type SyncClient = ListerWatcher & ClusterWriter;
 
 /**
  * `client` for the leader-gated work of one term: every write first checks `term.holdsLease()`

@@ -24,4 +24,6 @@ export interface ObjectPatcher {
 export interface PatchedObject {
   object: KubeObject;
   imports: readonly ReferenceImport[];
+  /** Config paths of the patches that changed the object (none when absent): named when the host refuses it. */
+  changedBy?: readonly string[];
 }

@@ -49,7 +49,7 @@ export class PlanPatcher implements ObjectPatcher {
       this.#env,
     );
     if (!result.ok) throw result.error;
-    return { object: result.object as KubeObject, imports: result.imports };
+    return { object: result.object as KubeObject, imports: result.imports, changedBy: result.changedBy };
   }
 
   async toVirtual(input: { virtual: KubeObject; host: KubeObject; lastSyncedHost: KubeObject | undefined }): Promise<KubeObject> {

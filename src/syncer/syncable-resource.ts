@@ -10,7 +10,7 @@ import type { Logger } from '../observe/logger.js';
 import type { ControllerMetrics } from './metrics.js';
 import type { ReferenceImporter } from './reference-importer.js';
 import type { BuildSyncStateOptions, BuildSyncStateResult, SyncState } from './sync-state.js';
-import type { EventSink, ObjectWriter } from './to-host-controller.js';
+import type { EventSink, ClusterWriter } from './to-host-controller.js';
 import type { ToHostResource } from './to-host-resource.js';
 
 /** Every cached object is reconciled again this often, in ms (drift repair without events): 1 h. */
@@ -37,8 +37,8 @@ export interface InformerSource {
 
 /** What {@link SyncableResource.build} is given: clients, this resource's state, shared informers. */
 export interface SyncerContext {
-  virtualClient: ListerWatcher & ObjectWriter;
-  hostClient: ListerWatcher & ObjectWriter;
+  virtualClient: ListerWatcher & ClusterWriter;
+  hostClient: ListerWatcher & ClusterWriter;
   /** The vcluster's name: host objects are selected by `vcluster.loft.sh/managed-by=<name>`. */
   vclusterName: string;
   /** Host namespace to watch; `''` watches all namespaces (multi-namespace mode). */

@@ -9,9 +9,10 @@ import { silentLogger, type Logger } from '../observe/logger.js';
 import type { ControllerMetrics } from './metrics.js';
 import { outcomeLabel, TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { SecondarySource } from './to-host-resource.js';
+import { SyncFailureLog } from './sync-failure-log.js';
 import { WriteSummary } from './write-summary.js';
 
-export type { ObjectWriter } from './to-host-reconciler.js';
+export type { ClusterWriter } from './to-host-reconciler.js';
 
 /** Where sync failures are reported to the tenant: Warning events on the virtual object. */
 export interface EventSink {
@@ -94,6 +95,7 @@ export class ToHostController<V extends KubeObject> {
   readonly #clock: Clock;
   readonly #workers: number;
   readonly #summary: WriteSummary;
+  readonly #failures: SyncFailureLog;
   /** Keys a worker is reconciling now. */
   readonly #busy = new Set<string>();
   /** Busy keys whose host object had an event meanwhile → that host object's key: decided once the reconcile ends. */
@@ -108,6 +110,7 @@ export class ToHostController<V extends KubeObject> {
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? silentLogger()).child({ controller: options.kind.name });
     this.#summary = new WriteSummary({ logger: this.#logger, clock: this.#clock });
+    this.#failures = new SyncFailureLog(this.#logger);
     options.metrics.observeManaged(() => options.hostInformer.list().length);
   }
 
@@ -245,6 +248,7 @@ export class ToHostController<V extends KubeObject> {
       return;
     }
     this.#queue.forget(key);
+    this.#failures.forget(key);
     if (outcome.kind === 'skipped') this.#logger.debug({ key, reason: outcome.reason }, 'skipped');
     if (outcome.kind === 'deleted') this.#logger.debug({ key, reason: outcome.reason }, 'host object removed');
   }
@@ -285,12 +289,11 @@ export class ToHostController<V extends KubeObject> {
     if (virtual !== undefined) {
       this.#options.events.warning({ ...virtual, apiVersion: this.#kind.apiVersion, kind: this.#kind.kind }, 'SyncError', message);
     }
+    this.#failures.failed(key, virtual?.metadata?.resourceVersion, error, { terminal, retries: this.#queue.numRequeues(key) });
     if (terminal) {
-      this.#logger.warn({ key, err: error }, 'sync failed; not retrying until the object changes');
       this.#queue.forget(key);
       return;
     }
-    this.#logger.warn({ key, err: error, retries: this.#queue.numRequeues(key) }, 'sync failed, retrying with backoff');
     this.#queue.addRateLimited(key);
   }
 }

@@ -12,18 +12,23 @@ import { virtualLabelsAndAnnotations } from '../translate/object-metadata.js';
 import type { Translator } from '../translate/translator.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { CompetingWriterDetector, otherManagers, type CompetingWriterDetectorOptions } from './competing-writers.js';
-import { desiredHostObject } from './desired-host.js';
+import { desiredHostObject, ownedHostLabels } from './desired-host.js';
 import { syncPlan } from './sync-plan.js';
 import { cachedBodyDigest, hostMatchesDesired, withHostChanges } from './host-changes.js';
 import type { PatchedObject } from './object-patcher.js';
 import type { SyncState } from './sync-state.js';
 import type { ReferenceImporter } from './reference-importer.js';
-import { changedByOthers, ConvergeMemory, hostCacheBehind, stillConverged } from './converge-memory.js';
+import { changedByOthers, ConvergeMemory, hostCacheBehind, stillConverged, virtualCacheBehind } from './converge-memory.js';
 import { TerminalError, type Contention, type ReconcileOutcome } from './reconcile-outcome.js';
 import type { ToHostResource } from './to-host-resource.js';
+import { withPatchesNamed } from './patched-object-rejected.js';
 
-/** The calls the reconciler makes: writes, and a read to identify a conflicting host object; {@link RestClient} satisfies it. */
-export interface ObjectWriter {
+/**
+ * The calls the reconciler makes on one cluster, by API path: its writes, and the read that
+ * identifies a conflicting host object. {@link RestClient} satisfies it; `fencedClient`
+ * gates it on leadership. (Not the apiserver core's `ObjectWriter`, which is a server's own store.)
+ */
+export interface ClusterWriter {
   get<T>(path: string, options?: CallOptions): Promise<T>;
   create<T>(path: string, body: T, options?: CallOptions): Promise<T>;
   update<T>(path: string, body: T, options?: CallOptions): Promise<T>;
@@ -44,9 +49,9 @@ export interface ToHostReconcilerOptions<V extends KubeObject> {
   /** The host objects of the resource managed by this vcluster. */
   hostCache: CacheReader<V>;
   /** Writes to the virtual cluster (reverse sync of labels, annotations and reverse patches). */
-  virtualClient: ObjectWriter;
+  virtualClient: ClusterWriter;
   /** Writes to the host cluster; should carry the host QPS/burst limit. */
-  hostClient: ObjectWriter;
+  hostClient: ClusterWriter;
   /** The initial configuration-derived state. */
   state: SyncState;
   /** Imports objects that `reference` patches point at. Default none: references are only rewritten. */
@@ -64,6 +69,9 @@ const CACHE_LAG: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 10
 
 /** The host cache has not seen this process's last write to the host object; its watch event re-queues the key. */
 const HOST_CACHE_BEHIND: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host cache has not seen our last write yet' });
+
+/** The virtual cache has not seen this process's last write to the virtual object (reverse sync); its watch event re-queues the key. */
+const VIRTUAL_CACHE_BEHIND: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the virtual cache has not seen our last write yet' });
 
 /** The host cache holds a copy that a GET no longer finds: look again once the cache has seen the delete. */
 const HOST_GONE: ReconcileOutcome = Object.freeze({ kind: 'requeue', afterMs: 100, reason: 'the host object was deleted while being read' });
@@ -189,6 +197,7 @@ export class ToHostReconciler<V extends KubeObject> {
     }
 
     const last = this.#lastSync.get(key);
+    if (virtualCacheBehind(last, virtual)) return VIRTUAL_CACHE_BEHIND;
     if (stillConverged(last, virtual, cached, state)) {
       this.#contention.settled(key);
       return { kind: 'unchanged' };
@@ -199,6 +208,8 @@ export class ToHostReconciler<V extends KubeObject> {
 
     let current = virtual;
     let virtualUpdated = false;
+    // The virtual resourceVersion a reverse write below replaces (a lagging virtual cache still shows it).
+    let replacedVirtual: string | undefined;
     if (hostCacheBehind(last, virtual, host)) return HOST_CACHE_BEHIND;
     if (
       last !== undefined &&
@@ -209,14 +220,15 @@ export class ToHostReconciler<V extends KubeObject> {
       if (!isDeepStrictEqual(reversed, virtual)) {
         current = await this.#options.virtualClient.update(this.#path(namespace, name), reversed);
         virtualUpdated = true;
+        replacedVirtual = virtual.metadata?.resourceVersion ?? '';
         this.#logger.info({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated virtual object from host changes');
       }
     }
 
-    const { object: desired, imports } = await this.#desiredHost(current, host, state);
+    const { object: desired, imports, changedBy } = await this.#desiredHost(current, host, state);
     if (hostMatchesDesired(host, desired)) {
       await this.#import(imports, host, state);
-      this.#lastSync.remember(key, current, host, state, imports);
+      this.#lastSync.remember(key, current, host, state, imports, { virtual: replacedVirtual });
       this.#contention.settled(key);
       return virtualUpdated ? { kind: 'synced', action: 'virtual-updated' } : { kind: 'unchanged' };
     }
@@ -225,7 +237,7 @@ export class ToHostReconciler<V extends KubeObject> {
       await this.#deleteHost(host, key, recreate);
       const created = await this.#createHost(current, state);
       if (created === undefined) return CACHE_LAG;
-      this.#lastSync.remember(key, current, created.object, state, created.imports);
+      this.#lastSync.remember(key, current, created.object, state, created.imports, { virtual: replacedVirtual });
       return { kind: 'synced', action: 'recreated' };
     }
     let contention: Contention | undefined;
@@ -242,9 +254,9 @@ export class ToHostReconciler<V extends KubeObject> {
       ...desired,
       metadata: { ...desired.metadata, uid: host.metadata?.uid, resourceVersion: host.metadata?.resourceVersion },
     };
-    const updated = await this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body);
+    const updated = await this.#hostWrite(changedBy, () => this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body));
     await this.#import(imports, updated, state);
-    this.#lastSync.remember(key, current, updated, state, imports, host.metadata?.resourceVersion ?? '');
+    this.#lastSync.remember(key, current, updated, state, imports, { host: host.metadata?.resourceVersion ?? '', virtual: replacedVirtual });
     this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
     return contention !== undefined ? { kind: 'synced', action: 'updated', contention } : { kind: 'synced', action: 'updated' };
   }
@@ -277,7 +289,7 @@ export class ToHostReconciler<V extends KubeObject> {
     const expected = virtualLabelsAndAnnotations(written.metadata ?? {}, state.translator.vclusterName);
     const excluded = new Set(this.#resource.excludedAnnotations);
     // Labels the resource or the state owns are vcsync's on the host: a host-side value never reaches the tenant.
-    const ownLabels = new Set([...Object.keys(this.#resource.hostLabels?.(virtual, state.translator) ?? {}), ...Object.keys(state.ownedHostLabels ?? {})]);
+    const ownLabels = new Set(Object.keys(ownedHostLabels(this.#resource, state, virtual)));
     const labels = withHostChanges(virtual.metadata?.labels, expected.labels, actual.labels, ownLabels);
     const annotations = withHostChanges(virtual.metadata?.annotations, expected.annotations, actual.annotations, excluded);
     const metadata: ObjectMeta = { ...virtual.metadata };
@@ -295,10 +307,10 @@ export class ToHostReconciler<V extends KubeObject> {
    * name is taken by an object this vcluster did not write.
    */
   async #createHost(virtual: V, state: SyncState): Promise<{ object: KubeObject; imports: readonly ReferenceImport[] } | undefined> {
-    const { object: desired, imports } = await this.#desiredHost(virtual, undefined, state);
+    const { object: desired, imports, changedBy } = await this.#desiredHost(virtual, undefined, state);
     const ref = desired.metadata ?? {};
     try {
-      const created = await this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired);
+      const created = await this.#hostWrite(changedBy, () => this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired));
       this.#logger.debug({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
       await this.#import(imports, created, state);
       return { object: created, imports };
@@ -313,7 +325,7 @@ export class ToHostReconciler<V extends KubeObject> {
         if (this.#resource.replacesForeignHostObject !== true || controlledElsewhere(existing.metadata, this.#resource.name) !== undefined) {
           throw this.#notManaged({ namespace: ref.namespace ?? '', name: ref.name ?? '' }, state, key);
         }
-        const replaced = await this.#replaceForeign(existing, desired, key);
+        const replaced = await this.#hostWrite(changedBy, () => this.#replaceForeign(existing, desired, key));
         if (replaced === undefined) return undefined;
         await this.#import(imports, replaced, state);
         return { object: replaced, imports };
@@ -336,6 +348,18 @@ export class ToHostReconciler<V extends KubeObject> {
     } catch (error) {
       if (isAlreadyExists(error)) return undefined;
       throw error;
+    }
+  }
+
+  /**
+   * Runs a host write of an object the patches `changedBy` produced: a refusal of the object
+   * itself then names those patches (see {@link withPatchesNamed}).
+   */
+  async #hostWrite<T>(changedBy: readonly string[] | undefined, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      throw withPatchesNamed(error, changedBy);
     }
   }
 

@@ -40,9 +40,10 @@ export interface ToHostResource<V extends KubeObject> {
    */
   hostFields(virtual: V, translator: Translator): Record<string, unknown>;
   /**
-   * Labels the resource sets on the host copy over the translated ones (same key: this value
-   * wins), e.g. a label whose value must name a host object. Pure. They are the resource's own:
-   * a host-side change of one of these keys never flows back to the virtual object. Default none.
+   * Labels the resource sets on the host copy after the translation and the patches (same key:
+   * this value wins, so no patch can change it), e.g. a label whose value must name a host
+   * object. Pure. They are the resource's own: a host-side change of one of these keys never
+   * flows back to the virtual object. Default none.
    */
   hostLabels?(virtual: V, translator: Translator): Readonly<Record<string, string>>;
   /**

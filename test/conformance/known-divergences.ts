@@ -1,7 +1,7 @@
 /**
  * Every case of `cases.ts` whose answers differ today between the devcluster and the real
  * kube-apiserver, with the reason: "kept on purpose: …" (a difference we choose to keep) or
- * "to converge (issue 8 §5): …" (a gap to close). The conformance test fails when a case not
+ * "to converge: …" (a gap to close). The conformance test fails when a case not
  * listed here diverges, and when a listed case now matches, so this list stays true. Left of
  * each diff line is the devcluster, right the kube-apiserver.
  */

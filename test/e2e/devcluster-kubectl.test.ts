@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDevCluster, type DevCluster } from '../../src/devcluster/index.js';
 import { KubectlEnv, kubectlMissing } from '../support/kubectl.js';
+import { waitFor } from '../support/wait-for.js';
 
 const missing = kubectlMissing('kubectl e2e tests');
 
@@ -117,16 +118,13 @@ describe.skipIf(missing)('kubectl 1.32 against a plain-HTTP devcluster', () => {
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    const deadline = Date.now() + 20_000;
-    while (!/ADDED\s+watched/.test(output)) {
-      if (Date.now() > deadline) throw new Error(`no initial line: ${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const printed = (line: RegExp) => (): true => {
+      if (!line.test(output)) throw new Error(`kubectl printed so far: ${JSON.stringify(output)}`);
+      return true;
+    };
+    await waitFor('the initial ADDED line of kubectl get -w', printed(/ADDED\s+watched/), { timeoutMs: 20_000 });
     await env.ok(['label', 'configmap', 'watched', 'seen=yes']);
-    while (!/MODIFIED\s+watched/.test(output)) {
-      if (Date.now() > deadline) throw new Error(`no change line: ${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor('the MODIFIED line of kubectl get -w', printed(/MODIFIED\s+watched/), { timeoutMs: 20_000 });
     expect(output).toMatch(/MODIFIED\s+watched\s+0\s+\d+s/);
   });
 

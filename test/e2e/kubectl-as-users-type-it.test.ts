@@ -10,14 +10,14 @@ import { ManagementFixture } from '../support/management-fixture.js';
 
 const TOKENS = '/kubernetes/management/apis/management.loft.sh/v1/directclusterendpointtokens';
 
-/** The seed's DirectClusterEndpointToken request: empty metadata and spec. */
+/** The smallest DirectClusterEndpointToken request: empty metadata and spec. */
 const TOKEN_REQUEST = 'apiVersion: management.loft.sh/v1\nkind: DirectClusterEndpointToken\nmetadata: {}\nspec: {}\n';
 
 /** kubectl 1.32 on PATH, and the kube-assets kubectl when it is built. */
 const KUBECTLS: Array<[string, string]> = [['kubectl on PATH', 'kubectl']];
 if (process.env[KUBE_ASSETS_ENV] !== undefined) KUBECTLS.push(['the kube-assets kubectl', readKubeAssets().kubectl]);
 
-describe.skipIf(kubectlMissing('kubectl as users type it')).each(KUBECTLS)('kubectl as users type it (issue 20 §3), %s', (_label, binary) => {
+describe.skipIf(kubectlMissing('kubectl as users type it')).each(KUBECTLS)('kubectl as users type it, %s', (_label, binary) => {
   let fixture: ManagementFixture;
   let management: KubectlEnv;
   let cluster: DevCluster;

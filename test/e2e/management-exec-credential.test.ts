@@ -8,7 +8,7 @@ import { assertBuilt, VCSYNC_MAIN } from '../support/vcsync-cli.js';
 
 const missing = kubectlMissing('the exec-credential e2e test');
 
-describe.skipIf(missing)('kubectl with vcsync as its credential plugin (issue 20 §4)', () => {
+describe.skipIf(missing)('kubectl with vcsync as its credential plugin', () => {
   let fixture: ManagementFixture;
   let env: KubectlEnv;
   beforeAll(async () => {

@@ -5,7 +5,7 @@ import { KubectlEnv, kubectlMissing } from '../support/kubectl.js';
 import { KEYS_PATH, ManagementFixture } from '../support/management-fixture.js';
 import { waitFor } from '../support/wait-for.js';
 
-describe.skipIf(kubectlMissing('kubectl get -w against the management API'))('kubectl get ownedaccesskeys -w against the management API (issue 9 Tests)', () => {
+describe.skipIf(kubectlMissing('kubectl get -w against the management API'))('kubectl get ownedaccesskeys -w against the management API', () => {
   let fixture: ManagementFixture;
   let kubectl: KubectlEnv;
   const children: ChildProcessWithoutNullStreams[] = [];

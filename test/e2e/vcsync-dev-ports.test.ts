@@ -35,7 +35,7 @@ function listen(port: number): Promise<Server> {
   });
 }
 
-describe('vcsync dev keeps its ports across restarts (issue 20 §4)', () => {
+describe('vcsync dev keeps its ports across restarts', () => {
   const dirs: string[] = [];
   const running: VcsyncDevProcess[] = [];
   const servers: Server[] = [];

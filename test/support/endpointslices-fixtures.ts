@@ -1,21 +1,8 @@
-import { Registry } from 'prom-client';
-import { parseConfig } from '../../src/config/index.js';
-import { EventRecorder } from '../../src/kube/event-recorder.js';
 import { isNotFound } from '../../src/apimachinery/index.js';
-import { KubeMetrics } from '../../src/kube/metrics.js';
 import type { RestClient } from '../../src/kube/rest-client.js';
-import { silentLogger, type Logger } from '../../src/observe/logger.js';
-import { PatchSandbox } from '../../src/patches/index.js';
 import type { EndpointSlice, SliceEndpoint, SlicePort } from '../../src/syncer/endpointslices/endpointslice-types.js';
-import { endpointSlicesConfigSection } from '../../src/syncer/endpointslices/config-section.js';
-import { endpointSlicesDefinition } from '../../src/syncer/endpointslices/endpointslices-definition.js';
-import { registryConfigSchema } from '../../src/syncer/resources.js';
-import { buildSectionSyncState, type SyncState } from '../../src/syncer/sync-state.js';
-import type { VclusterConfig } from '../../src/config/schema.js';
 import { LABEL_SERVICE_NAME } from '../../src/syncer/endpointslices/slice-keys.js';
-import { ReferenceImporter } from '../../src/syncer/reference-importer.js';
-import type { EventSink } from '../../src/syncer/to-host-controller.js';
-import { getOrUndefined, runToHostSyncer, type HarnessSyncer, type RunningSyncer, type SyncClusters } from './sync-harness.js';
+import { getOrUndefined } from './sync-harness.js';
 
 /** Collection path of EndpointSlices in `namespace`. */
 export function slicesPath(namespace: string): string {
@@ -89,95 +76,4 @@ export async function deleteTestSlices(client: RestClient, namespaces: readonly 
       }
     }
   }
-}
-
-/** Options of {@link startEndpointSlicesSyncer}. */
-export interface StartSlicesSyncerOptions {
-  /** Default `vc1`. */
-  vclusterName?: string;
-  /** The vcluster.yaml text. Default: EndpointSlices sync on, no patches. */
-  configYaml?: string;
-  /** `'recorder'` records SyncError events on the virtual cluster (readable through the API). Default: dropped. */
-  events?: 'recorder' | EventSink;
-  /** Default silent. */
-  logger?: Logger;
-  /** Import the objects `reference` patches point at (as the daemon does). Default: references are only rewritten. */
-  importReferences?: boolean;
-}
-
-/** A running EndpointSlices syncer; `stop()` aborts it and waits until it has drained. Idempotent. */
-export interface RunningSlicesSyncer {
-  readonly syncer: HarnessSyncer<EndpointSlice>;
-  readonly registry: Registry;
-  /** Swaps in the state of another vcluster.yaml text, as a reload of the config file does. */
-  reload(configYaml: string): void;
-  stop(): Promise<void>;
-}
-
-/** EndpointSlices sync on, no patches. */
-export const DEFAULT_SLICES_CONFIG = 'sync:\n  toHost:\n    endpointSlices:\n      enabled: true\n';
-
-/**
- * Builds the EndpointSlices syncer between `clusters` as the daemon does (config → sync state →
- * the resource's syncer on shared informers), runs it, and resolves once its caches have listed.
- */
-export async function startEndpointSlicesSyncer(clusters: SyncClusters, options: StartSlicesSyncerOptions = {}): Promise<RunningSlicesSyncer> {
-  const vclusterName = options.vclusterName ?? 'vc1';
-  const schema = registryConfigSchema();
-  const parsed = parseConfig(options.configYaml ?? DEFAULT_SLICES_CONFIG, 'vcluster.yaml', schema);
-  if (!parsed.ok) throw new Error(`test config is invalid: ${JSON.stringify(parsed.errors)}`);
-  const sandbox = new PatchSandbox();
-  const buildState = (config: VclusterConfig): SyncState => {
-    const built = buildSectionSyncState({ vclusterName, hostNamespace: clusters.hostNamespace, config, sandbox }, endpointSlicesConfigSection);
-    if (!built.ok) throw new Error(`test patches are invalid: ${built.errors.map((error) => error.message).join('; ')}`);
-    return built.state;
-  };
-  const registry = new Registry();
-  const kubeMetrics = new KubeMetrics(registry);
-  const logger = options.logger ?? silentLogger();
-  const recorder =
-    options.events === 'recorder' ? new EventRecorder({ client: clusters.virtualClient, component: 'vcsync', metrics: kubeMetrics }) : undefined;
-  const events: EventSink =
-    recorder !== undefined
-      ? { warning: (object, reason, message) => recorder.record(object, 'Warning', reason, message) }
-      : typeof options.events === 'object'
-        ? options.events
-        : { warning: () => undefined };
-  let running: RunningSyncer<EndpointSlice>;
-  try {
-    running = await runToHostSyncer(clusters, endpointSlicesDefinition, {
-      state: buildState(parsed.config),
-      vclusterName,
-      hostWatchNamespace: parsed.config.sync.toHost.namespaces.enabled ? '' : clusters.hostNamespace,
-      events,
-      name: 'endpointslices',
-      registry,
-      kubeMetrics,
-      logger,
-      ...(options.importReferences === true
-        ? { importer: new ReferenceImporter({ virtualClient: clusters.virtualClient, hostClient: clusters.hostClient, logger }) }
-        : {}),
-    });
-  } catch (error) {
-    sandbox.dispose();
-    throw error;
-  }
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      try {
-        await running.stop();
-        await recorder?.flush();
-      } finally {
-        sandbox.dispose();
-      }
-    })();
-    return stopping;
-  };
-  const reload = (configYaml: string): void => {
-    const next = parseConfig(configYaml, 'vcluster.yaml', schema);
-    if (!next.ok) throw new Error(`test config is invalid: ${JSON.stringify(next.errors)}`);
-    running.syncer.updateState(buildState(next.config));
-  };
-  return { syncer: running.syncer, registry, reload, stop };
 }

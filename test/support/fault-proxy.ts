@@ -1,3 +1,3 @@
-// The fault proxy lives in src/testbed/ so the chaos benchmark (plain .mjs on dist/) runs the same
+// The fault proxy lives in testbed/ so the chaos benchmark (plain .mjs on its build, build/testbed/) runs the same
 // one as the tests; tests import it from here.
-export * from '../../src/testbed/fault-proxy.js';
+export * from '../../testbed/fault-proxy.js';

@@ -19,7 +19,6 @@ import { stopProcess } from './devcluster-process.js';
 import type { SeededRandom } from './seeded-random.js';
 import { endpointsFixture, type Payload, type SyncedResourceFixture } from './synced-resource-fixtures.js';
 import { VCSYNC_NODE_ARGS } from './vcsync-cli.js';
-import { waitFor } from './wait-for.js';
 import { registryConfigSchema } from '../../src/syncer/resources.js';
 
 /** Leader-election timing of a replica, in ms (the `--leader-elect-*-ms` flags). */
@@ -178,7 +177,7 @@ export function recordWatch<T extends KubeObject>(client: RestClient, path: stri
         }
       } catch {
         if (abort.signal.aborted) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await new Promise((resolve) => setTimeout(resolve, 50)); // a pause before reopening the watch, not a wait for anything
       }
     }
   })();
@@ -297,31 +296,27 @@ export async function compareHost(
   }
 }
 
-/** Waits (up to 90 s) until {@link compareHost} finds no difference; answers that comparison. */
-export function waitForConvergence(
+/**
+ * A probe for `waitFor`: answers the comparison once {@link compareHost} finds no difference,
+ * and throws one describing what still differs otherwise (which a timeout then reports).
+ */
+export function hostConverged(
   virtualClient: RestClient,
   hostClient: RestClient,
   hostNamespace: string,
   namespaces: readonly string[],
   fixture: SyncedResourceFixture = endpointsFixture,
-): Promise<HostDifferences> {
-  let last: HostDifferences | undefined;
-  return waitFor(
-    'the host to converge',
-    async () => {
-      const differences = (last = await compareHost(virtualClient, hostClient, hostNamespace, namespaces, fixture));
-      return differences.lost.length + differences.orphaned.length + differences.duplicated.length === 0 ? differences : undefined;
-    },
-    { timeoutMs: 90_000, intervalMs: 500 },
-  ).catch((error: unknown) => {
-    if (last === undefined) throw error;
-    const { lost, orphaned, duplicated, firstLost } = last;
-    throw new Error(
-      `the host did not converge within 90 s: ${lost.length} lost, ${orphaned.length} orphaned (${orphaned.slice(0, 5).join(', ')}), ${duplicated.length} duplicated; ${firstLost ?? ''}`,
-      { cause: error },
-    );
-  });
+): () => Promise<HostDifferences> {
+  return async () => {
+    const differences = await compareHost(virtualClient, hostClient, hostNamespace, namespaces, fixture);
+    const { lost, orphaned, duplicated, firstLost } = differences;
+    if (lost.length + orphaned.length + duplicated.length === 0) return differences;
+    throw new Error(`${lost.length} lost, ${orphaned.length} orphaned (${orphaned.slice(0, 5).join(', ')}), ${duplicated.length} duplicated; ${firstLost ?? ''}`);
+  };
 }
+
+/** How long the host of an HA test may take to converge after the last disturbance: a takeover, a cut, a restart. */
+export const CONVERGENCE_TIMEOUT = { timeoutMs: 90_000, intervalMs: 500 } as const;
 
 function sorted(map: Record<string, string> | undefined): Array<[string, string]> {
   return Object.entries(map ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

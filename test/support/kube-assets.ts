@@ -1,6 +1,6 @@
-import { BUILD_HINT, KUBE_ASSETS_ENV } from '../../src/testbed/kube-assets.js';
+import { BUILD_HINT, KUBE_ASSETS_ENV } from '../../testbed/kube-assets.js';
 
-export { KUBE_ASSETS_ENV, readKubeAssets, type KubeAssets } from '../../src/testbed/kube-assets.js';
+export { KUBE_ASSETS_ENV, readKubeAssets, type KubeAssets } from '../../testbed/kube-assets.js';
 
 /**
  * Whether the real-cluster suites cannot run here: true, with the printed reason, when

@@ -1,3 +1,3 @@
-// The real control plane lives in src/testbed/ so the benchmarks (plain .mjs on dist/) start the
-// same one as the tests; tests import it from here as before.
-export * from '../../src/testbed/real-control-plane.js';
+// The real control plane lives in testbed/ so the benchmarks (plain .mjs on its build, build/testbed/) start the
+// same one as the tests; tests import it from here.
+export * from '../../testbed/real-control-plane.js';

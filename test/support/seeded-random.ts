@@ -1,3 +1,3 @@
-// SeededRandom lives in src/testbed/ so the chaos benchmark (plain .mjs on dist/) draws the same
+// SeededRandom lives in testbed/ so the chaos benchmark (plain .mjs on its build, build/testbed/) draws the same
 // numbers as the tests; tests import it from here.
-export * from '../../src/testbed/seeded-random.js';
+export * from '../../testbed/seeded-random.js';

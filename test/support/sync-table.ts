@@ -38,7 +38,7 @@ import type { KubeObject } from '../../src/kube/kube-object.js';
 import { hostCopyTransform } from '../../src/syncer/host-copy-cache.js';
 import type { ReconcileOutcome } from '../../src/syncer/reconcile-outcome.js';
 import type { SyncState } from '../../src/syncer/sync-state.js';
-import { ToHostReconciler, type CacheReader, type ObjectWriter } from '../../src/syncer/to-host-reconciler.js';
+import { ToHostReconciler, type CacheReader, type ClusterWriter } from '../../src/syncer/to-host-reconciler.js';
 import type { ToHostDefinition } from '../../src/syncer/to-host-syncer.js';
 import { LABEL_MANAGED_BY } from '../../src/translate/keys.js';
 import { createTranslator } from '../../src/translate/translator.js';
@@ -79,7 +79,7 @@ function apiError(code: number, reason: string, message: string, verb: string, p
  * One side's objects, keyed by API path, answering as an API server does for the calls the
  * reconciler makes; records every write as `<side> <verb>`.
  */
-export class MemoryCluster implements ObjectWriter {
+export class MemoryCluster implements ClusterWriter {
   readonly #side: string;
   readonly #objects = new Map<string, KubeObject>();
   readonly #writes: string[];

@@ -15,16 +15,22 @@ export const VCSYNC_MAIN = join(REPO_ROOT, 'dist/cli/main.js');
  */
 export const VCSYNC_NODE_ARGS: readonly string[] = ['--no-node-snapshot', VCSYNC_MAIN];
 
-/** Fails (never skips) when dist/ is missing or older than the sources of `dirs` (default: all of src/). */
+/**
+ * Fails (never skips) when dist/ is missing or older than the sources of `dirs` (default: all of
+ * src/); a `testbed/…` dir is checked against its own build, build/testbed/.
+ */
 export function assertBuilt(dirs?: readonly string[]): void {
   const rebuild = 'run `npm run build` (npm ci does it through prepare) before this test';
   if (!existsSync(VCSYNC_MAIN)) throw new Error(`${VCSYNC_MAIN} is missing: ${rebuild}`);
   const roots = dirs ?? readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `src/${d.name}`);
   for (const dir of roots) {
+    const testbed = /^testbed(\/|$)/.test(dir);
+    const builtDir = testbed ? `build/${dir}` : dir.replace(/^src/, 'dist');
+    const hint = testbed ? 'run `npm run build:testbed` (npm ci does it through prepare) before this test' : rebuild;
     for (const file of readdirSync(join(REPO_ROOT, dir))) {
       if (!file.endsWith('.ts')) continue;
-      const built = join(REPO_ROOT, dir.replace(/^src/, 'dist'), file.replace(/\.ts$/, '.js'));
-      if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(REPO_ROOT, dir, file)).mtimeMs) throw new Error(`${built} is missing or older than its source: ${rebuild}`);
+      const built = join(REPO_ROOT, builtDir, file.replace(/\.ts$/, '.js'));
+      if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(REPO_ROOT, dir, file)).mtimeMs) throw new Error(`${built} is missing or older than its source: ${hint}`);
     }
   }
   // The patch sandbox's isolate scripts are copied by `npm run build`, not compiled by tsc.

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { DEV_LISTEN_HOST, DEV_PORTS_FILE, parseDevPorts } from '../../src/cli/dev-ports.js';
 import { stopProcess } from './devcluster-process.js';
 import { REPO_ROOT, VCSYNC_NODE_ARGS } from './vcsync-cli.js';
 import { waitFor } from './wait-for.js';
@@ -27,22 +28,37 @@ export class VcsyncDevProcess {
     child.once('exit', (code, signal) => (this.exit = { code, signal }));
   }
 
-  /** Spawns `vcsync dev --dir dir ...args` from the repository root with `env` added. */
-  static spawn(dir: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): VcsyncDevProcess {
-    const child = spawn(process.execPath, [...VCSYNC_NODE_ARGS, 'dev', '--dir', dir, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** Spawns `node ...nodeArgs vcsync dev --dir dir ...args` from the repository root with `env` added. */
+  static spawn(dir: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: readonly string[] = []): VcsyncDevProcess {
+    const child = spawn(process.execPath, [...nodeArgs, ...VCSYNC_NODE_ARGS, 'dev', '--dir', dir, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     return new VcsyncDevProcess(dir, child);
   }
 
-  /** Waits until it printed its next steps (it runs); fails when it exits first. */
+  /**
+   * Waits until it runs: the metrics port it wrote into its ports file answers /readyz (its
+   * clusters, management API and syncer are up and synced). Fails at once when it exits first.
+   */
   async running(): Promise<void> {
     await waitFor(
-      'vcsync dev to print its next steps',
-      () => {
+      'vcsync dev to answer /readyz on the metrics port of its ports file',
+      async () => {
         if (this.exit !== undefined) throw new Error(`vcsync dev exited early (${JSON.stringify(this.exit)}): ${this.stderr}${this.stdout}`);
-        return this.stdout.includes('Press Ctrl-C to stop');
+        return await this.#ready();
       },
-      { timeoutMs: 60_000, intervalMs: 50 },
+      { timeoutMs: 60_000, intervalMs: 50, retryErrors: false },
     );
+  }
+
+  async #ready(): Promise<boolean> {
+    try {
+      const ports = parseDevPorts(await readFile(join(this.dir, DEV_PORTS_FILE), 'utf8'), DEV_PORTS_FILE);
+      if (ports.metrics === undefined) return false;
+      const response = await fetch(`http://${DEV_LISTEN_HOST}:${ports.metrics}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      await response.body?.cancel();
+      return response.status === 200;
+    } catch {
+      return false; // not written yet, or not listening yet: look again
+    }
   }
 
   /** Waits until it exited on its own, and how. */

@@ -24,13 +24,15 @@ const RBAC_MANIFESTS: readonly { path: string; side: keyof RbacNeeds }[] = [
   { path: 'config/deploy/virtual-rbac.yaml', side: 'virtual' },
   { path: 'config/deploy/host-rbac.yaml', side: 'host' },
   { path: 'config/deploy/host-clusterrole-multi-namespace.yaml', side: 'host' },
+  { path: 'charts/vcsync/templates/host-rbac.yaml', side: 'host' },
+  { path: 'charts/vcsync/templates/virtual-rbac.yaml', side: 'virtual' },
 ];
 
 /**
  * Every file generated from `resources` (default: the registry): the
- * published JSON Schema of vcluster.yaml, and the resource rules of the deploy manifests (the
- * block between {@link BEGIN_MARKER} and {@link END_MARKER}; the rest of each manifest is written
- * by hand and kept).
+ * published JSON Schema of vcluster.yaml, and the resource rules of the deploy manifests and of the
+ * chart's RBAC templates (every block between {@link BEGIN_MARKER} and {@link END_MARKER}; the
+ * rest of each file is written by hand and kept).
  */
 export function registryGeneratedFiles(resources: readonly ResourceDeclaration[] = SYNCABLE_RESOURCES): GeneratedFile[] {
   return [
@@ -42,14 +44,23 @@ export function registryGeneratedFiles(resources: readonly ResourceDeclaration[]
   ];
 }
 
+/** `current` with the rules of every generated block replaced by `rules`; throws when it has none or one is not closed. */
 function replaceGeneratedBlock(path: string, current: string, rules: ReturnType<typeof mergeRbacRules>): string {
+  const missing = `${path}: no generated block of rules; put the lines "${BEGIN_MARKER}" and "${END_MARKER}" in its rules list, indented as the list items`;
   const lines = current.split('\n');
-  const begin = lines.findIndex((line) => line.trim() === BEGIN_MARKER);
-  const end = lines.findIndex((line, index) => index > begin && line.trim() === END_MARKER);
-  if (begin === -1 || end === -1) {
-    throw new Error(`${path}: no generated block of rules; put the lines "${BEGIN_MARKER}" and "${END_MARKER}" in its rules list, indented as the list items`);
+  const out: string[] = [];
+  let blocks = 0;
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = lines[index] ?? '';
+    out.push(line);
+    if (line.trim() !== BEGIN_MARKER) continue;
+    const end = lines.findIndex((candidate, at) => at > index && candidate.trim() === END_MARKER);
+    if (end === -1) throw new Error(missing);
+    const indent = line.length - line.trimStart().length;
+    out.push(...renderRbacRules(rules, indent).replace(/\n$/, '').split('\n'));
+    index = end - 1;
+    blocks += 1;
   }
-  const indent = (lines[begin] ?? '').length - (lines[begin] ?? '').trimStart().length;
-  const block = renderRbacRules(rules, indent).replace(/\n$/, '').split('\n');
-  return [...lines.slice(0, begin + 1), ...block, ...lines.slice(end)].join('\n');
+  if (blocks === 0) throw new Error(missing);
+  return out.join('\n');
 }

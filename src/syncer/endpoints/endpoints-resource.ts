@@ -15,7 +15,7 @@ export interface ServiceLookup {
 export const KUBERNETES_ENDPOINTS_KEY = 'default/kubernetes';
 
 /**
- * The Endpoints resource for the generic to-host controller (REFERENCE.md section 3): synced only
+ * The Endpoints resource for the generic to-host controller, with vcluster's Endpoints rules: synced only
  * when a virtual Service of the same name exists and has no selector; subsets copied with Pod
  * targetRefs translated; the virtual control plane's leader annotation never copied.
  */

@@ -47,7 +47,7 @@ describe('benchmark scripts: the command line is parsed before anything runs', (
 const REAL_HOST_SCRIPTS = ['chaos.mjs', 'syncer-bulk.mjs', 'syncer-latency.mjs'];
 
 describe('syncer benchmarks with --host real', () => {
-  beforeAll(() => assertBuilt(['src/testbed', 'src/kube', 'src/syncer']));
+  beforeAll(() => assertBuilt(['testbed', 'testbed/chaos', 'src/kube', 'src/syncer']));
 
   it.each(REAL_HOST_SCRIPTS)('%s documents --host devcluster|real in its usage', async (script) => {
     const result = await run(script, ['--help']);

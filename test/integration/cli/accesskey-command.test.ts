@@ -8,7 +8,7 @@ import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.j
 import { MapStorage } from '../../support/map-storage.js';
 import { assertBuilt, runVcsync } from '../../support/vcsync-cli.js';
 
-describe('vcsync accesskey (issue 9 §3, §4): a client of the management API', () => {
+describe('vcsync accesskey: a client of the management API', () => {
   let fixture: ManagementFixture;
   let storage: MapStorage;
   let kubeconfig: string;
@@ -71,7 +71,7 @@ describe('vcsync accesskey (issue 9 §3, §4): a client of the management API', 
   it('rotate-admin: a new bootstrap key in the 0600 key file and the kubeconfig, the old one refused, never printed', async () => {
     const old = fixture.adminKey;
     // Idle for more than the activity interval: this request makes the server write the key's
-    // status.lastActivity, and that write lands between the PATCH's read and its write (issue 20 §4).
+    // status.lastActivity, and that write lands between the PATCH's read and its write.
     fixture.nowMs += 61_000;
     const lastActivity = rfc3339(fixture.nowMs);
     storage.holdNextUpdate((object) => (object['status'] as { lastActivity?: string } | undefined)?.lastActivity === lastActivity);

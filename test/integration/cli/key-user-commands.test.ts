@@ -7,7 +7,7 @@ import { deferredCsrClient } from '../../../src/management/index.js';
 import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
 import { assertBuilt, runVcsync } from '../../support/vcsync-cli.js';
 
-describe('the CLI a key user needs (issue 20 §4): scoped keys, tokens, kube configs, an exec credential', () => {
+describe('the CLI a key user needs: scoped keys, tokens, kube configs, an exec credential', () => {
   let fixture: ManagementFixture;
   let kubeconfig: string;
   beforeAll(async () => {

@@ -45,7 +45,7 @@ describe('vcsync start: every option is validated before any I/O', () => {
   it('reports an unknown option as unknown, before a missing required one', async () => {
     const result = await runVcsync(['start', '--nmae', 'vc'], { env: { VCSYNC_NAME: undefined, VCSYNC_VIRTUAL_KUBECONFIG: undefined } });
     expect(result.code).toBe(2);
-    expect(firstLine(result.stderr)).toBe("error: unknown option '--nmae'");
+    expect(firstLine(result.stderr)).toBe("vcsync start: unknown option '--nmae'");
     expect(result.stderr).toContain('Did you mean --name?');
   });
 

@@ -7,7 +7,8 @@ import type { ConfigResult } from '../../../src/config/parse-config.js';
 import { PatchSandbox } from '../../../src/patches/index.js';
 import { SYNCABLE_RESOURCES } from '../../../src/syncer/resources.js';
 import { checkConfig, reloadSyncStates } from '../../../src/syncer/sync-config.js';
-import { configErrorProblems, configVariants, fuzzIterations, fuzzSeed, type FuzzVariant } from '../../support/config-fuzz.js';
+import { configErrorProblems, configVariants, type FuzzVariant } from '../../../testbed/fuzz/config-fuzz.js';
+import { fuzzIterations, fuzzSeed } from '../../../testbed/fuzz/fuzz-settings.js';
 import { SeededRandom } from '../../support/seeded-random.js';
 import { createEndpoints, createService, getHostEndpoints, tempDir } from '../../support/endpoints-fixtures.js';
 import { captureLogger } from '../../support/log-capture.js';
@@ -17,7 +18,7 @@ import { startSyncerDaemon, type SyncerDaemon } from '../../support/syncer-daemo
 import { assertBuilt, REPO_ROOT, runVcsync } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
-// Issue 12 §3: mutated vcluster.yaml files (from the example and the schema) through the check
+// Mutated vcluster.yaml files (from the example and the schema) through the check
 // `vcsync validate`, start and every reload run (in-process, thousands), through the spawned CLI
 // and through live reload of a running syncer (a sample each). Each loads or yields located
 // errors; nothing throws or hangs; a rejected reload leaves the last valid config in force.

@@ -13,7 +13,7 @@ import { startRealControlPlane, type RealControlPlane } from '../../support/real
 import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 /**
- * issue 12 §4: the files of config/deploy/ applied with kubectl exactly as README "Deploy as a
+ * The files of config/deploy/ applied with kubectl exactly as docs/deployment.md "Deploy as a
  * sidecar next to a vcluster" says, to the real kube-apiserver (the judge: server-side dry run,
  * then for real, then what the controllers make of it; with the kubectl of its release) and to a
  * devcluster (kubectl on PATH), by the same steps: it stores every kind of the manifests, RBAC
@@ -153,7 +153,7 @@ describe('config/deploy/ holds manifests, Helm values and a patch', () => {
   });
 });
 
-describe.skipIf(realClusterMissing('config/deploy against the real kube-apiserver'))('config/deploy applied with kubectl to the real kube-apiserver (issue 12 §4)', () => {
+describe.skipIf(realClusterMissing('config/deploy against the real kube-apiserver'))('config/deploy applied with kubectl to the real kube-apiserver', () => {
   let plane: RealControlPlane;
   let admin: KubectlEnv;
   let dir: string;
@@ -213,7 +213,7 @@ describe.skipIf(realClusterMissing('config/deploy against the real kube-apiserve
   });
 });
 
-describe.skipIf(kubectlMissing('config/deploy against a devcluster'))('config/deploy applied with kubectl to a devcluster (issue 12 §4)', () => {
+describe.skipIf(kubectlMissing('config/deploy against a devcluster'))('config/deploy applied with kubectl to a devcluster', () => {
   let cluster: DevCluster;
   let env: KubectlEnv;
   let dir: string;

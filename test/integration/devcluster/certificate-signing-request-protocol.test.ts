@@ -1,22 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCertificateAuthority } from '../../../src/apiserver/security/certificate-issuer.js';
 import { certificateSigningRequest, createClientRequest, type ClientRequest } from '../../support/certificate-requests.js';
-import { startFixture, type Fixture } from './devcluster-fixture.js';
+import { useDevclusterFixture, type Fixture } from '../../support/devcluster-fixture.js';
 
 const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 const MERGE = 'application/merge-patch+json';
 describe('devcluster CertificateSigningRequests: the real server rules', () => {
-  let fixture: Fixture;
+  const fixture = useDevclusterFixture();
   let client: ClientRequest;
   /** A certificate (any) for status.certificate, PEM. */
   let someCertificatePem: string;
   beforeAll(async () => {
     let authority;
-    [fixture, client, authority] = await Promise.all([startFixture(), createClientRequest('jane', ['dev']), createCertificateAuthority('some-ca', 3_600_000)]);
+    [client, authority] = await Promise.all([createClientRequest('jane', ['dev']), createCertificateAuthority('some-ca', 3_600_000)]);
     someCertificatePem = authority.certPem;
-  });
-  afterAll(async () => {
-    await fixture?.cluster.close();
   });
 
   const create = (name: string, spec: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): ReturnType<Fixture['request']> =>

@@ -1,19 +1,18 @@
 import { CoreV1Api, KubeConfig, Watch, type V1Endpoints } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpoints, startFixture, type Fixture } from './devcluster-fixture.js';
+import { endpoints, useDevclusterFixture } from '../../support/devcluster-fixture.js';
 import { waitFor } from '../../support/wait-for.js';
 
-let fx: Fixture;
+const fx = useDevclusterFixture({ watchWindow: 10 });
 let kc: KubeConfig;
 const controllers: AbortController[] = [];
 beforeAll(async () => {
-  fx = await startFixture({ watchWindow: 10 });
   kc = new KubeConfig();
   kc.loadFromString(fx.cluster.kubeConfigYaml());
 });
 afterAll(async () => {
+  // Runs before the fixture's own afterAll (registered earlier): the watches end before the server closes.
   for (const controller of controllers) controller.abort();
-  await fx.cluster.close();
 });
 
 const PATH = '/api/v1/namespaces/default/endpoints';

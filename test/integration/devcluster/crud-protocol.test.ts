@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpoints, startFixture, type Fixture } from './devcluster-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { endpoints, useDevclusterFixture } from '../../support/devcluster-fixture.js';
 
-let fx: Fixture;
-beforeAll(async () => {
-  fx = await startFixture();
-});
-afterAll(async () => {
-  await fx.cluster.close();
-});
+const fx = useDevclusterFixture();
 
 const EP = '/api/v1/namespaces/default/endpoints';
 

@@ -3,15 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/devcluster/storage/open-store.js';
-import { startFixture, type Fixture } from './devcluster-fixture.js';
+import { startFixture, useDevclusterFixture } from '../../support/devcluster-fixture.js';
 
-let fx: Fixture;
-beforeAll(async () => {
-  fx = await startFixture();
-});
-afterAll(async () => {
-  await fx.cluster.close();
-});
+const fx = useDevclusterFixture();
 
 const NS = '/api/v1/namespaces';
 const cm = (name: string, metadata: Record<string, unknown> = {}): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...metadata }, data: { a: '1' } });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { runDevclusterFuzz } from '../../../src/testbed/fuzz/http-fuzz.js';
-import { fuzzIterations, fuzzSeed } from '../../support/config-fuzz.js';
+import { runDevclusterFuzz } from '../../../testbed/fuzz/http-fuzz.js';
+import { fuzzIterations, fuzzSeed } from '../../../testbed/fuzz/fuzz-settings.js';
 
-// Issue 12 §3: seeded random HTTP requests to a devcluster that requires a token (the fuzzer is
-// src/testbed/fuzz/http-fuzz.ts, shared with benchmarks/fuzz.mjs): random paths, methods,
+// Seeded random HTTP requests to a devcluster that requires a token (the fuzzer is
+// testbed/fuzz/http-fuzz.ts, shared with benchmarks/fuzz.mjs): random paths, methods,
 // headers and bodies (JSON, YAML alias bombs, protobuf garbage, binary, huge, deeply nested, and
-// issue 19 §1's growth class: patches that copy an object into itself or whose result is too large),
+// the growth class: patches that copy an object into itself or whose result is too large),
 // without credentials and as the admin. Replay with VCSYNC_FUZZ_SEED=<seed>;
 // VCSYNC_FUZZ_ITERATIONS=<n> sends n of each.
 
@@ -21,7 +21,7 @@ describe(`devcluster HTTP fuzzing (seed ${SEED}, ${COUNT} requests without crede
     expect(Object.keys(report.statuses).some((status) => status.startsWith('2'))).toBe(true);
     // The growth class reached its target as the admin and was refused by a limit (422, 413), never stored past it.
     expect((report.growthStatuses['422'] ?? 0) + (report.growthStatuses['413'] ?? 0)).toBeGreaterThan(0);
-    // The exhaustion classes (issue 19 §7) reached the caps: some watches refused, every stalled head closed.
+    // The exhaustion classes reached the caps: some watches refused, every stalled head closed.
     expect(report.pressure?.watchFlood.refused).toBeGreaterThan(0);
     expect(report.pressure?.slowHeads.closed).toBe(report.pressure?.slowHeads.opened);
   }, 300_000);

@@ -4,16 +4,10 @@
  * defaults, Service and Endpoints validation, StatefulSet and RBAC rules. Each expectation was read
  * off the real server (the StatefulSet and RBAC ones through test/conformance's cases).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixture, type Fixture } from './devcluster-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { useDevclusterFixture } from '../../support/devcluster-fixture.js';
 
-let fx: Fixture;
-beforeAll(async () => {
-  fx = await startFixture();
-});
-afterAll(async () => {
-  await fx.cluster.close();
-});
+const fx = useDevclusterFixture();
 
 const NS = '/api/v1/namespaces/default';
 const SLICES = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readWireFields, type WireField } from '../../../src/apiserver/protobuf-wire-reader.js';
-import { endpoints, startFixture, type Fixture } from './devcluster-fixture.js';
+import { endpoints, useDevclusterFixture } from '../../support/devcluster-fixture.js';
 
-let fx: Fixture;
+const fx = useDevclusterFixture();
 beforeAll(async () => {
-  fx = await startFixture();
   await fx.request('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'other' } } });
   const objects: [string, string, Record<string, string>][] = [
     ['default', 'a', { app: 'web', tier: 'fe' }],
@@ -17,9 +16,6 @@ beforeAll(async () => {
     const created = await fx.request(`/api/v1/namespaces/${namespace}/endpoints`, { method: 'POST', body: endpoints(name, ['10.0.0.1'], { labels }) });
     expect(created.status).toBe(201);
   }
-});
-afterAll(async () => {
-  await fx.cluster.close();
 });
 
 function names(body: { items: { metadata: { name: string } }[] }): string[] {

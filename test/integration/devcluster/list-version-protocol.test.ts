@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { startFixture, type Fixture } from './devcluster-fixture.js';
+import { useDevclusterFixture } from '../../support/devcluster-fixture.js';
 
 /** What the real kube-apiserver answers about list options and list versions (checked by the conformance suite). */
-let fx: Fixture;
-beforeAll(async () => {
-  fx = await startFixture({ watchWindow: 8 });
-});
-afterAll(async () => {
-  await fx.cluster.close();
-});
+const fx = useDevclusterFixture({ watchWindow: 8 });
 
 let namespaces = 0;
 /** A fresh namespace per test, so the tests do not see each other's objects. */

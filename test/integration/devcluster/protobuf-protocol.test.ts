@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixture, type Fixture } from './devcluster-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { useDevclusterFixture } from '../../support/devcluster-fixture.js';
 import { entry, envelope, msg, newObjectMeta, str, varint } from './protobuf-test-encoder.js';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
@@ -16,19 +16,13 @@ function configMap(name: string, data: Record<string, string>, ...meta: Buffer[]
 }
 
 describe('protobuf request bodies (what kubectl generators send)', () => {
-  let fx: Fixture;
+  const fx = useDevclusterFixture();
 
   async function send(method: string, path: string, body: Buffer, contentType = PROTOBUF): Promise<Answer> {
     const response = await fetch(`${fx.cluster.url}${path}`, { method, headers: { 'content-type': contentType, accept: `${PROTOBUF},application/json` }, body });
     return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.json() };
   }
 
-  beforeAll(async () => {
-    fx = await startFixture();
-  });
-  afterAll(async () => {
-    await fx.cluster.close();
-  });
 
   it('creates from a protobuf POST and answers JSON, as for a JSON body', async () => {
     const created = await send('POST', `${CM}?fieldManager=kubectl-create&fieldValidation=Strict`, configMap('pb-one', { a: 'b' }, entry(11, 'app', 'web')));

@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixture, type Fixture } from './devcluster-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { useDevclusterFixture } from '../../support/devcluster-fixture.js';
 
-let fx: Fixture;
-beforeAll(async () => {
-  fx = await startFixture();
-});
-afterAll(async () => {
-  await fx.cluster.close();
-});
+const fx = useDevclusterFixture();
 
 const CM = '/api/v1/namespaces/default/configmaps';
 

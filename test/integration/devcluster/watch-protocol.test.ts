@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { parseFieldSelector } from '../../../src/apiserver/field-selector.js';
 import { parseLabelSelector } from '../../../src/apiserver/label-selector.js';
@@ -11,20 +11,16 @@ import { coreKindDefinitions } from '../../../src/devcluster/core-kinds.js';
 import { ApiStorage } from '../../../src/devcluster/storage/api-storage.js';
 import { openStore } from '../../../src/devcluster/storage/open-store.js';
 import type { Store } from '../../../src/devcluster/storage/types.js';
-import { endpoints, startFixture, WatchReader, type Fixture } from './devcluster-fixture.js';
+import { endpoints, WatchReader, useDevclusterFixture } from '../../support/devcluster-fixture.js';
 import { waitFor } from '../../support/wait-for.js';
 
-let fx: Fixture;
+const fx = useDevclusterFixture({ watchWindow: 20, bookmarkIntervalMs: 200 });
 const readers: WatchReader[] = [];
 beforeAll(async () => {
-  fx = await startFixture({ watchWindow: 20, bookmarkIntervalMs: 200 });
   await fx.request('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'w' } } });
 });
 afterEach(() => {
   for (const reader of readers.splice(0)) reader.close();
-});
-afterAll(async () => {
-  await fx.cluster.close();
 });
 
 const EP = '/api/v1/namespaces/w/endpoints';

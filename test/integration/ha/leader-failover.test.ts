@@ -15,18 +15,19 @@ import {
   type RecordingWatch,
   type Replica,
   useTeardown,
-  waitForConvergence,
+  hostConverged,
+  CONVERGENCE_TIMEOUT,
 } from '../../support/ha-replicas.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KEYS_PATH } from '../../support/management-fixture.js';
-import { SeededRandom } from '../../support/seeded-random.js';
+import { SeededRandom, seedFromEnvironment } from '../../support/seeded-random.js';
 import { resourceCases } from '../../support/synced-resource-fixtures.js';
 import { backendsName, useSyncBackends, type SyncBackends } from '../../support/sync-harness.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
 /** Replays a run: `VCSYNC_HA_SEED=<n> npx vitest run test/integration/ha`. */
-const SEED = Number(process.env.VCSYNC_HA_SEED ?? 1212);
+const SEED = seedFromEnvironment('VCSYNC_HA_SEED', 1212);
 /** Virtual objects created; with the updates and deletes, 5,000 changes. */
 const OBJECTS = 1000;
 const UPDATES = 3600;
@@ -108,7 +109,7 @@ describe.each(resourceCases(BACKENDS))('two replicas serving the management API,
     const lastRenewal = (ofVictim.at(-1)?.event.object as Lease | undefined)?.spec?.renewTime;
     await workload.done;
     const firstWrite = await waitFor('a host write by the new leader', () => hostCopies.events.find((e) => e.atMs >= takeover.atMs && e.event.type !== 'BOOKMARK'), { timeoutMs: 30_000 });
-    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);
+    await waitFor('the host to converge', hostConverged(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx), CONVERGENCE_TIMEOUT);
     const convergedAt = Date.now();
     // Compared once more: what the summary says is what the host holds.
     const final = await compareHost(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);

@@ -14,16 +14,17 @@ import {
   writeReplicaFiles,
   type Replica,
   useTeardown,
-  waitForConvergence,
+  hostConverged,
+  CONVERGENCE_TIMEOUT,
 } from '../../support/ha-replicas.js';
-import { SeededRandom } from '../../support/seeded-random.js';
+import { SeededRandom, seedFromEnvironment } from '../../support/seeded-random.js';
 import { SYNCED_RESOURCES } from '../../support/synced-resource-fixtures.js';
 import { startTwoClusters } from '../../support/sync-harness.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 import { waitFor } from '../../support/wait-for.js';
 
 /** Replays a run: `VCSYNC_HA_SEED=<n> npx vitest run test/integration/ha`. */
-const SEED = Number(process.env.VCSYNC_HA_SEED ?? 1212);
+const SEED = seedFromEnvironment('VCSYNC_HA_SEED', 1212);
 const NAMESPACES = ['fence-a', 'fence-b'];
 const OBJECTS = 800;
 /** The Lease requests of the partitioned replica: stalled, while its other requests go through. */
@@ -69,7 +70,7 @@ describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, f
     const partitionedAt = Date.now();
     const takeover = await waitFor('replica B to take the Lease', () => leases.events.find((e) => (e.event.object as Lease).spec?.holderIdentity === follower.identity), { timeoutMs: 30_000 });
     await workload.done;
-    await waitForConvergence(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx);
+    await waitFor('the host to converge', hostConverged(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx), CONVERGENCE_TIMEOUT);
 
     const fromA = recorder.requests;
     const renewals = fromA.filter((r) => r.method === 'PUT' && LEASE_PATHS.test(r.path) && r.status === 200);

@@ -3,7 +3,7 @@ import { CoreResources, collectionPath, objectPath } from '../../../src/kube/api
 import { Informer, type InformerOptions } from '../../../src/kube/informer.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { startDevCluster, type DevClusterOptions } from '../../../src/devcluster/index.js';
-import { eventually } from '../../support/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 import { metricValue, startTestBed, tempDir, type TestBed } from './support.js';
 
 interface ConfigMap extends KubeObject {
@@ -74,7 +74,7 @@ describe('Informer against a devcluster', () => {
     await bed.client.update(cm('x'), { ...created, data: { v: '2' } });
     await bed.client.patch(cm('x'), 'merge', { data: { v: '3' } });
     await bed.client.delete(cm('x'));
-    await eventually(() => log.length, (n) => n >= 5, 'four more deliveries');
+    await waitFor('four more deliveries', () => log.length >= 5);
     expect(log).toEqual(['add before', 'add x', 'update x 2', 'update x 3', 'delete x']);
     expect(informer.get('default/x')).toBeUndefined();
     expect(informer.list().map((o) => o.metadata?.name)).toEqual(['before']);
@@ -93,9 +93,9 @@ describe('Informer against a devcluster', () => {
     // Writes the informer does not see push its resourceVersion out of the 5-event window, so the
     // next watch (after the server ends this one) is answered 410 and the reflector must relist.
     for (let i = 0; i < 12; i++) await testBed.client.create(cms, { metadata: { name: `noise-${i}` } });
-    await eventually(() => metricValue(testBed.registry, 'vcsync_watch_relists_total', { informer: 'configmaps' }), (n) => n >= 2, 'a relist');
+    await waitFor('a relist', async () => (await metricValue(testBed.registry, 'vcsync_watch_relists_total', { informer: 'configmaps' })) >= 2);
     await testBed.client.create(cms, { metadata: { name: 'watched-2', labels: { app: 'watched' } } });
-    await eventually(() => informer.get('default/watched-2'), (o) => o !== undefined, 'the object created after the relist');
+    await waitFor('the object created after the relist', () => informer.get('default/watched-2'));
     expect(log).toEqual(['add watched-1', 'add watched-2']);
     expect(informer.list().map((o) => o.metadata?.name).sort()).toEqual(['watched-1', 'watched-2']);
   });
@@ -105,9 +105,9 @@ describe('Informer against a devcluster', () => {
     const testBed = bed;
     const { informer, log } = startInformer(testBed, { minWatchTimeoutSeconds: 1, maxWatchTimeoutSeconds: 2 });
     await synced(informer);
-    await eventually(() => metricValue(testBed.registry, 'vcsync_watch_restarts_total', { informer: 'configmaps' }), (n) => n >= 2, 'two watch restarts');
+    await waitFor('two watch restarts', async () => (await metricValue(testBed.registry, 'vcsync_watch_restarts_total', { informer: 'configmaps' })) >= 2);
     await testBed.client.create(cms, { metadata: { name: 'late' } });
-    await eventually(() => log, (l) => l.includes('add late'), 'the object created after restarts');
+    await waitFor('the object created after restarts', () => log.includes('add late'));
     expect(await metricValue(testBed.registry, 'vcsync_watch_relists_total', { informer: 'configmaps' })).toBe(1);
     expect(log).toEqual(['add late']);
   });
@@ -124,18 +124,18 @@ describe('Informer against a devcluster', () => {
     await synced(informer);
     expect(informer.connected()).toBe(true);
     await testBed.cluster.close();
-    await eventually(() => informer.connected(), (connected) => !connected, 'the informer to report the lost API server');
+    await waitFor('the informer to report the lost API server', () => !informer.connected());
 
     const options: DevClusterOptions = { port, dataDir: data.dir };
     const restarted = await startDevCluster(options);
     testBed.defer(() => restarted.close());
-    await eventually(() => informer.connected(), (connected) => connected, 'the informer to reconnect');
+    await waitFor('the informer to reconnect', () => informer.connected());
     await testBed.client.delete(cm('doomed'));
     await testBed.client.patch(cm('kept'), 'merge', { data: { v: 'after' } });
     await testBed.client.create(cms, { metadata: { name: 'new' } });
-    await eventually(() => informer.get('default/new'), (o) => o !== undefined, 'the object created after the restart');
-    await eventually(() => informer.get('default/doomed'), (o) => o === undefined, 'the delete made after the restart');
-    await eventually(() => informer.get('default/kept')?.data?.['v'], (v) => v === 'after', 'the update made after the restart');
+    await waitFor('the object created after the restart', () => informer.get('default/new'));
+    await waitFor('the delete made after the restart', () => informer.get('default/doomed') === undefined);
+    await waitFor('the update made after the restart', () => informer.get('default/kept')?.data?.['v'] === 'after');
     expect(log.slice(0, 2).sort()).toEqual(['add doomed', 'add kept']);
     expect(log.slice(2).sort()).toEqual(['add new', 'delete doomed', 'update kept after']);
   });
@@ -146,7 +146,7 @@ describe('Informer against a devcluster', () => {
     await bed.client.create(cms, { metadata: { name: 'b' } });
     const { informer, log } = startInformer(bed, { resyncPeriodMs: 300, resyncJitter: 0 });
     await synced(informer);
-    await eventually(() => log.filter((l) => l.startsWith('resync')).length, (n) => n >= 4, 'two resync rounds');
+    await waitFor('two resync rounds', () => log.filter((l) => l.startsWith('resync')).length >= 4);
     expect(log.slice(0, 2).sort()).toEqual(['add a', 'add b']);
     expect(log.filter((l) => l.startsWith('resync')).slice(0, 4).sort()).toEqual(['resync a', 'resync a', 'resync b', 'resync b']);
   });

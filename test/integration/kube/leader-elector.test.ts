@@ -7,7 +7,7 @@ import { KubeMetrics } from '../../../src/kube/metrics.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
-import { eventually } from '../../support/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 import { metricValue, startTestBed, type TestBed } from './support.js';
 
 /** What the lease tests need of a cluster: a client, metrics, and the namespace the lease lives in. */
@@ -98,20 +98,20 @@ describe.each(BACKENDS)('LeaderElector against a %s', (backend) => {
     const testBed = bed;
     const a = candidate(testBed, 'a');
     const b = candidate(testBed, 'b');
-    await eventually(() => [a.elector.isLeader(), b.elector.isLeader()], (l) => l.includes(true), 'a leader');
+    await waitFor('a leader', () => a.elector.isLeader() || b.elector.isLeader());
     // Watch several renewals go by; at every look exactly one candidate leads.
     const leasePath = leasePathIn(testBed.namespace);
     const renewTimes = new Set<string>();
-    await eventually(
+    await waitFor(
+      'four renewals',
       async () => {
         const leaders = [a, b].filter((c) => c.elector.isLeader()).length;
         expect(leaders).toBe(1);
         const lease = await testBed.client.get<Lease>(leasePath);
         renewTimes.add(lease.spec?.renewTime ?? '');
-        return renewTimes.size;
+        return renewTimes.size >= 4;
       },
-      (n) => n >= 4,
-      'four renewals',
+      { retryErrors: false },
     );
     const [leader, follower] = a.elector.isLeader() ? [a, b] : [b, a];
     const lease = await testBed.client.get<Lease>(leasePath);
@@ -123,7 +123,7 @@ describe.each(BACKENDS)('LeaderElector against a %s', (backend) => {
     await leader.stop();
     expect(leader.history).toEqual(['started', 'work drained', 'stopped']);
     expect(leader.elector.isLeader()).toBe(false);
-    await eventually(() => follower.elector.isLeader(), (l) => l, 'the follower taking over');
+    await waitFor('the follower taking over', () => follower.elector.isLeader());
     // The lease was released, so the hand-over does not wait for it to expire.
     expect(Date.now() - stoppedAt).toBeLessThan(3000);
     const taken = await testBed.client.get<Lease>(leasePath);
@@ -144,7 +144,7 @@ describe.each(BACKENDS)('LeaderElector against a %s', (backend) => {
     });
     const startedAt = Date.now();
     const c = candidate(testBed, 'c');
-    await eventually(() => c.elector.isLeader(), (l) => l, 'taking over the expired lease');
+    await waitFor('taking over the expired lease', () => c.elector.isLeader());
     // Expiry is judged from when c first saw the lease, not from the stale renewTime in it.
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(2000);
     const lease = await testBed.client.get<Lease>(leasePathIn(testBed.namespace));

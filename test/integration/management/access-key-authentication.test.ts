@@ -10,7 +10,7 @@ import { metricValue } from '../../support/metrics.js';
 
 const STORED = { resource: 'management.loft.sh/v1/ownedaccesskeys', namespace: '' };
 
-describe('access-key authentication (issue 9 §4)', () => {
+describe('access-key authentication', () => {
   let fixture: ManagementFixture;
   let log: CapturedLog;
   beforeAll(async () => {

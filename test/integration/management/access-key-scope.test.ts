@@ -17,7 +17,7 @@ async function aliceKey(fixture: ManagementFixture, name: string, scope?: Record
 
 const KEY_RULES = (verbs: string[]): Record<string, unknown> => ({ rules: [{ verbs, resources: [{ group: 'management.loft.sh', resources: ['ownedaccesskeys'] }] }] });
 
-describe('access-key scope enforced on every management request over HTTPS (issue 9 §4)', () => {
+describe('access-key scope enforced on every management request over HTTPS', () => {
   let fixture: ManagementFixture;
   beforeAll(async () => {
     fixture = await ManagementFixture.start();
@@ -44,7 +44,7 @@ describe('access-key scope enforced on every management request over HTTPS (issu
     expect((await fixture.call('GET', `${KEYS_PATH}/cli`, { key: fixture.adminKey })).status).toBe(200);
   });
 
-  it('a rules entry allowing only get on ownedaccesskeys: get is allowed, list and /metrics answer 403 Status; discovery and /version are every key’s (issue 20 §3)', async () => {
+  it('a rules entry allowing only get on ownedaccesskeys: get is allowed, list and /metrics answer 403 Status; discovery and /version are every key’s', async () => {
     const getter = await aliceKey(fixture, 'getter', KEY_RULES(['get']));
     expect((await fixture.call('GET', `${KEYS_PATH}/getter`, { key: getter.key })).status).toBe(200);
     expectScopeRefusal(await fixture.call('GET', KEYS_PATH, { key: getter.key }));
@@ -79,7 +79,7 @@ describe('access-key scope enforced on every management request over HTTPS (issu
     expect((await fixture.createKey({ user: 'alice', scope }, { key: maker.key })).status).toBe(201);
   });
 
-  it('widening (issue 19 §2): a write that does not widen a key, or leaves one the caller could have created, is allowed; an admin may widen', async () => {
+  it('widening: a write that does not widen a key, or leaves one the caller could have created, is allowed; an admin may widen', async () => {
     const narrow = await aliceKey(fixture, 'widening-narrow', KEY_RULES(['*']));
     const patch = (name: string, spec: Record<string, unknown>, key = narrow.key): Promise<Answer> =>
       fixture.call('PATCH', `${KEYS_PATH}/${name}`, { key, contentType: 'application/merge-patch+json', body: { spec } });

@@ -38,7 +38,7 @@ async function createKey(fixture: ManagementFixture, name: string, spec: Record<
   return String(created.body.spec.key);
 }
 
-describe('DirectClusterEndpointToken (issue 10 §2)', () => {
+describe('DirectClusterEndpointToken', () => {
   let fixture: ManagementFixture;
   beforeAll(async () => {
     fixture = await ManagementFixture.start();
@@ -174,7 +174,7 @@ describe('DirectClusterEndpointToken (issue 10 §2)', () => {
   });
 });
 
-describe('DirectClusterEndpointToken signing keys: ES256, rotation, replicas (issue 10 §2)', () => {
+describe('DirectClusterEndpointToken signing keys: ES256, rotation, replicas', () => {
   const fixtures: ManagementFixture[] = [];
   afterEach(async () => {
     for (const fixture of fixtures.splice(0)) await fixture.stop();

@@ -13,10 +13,10 @@ const AUDIENCE = 'vcsync-direct-cluster-endpoint';
 const missing = realClusterMissing('DirectClusterEndpointTokens against the real kube-apiserver') || kubectlMissing('DirectClusterEndpointTokens with kubectl');
 
 /**
- * issue 10 §2: a kube-apiserver trusts vcsync as a structured-authentication JWT issuer (it reads
+ * A kube-apiserver trusts vcsync as a structured-authentication JWT issuer (it reads
  * the OpenID discovery and key set from the management listener) and accepts the tokens offline.
  */
-describe.skipIf(missing)('DirectClusterEndpointTokens accepted by the real kube-apiserver as a JWT issuer (issue 10 §2)', () => {
+describe.skipIf(missing)('DirectClusterEndpointTokens accepted by the real kube-apiserver as a JWT issuer', () => {
   let management: ManagementFixture;
   let plane: RealControlPlane;
   let admin: KubectlEnv;

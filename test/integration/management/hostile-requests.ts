@@ -1,5 +1,5 @@
 /**
- * The seeded generator of the management API's hostile-input test (issue 9): thousands of
+ * The seeded generator of the management API's hostile-input test: thousands of
  * malformed, oversized, unauthenticated or unauthorised requests, each classified up front by
  * what a Kubernetes API server must answer. Deterministic: the same seed yields the same requests.
  */
@@ -482,7 +482,7 @@ function oneRequest(random: SeededRandom, keys: HostileKeys, name: string): Host
 export type WideningWriteForm = 'merge' | 'strategic' | 'json' | 'apply' | 'put' | 'status';
 
 /**
- * One random write by a narrow key to a key it owns (issue 19 §2): `changes` to the spec (null
+ * One random write by a narrow key to a key it owns: `changes` to the spec (null
  * removes a field), sent as `form`; `chosenKey` when it writes a key value (unique per write).
  */
 export interface WideningWrite {

@@ -10,7 +10,7 @@ import { openDevStorage, type DevStorage } from '../../../src/devcluster/index.j
 import { CoreResources, collectionPath } from '../../../src/kube/api-path.js';
 import { startManagementServer, type ManagementServer } from '../../../src/management/index.js';
 import { silentLogger } from '../../../src/observe/logger.js';
-import { fuzzSeed } from '../../support/config-fuzz.js';
+import { fuzzSeed } from '../../../testbed/fuzz/fuzz-settings.js';
 import { waitFor } from '../../support/wait-for.js';
 import { KEYS_PATH as FIXTURE_KEYS_PATH, ManagementFixture, type Answer } from '../../support/management-fixture.js';
 import { BASE, hostileRequests, validKeyBody, wideningWrites, type HostileKeys, type HostileRequest, type WideningWrite } from './hostile-requests.js';
@@ -215,7 +215,7 @@ async function attack(bed: Bed, count: number, seed: number, snapshot: () => Pro
   expect(created.status, created.text).toBe(201);
 }
 
-describe(`management API fuzzing (issue 9 hostile input, issue 12 §3), seed ${SEED}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
+describe(`management API fuzzing, seed ${SEED}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'management-hostile-'));
@@ -309,7 +309,7 @@ async function reachBeyondAlice(fixture: ManagementFixture, value: string): Prom
   return undefined;
 }
 
-describe(`widening fuzz (issue 19 §2), seed ${SEED + 2}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
+describe(`widening fuzz, seed ${SEED + 2}; replay with VCSYNC_FUZZ_SEED=${SEED}`, () => {
   let fixture: ManagementFixture;
   beforeAll(async () => {
     fixture = await ManagementFixture.start();

@@ -15,7 +15,7 @@ spec:
 status: {}
 `;
 
-describe.skipIf(kubectlMissing('the management kubectl tests'))('kubectl against the management API (issue 9 §2, §3)', () => {
+describe.skipIf(kubectlMissing('the management kubectl tests'))('kubectl against the management API', () => {
   let fixture: ManagementFixture;
   let kubectl: KubectlEnv;
   beforeAll(async () => {
@@ -42,7 +42,7 @@ describe.skipIf(kubectlMissing('the management kubectl tests'))('kubectl against
     expect(result.stderr).toMatch(/Unauthorized|must be logged in/);
   });
 
-  it('create -f (the seed example), -o yaml shows the key once; get -o yaml never', async () => {
+  it('create -f (a documented example key), -o yaml shows the key once; get -o yaml never', async () => {
     const file = await kubectl.file('key.yaml', SEED_KEY);
     const created = await kubectl.ok(['create', '-f', file, '-o', 'jsonpath={.spec.key}']);
     expect(created).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -53,7 +53,7 @@ describe.skipIf(kubectlMissing('the management kubectl tests'))('kubectl against
     expect(asPipeline.trim()).toBe('ownedaccesskey.management.loft.sh/pipeline');
   });
 
-  it('patch --type json (the seed annotation example), replace (edit-style), apply --server-side, delete', async () => {
+  it('patch --type json (an annotation, as documented), replace (edit-style), apply --server-side, delete', async () => {
     await kubectl.ok(['patch', 'ownedaccesskey', 'pipeline', '--type', 'json', '-p', '[{"op":"add","path":"/metadata/annotations","value":{"example":"yes"}}]']);
     expect(await kubectl.ok(['get', 'ownedaccesskey', 'pipeline', '-o', 'jsonpath={.metadata.annotations.example}'])).toBe('yes');
     const current = await kubectl.ok(['get', 'ownedaccesskey', 'pipeline', '-o', 'yaml']);

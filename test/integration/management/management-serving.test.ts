@@ -21,7 +21,7 @@ function servedFingerprint(port: number, ca: string): Promise<string> {
   });
 }
 
-describe('management serving (issue 9 §2)', () => {
+describe('management serving', () => {
   let fixture: ManagementFixture;
   beforeAll(async () => {
     fixture = await ManagementFixture.start();

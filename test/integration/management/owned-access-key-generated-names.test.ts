@@ -21,7 +21,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...actual, randomBytes, default: { ...actual, randomBytes } };
 });
 
-describe.each(['map', 'devcluster'] as const)('generateName collisions on OwnedAccessKeys over HTTPS on the %s storage (issue 9 §3)', (backend) => {
+describe.each(['map', 'devcluster'] as const)('generateName collisions on OwnedAccessKeys over HTTPS on the %s storage', (backend) => {
   let bed: StoreBed | undefined;
   let fixture: ManagementFixture;
   beforeAll(async () => {

@@ -6,8 +6,8 @@ import { waitFor } from '../../support/wait-for.js';
 import { startStoreBed, storeBackends, type StoreBed } from './store-bed.js';
 
 /**
- * The object rules of seed 2.2 and 3 from the shared core, on OwnedAccessKeys over real HTTPS
- * (issue 9 §3), on each storage the management server runs on: the test map storage, and the
+ * The object rules of the shared core (metadata, uid, resourceVersion, generation, finalizers,
+ * owner references, managed fields), on OwnedAccessKeys over real HTTPS, on each storage the management server runs on: the test map storage, and the
  * host-Secret storage on a devcluster and (with its binaries) on the real kube-apiserver.
  */
 const BACKENDS: Array<'map' | 'devcluster' | 'real'> = ['map', ...storeBackends('the OwnedAccessKey object rules')];
@@ -19,7 +19,7 @@ function ownerReference(owner: Answer, extra: Record<string, unknown> = {}): Rec
   return { apiVersion: API_VERSION, kind: 'OwnedAccessKey', name: owner.body.metadata.name, uid: owner.body.metadata.uid, ...extra };
 }
 
-describe.each(BACKENDS)('OwnedAccessKey object rules over HTTPS on the %s storage (issue 9 §3)', (backend) => {
+describe.each(BACKENDS)('OwnedAccessKey object rules over HTTPS on the %s storage', (backend) => {
   let plane: RealControlPlane | undefined;
   let bed: StoreBed | undefined;
   let fixture: ManagementFixture;
@@ -146,7 +146,7 @@ describe.each(BACKENDS)('OwnedAccessKey object rules over HTTPS on the %s storag
     expect(entries.find((entry) => entry.manager === 'applier')?.fieldsV1).toEqual({ 'f:metadata': { 'f:labels': { 'f:applied': {} } } });
   });
 
-  it('blockOwnerDeletion: true needs the right to update the owner’s finalizers; without it 422 (seed §7) with the real server’s words', async () => {
+  it('blockOwnerDeletion: true needs the right to update the owner’s finalizers; without it 422 with the real server’s words', async () => {
     const bobs = await post({ name: 'bobs' }, { spec: { user: 'bob' } });
     const alice = await post({ name: 'alices' });
     const aliceKey = alice.body.spec.key as string;

@@ -55,7 +55,7 @@ function withoutHidden(spec: typeof FULL_SPEC): Record<string, unknown> {
   return { ...spec, identity };
 }
 
-describe('OwnedAccessKey over HTTPS (issue 9 §3)', () => {
+describe('OwnedAccessKey over HTTPS', () => {
   let fixture: ManagementFixture;
   beforeAll(async () => {
     fixture = await ManagementFixture.start();
@@ -64,7 +64,7 @@ describe('OwnedAccessKey over HTTPS (issue 9 §3)', () => {
     await fixture.stop();
   });
 
-  it('create: every seed 2.3 field round-trips; the generated key is shown once, 256-bit base64url; connectorData never', async () => {
+  it('create: every OwnedAccessKey field round-trips; the generated key is shown once, 256-bit base64url; connectorData never', async () => {
     const created = await fixture.createKey(FULL_SPEC, { name: 'full' });
     expect(created.status).toBe(201);
     expect(created.body.spec.key).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -166,7 +166,7 @@ describe('OwnedAccessKey over HTTPS (issue 9 §3)', () => {
     expect((await fixture.call('GET', `${KEYS_PATH}/put-me`, { key: rotated })).status).toBe(200);
   });
 
-  it('patch: JSON Patch (the seed annotation example), merge, and server-side apply keep the key', async () => {
+  it('patch: JSON Patch (an annotation, as documented), merge, and server-side apply keep the key', async () => {
     const created = await fixture.createKey({ user: 'alice' }, { name: 'patch-me' });
     const key = created.body.spec.key as string;
     const json = await fixture.call('PATCH', `${KEYS_PATH}/patch-me`, {

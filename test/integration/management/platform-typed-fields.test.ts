@@ -3,7 +3,7 @@ import { deferredCsrClient } from '../../../src/management/index.js';
 import { KEYS_PATH, ManagementFixture, type Answer } from '../../support/management-fixture.js';
 
 /**
- * Issue 20 §1: what the Platform's typed clients (client-go on loft-sh/api's types) send and must
+ * What the Platform's typed clients (client-go on loft-sh/api's types) send and must
  * be able to decode. Each case failed before: a field the real types put elsewhere was dropped
  * (with only a warning a typed client never sees), or a value their Go types cannot hold was
  * stored and echoed.
@@ -18,7 +18,7 @@ function causes(answer: Answer): string[] {
   return ((answer.body?.details?.causes ?? []) as { field: string; reason: string }[]).map((cause) => `${cause.field} ${cause.reason}`);
 }
 
-describe('management fields as the Platform typed clients write them (issue 20 §1)', () => {
+describe('management fields as the Platform typed clients write them', () => {
   let fixture: ManagementFixture;
   let counter = 0;
   const fresh = (): string => `typed-${(counter += 1)}`;

@@ -13,7 +13,7 @@ const missing = kubectlMissing('devcluster with the management token review');
 /** The devcluster's webhook cache in these tests, in ms (its default is 120 000, as the kube-apiserver's). */
 const CACHE_TTL_MS = 1000;
 
-describe.skipIf(missing)('devcluster’s tokenReviewUrl pointed at the management API’s webhook (issue 10 §1)', () => {
+describe.skipIf(missing)('devcluster’s tokenReviewUrl pointed at the management API’s webhook', () => {
   let management: ManagementFixture;
   let cluster: DevCluster;
   let dir: string;

@@ -4,10 +4,10 @@ import { KEYS_PATH, ManagementFixture, type Answer } from '../../support/managem
 import { waitFor } from '../../support/wait-for.js';
 
 const STORED = { resource: 'management.loft.sh/v1/ownedaccesskeys', namespace: '' };
-/** A token the extra verifier of these tests owns (standing in for issue 10 §2's endpoint tokens). */
+/** A token the extra verifier of these tests owns (standing in for the DirectClusterEndpointTokens). */
 const ENDPOINT_TOKEN = 'endpoint.token.for-tests';
 
-describe('TokenReview webhook on the management listener (issue 10 §1)', () => {
+describe('TokenReview webhook on the management listener', () => {
   let fixture: ManagementFixture;
   beforeAll(async () => {
     fixture = await ManagementFixture.start({

@@ -23,10 +23,10 @@ interface KubeConfigDocument {
 }
 
 /**
- * issue 10 §3 against a TLS devcluster as the virtual cluster: it signs client certificates
+ * Kube configs of the virtual cluster against a TLS devcluster as the virtual cluster: it signs client certificates
  * through its CSR API and authenticates tokens through the management API's token review.
  */
-describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against a TLS devcluster (issue 10 §3)', () => {
+describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against a TLS devcluster', () => {
   let management: ManagementFixture;
   let cluster: DevCluster;
   let client: RestClient;

@@ -1,19 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/index.js';
 import { startDevCluster, type DevCluster } from '../../../src/devcluster/index.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import type { RestClient } from '../../../src/kube/rest-client.js';
-import { PatchSandbox } from '../../../src/patches/index.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { LABEL_SKIP_MIRROR } from '../../../src/syncer/endpoints/translate.js';
-import { buildEndpointsSyncState } from '../../../src/syncer/endpoints/config-section.js';
-import { registryConfigSchema } from '../../../src/syncer/resources.js';
-import type { SyncState } from '../../../src/syncer/sync-state.js';
 import { singleNamespaceHostName } from '../../../src/translate/host-names.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { startRealControlPlane, type RealControlPlane } from '../../support/real-control-plane.js';
-import { createSlice, readyEndpoint, startEndpointSlicesSyncer, type RunningSlicesSyncer } from '../../support/endpointslices-fixtures.js';
-import { clientFor, getOrUndefined, startEndpointsSyncer, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
+import { createSlice, readyEndpoint } from '../../support/endpointslices-fixtures.js';
+import { clientFor, getOrUndefined, type SyncClusters } from '../../support/sync-harness.js';
+import { startResourceSyncer, type RunningResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { endpointSlicesFixture, endpointsFixture } from '../../support/synced-resource-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
 
 // What the host's own kube-controller-manager does next to vcsync's Endpoints copies (ADR 0042):
@@ -49,9 +46,8 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
   let virtual: DevCluster;
   let virtualClient: RestClient;
   let host: RestClient;
-  let syncer: RunningSyncer | undefined;
-  let slicesSyncer: RunningSlicesSyncer | undefined;
-  const sandbox = new PatchSandbox();
+  let syncer: RunningResourceSyncer | undefined;
+  let slicesSyncer: RunningResourceSyncer | undefined;
 
   beforeAll(async () => {
     [plane, virtual] = await Promise.all([startRealControlPlane({ controllers: true }), startDevCluster()]);
@@ -82,7 +78,6 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
   afterAll(async () => {
     await slicesSyncer?.stop();
     await syncer?.stop();
-    sandbox.dispose();
     virtualClient?.close();
     await Promise.all([plane?.close(), virtual?.close()]);
   });
@@ -98,14 +93,6 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
     kubeconfigYaml: (side) => (side === 'host' ? plane.kubeconfigYaml : virtual.kubeConfigYaml()),
     close: async () => undefined,
   });
-
-  const stateOf = (slices: boolean): SyncState => {
-    const parsed = parseConfig(config(slices), 'vcluster.yaml', registryConfigSchema());
-    if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
-    const built = buildEndpointsSyncState({ vclusterName: VC, hostNamespace: HOST_NAMESPACE, config: parsed.config, sandbox });
-    if (!built.ok) throw new Error(built.errors.map((e) => e.message).join('; '));
-    return built.state;
-  };
 
   /** The slices of the host Service the host mirroring controller keeps. */
   const mirroredSlices = async (): Promise<Slice[]> =>
@@ -136,7 +123,7 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
   }
 
   it('slices not synced: no skip-mirror, so the host mirroring controller makes the one slice', async () => {
-    syncer = await startEndpointsSyncer(clusters(), { vclusterName: VC, configYaml: config(false) });
+    syncer = await startResourceSyncer(clusters(), endpointsFixture, { vclusterName: VC, configYaml: config(false) });
     await waitFor('the host Endpoints copy', () => getOrUndefined<Endpoints>(host, HOST_ENDPOINTS));
     expect(await hostSkipMirror()).toBeUndefined();
     const [slice] = await waitFor('the mirrored host slice', async () => ((await mirroredSlices()).length === 1 ? mirroredSlices() : undefined), { timeoutMs: 60_000 });
@@ -144,7 +131,7 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
   }, 120_000);
 
   it('a reload that syncs slices adds skip-mirror to the copy, the host mirroring controller removes its slice, and the host stays unwritten', async () => {
-    syncer?.syncer.updateState(stateOf(true));
+    syncer?.reload(config(true));
     await waitFor('skip-mirror on the host Endpoints copy', async () => (await hostSkipMirror()) === 'true');
     await waitFor('the mirrored host slice to be deleted', async () => (await mirroredSlices()).length === 0, { timeoutMs: 60_000 });
     expect(await hostWritesDuring(QUIET_MS)).toEqual([]);
@@ -162,7 +149,7 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
   }, 120_000);
 
   it('a reload that stops syncing slices removes skip-mirror, and the host mirroring controller makes its slice again', async () => {
-    syncer?.syncer.updateState(stateOf(false));
+    syncer?.reload(config(false));
     await waitFor('skip-mirror gone from the host Endpoints copy', async () => (await hostSkipMirror()) === undefined);
     await waitFor('the mirrored host slice back', async () => (await mirroredSlices()).length === 1, { timeoutMs: 60_000 });
   }, 120_000);
@@ -174,8 +161,8 @@ describe.skipIf(missing)('host Endpoints copies next to the real kube-controller
       labels: { app: 'web', 'endpointslice.kubernetes.io/managed-by': MIRRORING },
       endpoints: [readyEndpoint('10.1.0.1'), readyEndpoint('10.1.0.2')],
     });
-    syncer?.syncer.updateState(stateOf(true));
-    slicesSyncer = await startEndpointSlicesSyncer(clusters(), { vclusterName: VC, configYaml: config(true) });
+    syncer?.reload(config(true));
+    slicesSyncer = await startResourceSyncer(clusters(), endpointSlicesFixture, { vclusterName: VC, configYaml: config(true) });
     const serviceSlices = async (): Promise<Slice[]> => (await host.list<Slice>(SLICES, { labelSelector: `kubernetes.io/service-name=${HOST_SERVICE}` })).items;
     const [copy] = await waitFor('one host slice of the Service, vcsync\'s copy', async () => {
       const slices = await serviceSlices();

@@ -13,7 +13,7 @@ import { ManagementFixture } from '../../support/management-fixture.js';
 import { clientFor } from '../../support/sync-harness.js';
 
 /**
- * Issue 20 §1: the Go program in ./platform-client talks to the management API as the vCluster
+ * The Go program in ./platform-client talks to the management API as the vCluster
  * Platform's typed clients do (client-go, structs with the Platform's field names and Go types,
  * every answer decoded strictly) and must finish with `ok all`. It runs against a management API
  * whose virtual cluster is a TLS devcluster (which signs the kube config's client certificate).
@@ -64,7 +64,7 @@ function runProgram(binary: string, env: Record<string, string>): Promise<{ code
   });
 }
 
-describe.skipIf(goMissing())('the Platform typed clients: a client-go program against the management API (issue 20 §1)', () => {
+describe.skipIf(goMissing())('the Platform typed clients: a client-go program against the management API', () => {
   let binary: string;
   let management: ManagementFixture;
   let cluster: DevCluster;
@@ -123,7 +123,7 @@ describe.skipIf(goMissing())('the Platform typed clients: a client-go program ag
       'ok all',
     ]);
     const fields = output.split('\n').filter((line) => line.startsWith('field '));
-    // The fields the issue names, each set, sent and read back in the Platform's Go types.
+    // The fields the Platform's typed clients write, each set, sent and read back in the Platform's Go types.
     for (const field of [
       'field spec.scope.allowLoftCli = true',
       'field spec.identityRefresh = "2026-01-02T03:04:05Z"',

@@ -20,7 +20,7 @@ const APISERVER_TOKEN_CACHE_SECONDS = 10;
 /** How long past both caches a refusal may take on a loaded machine (kubectl start-up, the review itself). */
 const SLACK_MS = 10_000;
 
-describe.skipIf(missing)('a real kube-apiserver authenticates access keys through vcsync’s TokenReview webhook (issue 10 §1)', () => {
+describe.skipIf(missing)('a real kube-apiserver authenticates access keys through vcsync’s TokenReview webhook', () => {
   let management: ManagementFixture;
   let webhookPlane: TokenWebhookPlane;
   let plane: RealControlPlane;

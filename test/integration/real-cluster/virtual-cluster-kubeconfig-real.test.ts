@@ -12,11 +12,11 @@ const missing = realClusterMissing('VirtualClusterInstanceKubeConfig against the
 const KUBECONFIG_PATH = '/apis/management.loft.sh/v1/namespaces/vcluster-vc1/virtualclusterinstances/vc1/kubeconfig';
 
 /**
- * issue 10 §3 with the real kube-apiserver as the virtual cluster: token kube configs are
+ * Kube configs of the virtual cluster with the real kube-apiserver as the virtual cluster: token kube configs are
  * accepted through vcsync's TokenReview webhook, certificate kube configs are signed by
  * kube-controller-manager's kube-apiserver-client signer.
  */
-describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against the real kube-apiserver (issue 10 §3)', () => {
+describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against the real kube-apiserver', () => {
   let management: ManagementFixture;
   let webhookPlane: TokenWebhookPlane;
   let plane: RealControlPlane;

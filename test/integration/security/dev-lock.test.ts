@@ -1,4 +1,4 @@
-// Issue "hold the line", item 6: a restart right after `kill -9` starts at once. A process killed
+// A restart right after `kill -9` starts at once. A process killed
 // by SIGKILL stays a zombie until its parent reaps it; its files and sockets are already closed,
 // so the lock it "holds" is no lock. Here the killed `vcsync dev` is the child of a `sleep` that
 // never reaps, so it stays a zombie for the whole test, deterministically.
@@ -10,24 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseProcStat } from '../../../src/devcluster/storage/process-liveness.js';
 import { stopProcess } from '../../support/devcluster-process.js';
 import { assertBuilt, REPO_ROOT, VCSYNC_NODE_ARGS } from '../../support/vcsync-cli.js';
+import { VcsyncDevProcess } from '../../support/vcsync-dev-process.js';
 import { waitFor } from '../../support/wait-for.js';
-
-/** Starts `vcsync dev --dir DIR`; resolves once it printed that it runs, with its output so far. */
-async function startDev(dir: string, home: string): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [...VCSYNC_NODE_ARGS, 'dev', '--dir', dir], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  await waitFor('vcsync dev to say it runs', () => {
-    if (child.exitCode !== null) throw new Error(`vcsync dev exited (${child.exitCode}): ${output}`);
-    return output.includes('Press Ctrl-C to stop');
-  }, { timeoutMs: 60_000, intervalMs: 50 });
-  return { child, output: () => output };
-}
 
 async function procState(pid: number): Promise<string | undefined> {
   try {
@@ -39,9 +23,11 @@ async function procState(pid: number): Promise<string | undefined> {
 
 describe.skipIf(process.platform !== 'linux')('a restart after kill -9', () => {
   const children: ChildProcess[] = [];
+  const restarted: VcsyncDevProcess[] = [];
   const dirs: string[] = [];
 
   afterEach(async () => {
+    for (const dev of restarted.splice(0)) await dev.kill();
     for (const child of children.splice(0)) await stopProcess(child);
     for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
   });
@@ -76,9 +62,10 @@ describe.skipIf(process.platform !== 'linux')('a restart after kill -9', () => {
     process.kill(pid, 'SIGKILL');
     await waitFor('the killed vcsync dev to be a zombie', async () => (await procState(pid)) === 'Z');
 
-    const second = await startDev(dir, home);
-    children.push(second.child);
-    expect(second.output()).not.toContain('is in use by process');
+    const second = VcsyncDevProcess.spawn(dir, [], { HOME: home });
+    restarted.push(second);
+    await second.running();
+    expect(second.stderr + second.stdout).not.toContain('is in use by process');
     expect(await procState(pid)).toBe('Z'); // still not reaped: the restart did not wait for it
   });
 });

@@ -12,21 +12,21 @@ import {
   type PatchEnvironment,
   type PatchableObject,
 } from '../../../src/patches/index.js';
-import { freePorts } from '../../../src/testbed/real-control-plane.js';
-import { BLOCKING_EXPRESSIONS } from '../../../src/testbed/fuzz/expression-fuzz.js';
+import { freePorts } from '../../../testbed/real-control-plane.js';
+import { BLOCKING_EXPRESSIONS } from '../../../testbed/fuzz/expression-fuzz.js';
 import { createEndpoints, createService, eventsAbout, tempDir } from '../../support/endpoints-fixtures.js';
 import { metricSample } from '../../support/metrics.js';
 import { startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
 import { startSyncerDaemon, type SyncerDaemon } from '../../support/syncer-daemon.js';
 import { waitFor } from '../../support/wait-for.js';
 
-// Issue 19 §4: an expression never holds the daemon. Every expression of BLOCKING_EXPRESSIONS (a
+// An expression never holds the daemon. Every expression of BLOCKING_EXPRESSIONS (a
 // builtin that never reaches a time-limit check, or V8's fatal out-of-memory path) runs again:
 // while it does, the main event loop keeps answering, and its object fails within twice the
 // sandbox timeout, after which the sandbox keeps working.
 
 const TIMEOUT_MS = 250;
-/** The main loop must answer within this while an expression runs (the issue's figure). */
+/** The main loop must answer within this while an expression runs (the figure set for it). */
 const ANSWER_MS = 100;
 /** What a timer may add to a deadline on this loaded machine, beyond twice the timeout. */
 const TIMER_SLACK_MS = 250;

@@ -6,13 +6,13 @@ import { runPreview } from '../../../src/cli/run-preview.js';
 import { runValidate } from '../../../src/cli/run-validate.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { applyPatches, compilePatches, PatchSandbox, type PatchEnvironment, type PatchPlan, type PatchableObject } from '../../../src/patches/index.js';
-import { HOSTILE_EXPRESSIONS } from '../../../src/testbed/fuzz/expression-fuzz.js';
+import { HOSTILE_EXPRESSIONS } from '../../../testbed/fuzz/expression-fuzz.js';
 import { createEndpoints, createService, getHostEndpoints, tempDir } from '../../support/endpoints-fixtures.js';
 import { ensureNamespace, startTwoClusters, type TwoClusters } from '../../support/sync-harness.js';
 import { startSyncerDaemon, type SyncerDaemon } from '../../support/syncer-daemon.js';
 import { waitFor } from '../../support/wait-for.js';
 
-// Issue 19 §3: nothing an expression does survives into another evaluation. The issue's
+// Nothing an expression does survives into another evaluation. The security review's
 // reproductions through `vcsync validate`, `vcsync preview` and the daemon, and the fuzzer's
 // hostile corpus interleaved with known-good expressions over many objects.
 

@@ -1,5 +1,5 @@
 /**
- * Issue 19 §2: no management write yields a key with more reach than the caller's. Each test is
+ * No management write yields a key with more reach than the caller's. Each test is
  * one way a narrow key could widen a key it owns (a chosen key value, enabling, a longer life),
  * through every write path; each was answered 200 before the rule, and the widened key then worked.
  */
@@ -27,7 +27,7 @@ function expectWideningRefused(answer: Answer, field: string): void {
   expect(answer.body.message).toContain('could have created the resulting key itself');
 }
 
-describe('a write never yields a key with more reach than the caller’s (issue 19 §2)', () => {
+describe('a write never yields a key with more reach than the caller’s', () => {
   let fixture: ManagementFixture;
   let alice: string;
   beforeAll(async () => {

@@ -26,7 +26,7 @@ import { MapStorage } from '../../support/map-storage.js';
 import { metricValue } from '../../support/metrics.js';
 import { waitFor } from '../../support/wait-for.js';
 
-// Issue 19 §5: watches and connections cannot exhaust the process.
+// Watches and connections cannot exhaust the process.
 
 const KEYS = '/apis/management.loft.sh/v1/ownedaccesskeys';
 

@@ -10,10 +10,12 @@ import {
   servicePath,
 } from '../../support/endpoints-fixtures.js';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
-import { metricValue, runnableBackends, startEndpointsSyncer, useSyncBackends, type RunningSyncer, type SyncClusters } from '../../support/sync-harness.js';
+import { metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { startResourceSyncer, type RunningResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { endpointsFixture } from '../../support/synced-resource-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
 
-/** REFERENCE.md 2: `safeConcatName("vcluster.loft.sh/label", vcluster, "x", first 10 hex of sha256(key))`. */
+/** vcluster's rewritten label key: `safeConcatName("vcluster.loft.sh/label", vcluster, "x", first 10 hex of sha256(key))`. */
 function rewrittenKey(key: string, vcluster = 'vc1'): string {
   return `vcluster.loft.sh/label-${vcluster}-x-${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
 }
@@ -23,7 +25,7 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
   const startClusters = useSyncBackends(backends);
   let clusters: SyncClusters;
   let log: CapturedLog;
-  let syncer: RunningSyncer | undefined;
+  let syncer: RunningResourceSyncer | undefined;
 
   beforeEach(async () => {
     clusters = await startClusters();
@@ -37,7 +39,7 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
   });
 
   const start = async (configYaml?: string): Promise<void> => {
-    syncer = await startEndpointsSyncer(clusters, { logger: log.logger, ...(configYaml !== undefined ? { configYaml } : {}) });
+    syncer = await startResourceSyncer(clusters, endpointsFixture, { logger: log.logger, ...(configYaml !== undefined ? { configYaml } : {}) });
   };
   /** Reconciles so far that skipped (any key), from the syncer's metrics. */
   const skips = (): Promise<number> => metricValue(syncer!.registry, 'vcsync_sync_operations_total', { controller: 'endpoints', result: 'skipped' });
@@ -154,7 +156,7 @@ describe.each(runnableBackends('the Endpoints sync rules on a real kube-apiserve
     expect(host.metadata?.annotations?.['vcluster.loft.sh/managed-labels']).toBe(
       ['app', 'release', 'vcluster.loft.sh/controlled-by', 'vcluster.loft.sh/managed-by', 'vcluster.loft.sh/namespace'].join('\n'),
     );
-    // REFERENCE.md's worked example pins the key formula itself.
+    // vcluster's own value for this key and name pins the key formula itself.
     expect(rewrittenKey('release', 'suffix')).toBe('vcluster.loft.sh/label-suffix-x-a4d451ec23');
   });
 

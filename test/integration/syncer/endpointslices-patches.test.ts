@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import type { EndpointSlice } from '../../../src/syncer/endpointslices/endpointslice-types.js';
+import { LABEL_SERVICE_NAME, LABEL_SLICE_MANAGED_BY, VCSYNC_SLICE_MANAGER } from '../../../src/syncer/endpointslices/slice-keys.js';
 import { shortHostName } from '../../../src/translate/host-names.js';
-import { createSlice, deleteTestSlices, getHostSlice, readyEndpoint, slicePath, startEndpointSlicesSyncer } from '../../support/endpointslices-fixtures.js';
+import { createSlice, deleteTestSlices, getHostSlice, readyEndpoint, slicePath } from '../../support/endpointslices-fixtures.js';
 import { ensureNamespace, getOrUndefined, metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { startResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { endpointSlicesFixture } from '../../support/synced-resource-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const VC = 'vc1';
@@ -41,7 +44,7 @@ describe.each(runnableBackends('the EndpointSlices patches suite on a real kube-
   });
 
   const start = async (lines: readonly string[], importReferences = false) => {
-    const running = await startEndpointSlicesSyncer(clusters, {
+    const running = await startResourceSyncer(clusters, endpointSlicesFixture, {
       configYaml: slicesPatchConfig(lines),
       events: { warning: (_object, reason, message) => warnings.push(`${reason}: ${message}`) },
       importReferences,
@@ -116,6 +119,15 @@ describe.each(runnableBackends('the EndpointSlices patches suite on a real kube-
     });
     expect((await virtualSlice()).metadata?.annotations?.['port']).toBe('443');
     expect(settled.metadata?.annotations?.['port']).toBe('1443');
+  });
+
+  it('a label patch changes the tenant labels but never the labels vcsync owns: managed-by and service-name', async () => {
+    await start(['- path: metadata.labels[*]', '  expression: \'"patched-" + value\'']);
+    await createVirtual({ labels: { tier: 'front' } });
+    const host = await waitFor('patched host copy', () => hostSlice());
+    expect(host.metadata?.labels?.['tier']).toBe('patched-front');
+    expect(host.metadata?.labels?.[LABEL_SLICE_MANAGED_BY]).toBe(VCSYNC_SLICE_MANAGER);
+    expect(host.metadata?.labels?.[LABEL_SERVICE_NAME]).toBe('web-x-shop-x-vc1');
   });
 
   it('rewrites a reference to the v-hash name and imports the ConfigMap, owned by the host slice', async () => {

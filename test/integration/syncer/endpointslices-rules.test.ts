@@ -8,11 +8,10 @@ import {
   readyEndpoint,
   slicePath,
   slicesPath,
-  startEndpointSlicesSyncer,
-  type RunningSlicesSyncer,
-  type StartSlicesSyncerOptions,
 } from '../../support/endpointslices-fixtures.js';
 import { metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { startResourceSyncer, type RunningResourceSyncer, type StartSyncerOptions } from '../../support/resource-syncer-harness.js';
+import { endpointSlicesFixture } from '../../support/synced-resource-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { defaultConfig } from '../../../src/config/index.js';
@@ -23,7 +22,7 @@ const SLICE_MANAGED_BY = 'endpointslice.kubernetes.io/managed-by';
 describe.each(runnableBackends('the EndpointSlices sync rules on a real kube-apiserver'))('EndpointSlices sync rules ($virtual virtual, $host host, over HTTP)', (backends) => {
   const startClusters = useSyncBackends(backends);
   let clusters: SyncClusters;
-  let syncer: RunningSlicesSyncer | undefined;
+  let syncer: RunningResourceSyncer | undefined;
 
   beforeEach(async () => {
     clusters = await startClusters();
@@ -39,8 +38,8 @@ describe.each(runnableBackends('the EndpointSlices sync rules on a real kube-api
     }
   });
 
-  const start = async (options: StartSlicesSyncerOptions = {}): Promise<RunningSlicesSyncer> => {
-    syncer = await startEndpointSlicesSyncer(clusters, options);
+  const start = async (options: StartSyncerOptions = {}): Promise<RunningResourceSyncer> => {
+    syncer = await startResourceSyncer(clusters, endpointSlicesFixture, options);
     return syncer;
   };
   const hostSlice = (name: string, namespace = 'default') => getHostSlice(clusters.hostClient, clusters.hostNamespace, hostName(name, namespace));

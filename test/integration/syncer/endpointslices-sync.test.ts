@@ -6,17 +6,17 @@ import {
   getHostSlice,
   readyEndpoint,
   slicePath,
-  startEndpointSlicesSyncer,
-  type RunningSlicesSyncer,
 } from '../../support/endpointslices-fixtures.js';
 import { runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { startResourceSyncer, type RunningResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { endpointSlicesFixture } from '../../support/synced-resource-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
 import type { EndpointSlice } from '../../../src/syncer/endpointslices/endpointslice-types.js';
 
 describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver'))('EndpointSlices sync ($virtual virtual, $host host, over HTTP)', (backends) => {
   const startClusters = useSyncBackends(backends);
   let clusters: SyncClusters;
-  let syncer: RunningSlicesSyncer | undefined;
+  let syncer: RunningResourceSyncer | undefined;
 
   beforeEach(async () => {
     clusters = await startClusters();
@@ -41,7 +41,7 @@ describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver
       service: 'web',
       endpoints: [readyEndpoint('10.0.0.1', { nodeName: 'node-a', zone: 'zone-a', hostname: 'web-0' })],
     });
-    syncer = await startEndpointSlicesSyncer(clusters);
+    syncer = await startResourceSyncer(clusters, endpointSlicesFixture);
 
     const created = await waitFor('host copy', () => hostSlice('web-abc12'));
     expect(created.addressType).toBe('IPv4');
@@ -78,7 +78,7 @@ describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver
     const { virtualClient } = clusters;
     await createService(virtualClient, 'later');
     await createSlice(virtualClient, 'later-1', { service: 'later' });
-    syncer = await startEndpointSlicesSyncer(clusters);
+    syncer = await startResourceSyncer(clusters, endpointSlicesFixture);
     const first = await waitFor('host copy', () => hostSlice('later-1'));
 
     await virtualClient.patch(servicePath('default', 'later'), 'merge', { spec: { selector: { app: 'later' } } });
@@ -94,7 +94,7 @@ describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver
     const { virtualClient } = clusters;
     await createService(virtualClient, 'multi');
     await Promise.all(['multi-a', 'multi-b', 'multi-c'].map((name, i) => createSlice(virtualClient, name, { service: 'multi', endpoints: [readyEndpoint(`10.0.1.${i + 1}`)] })));
-    syncer = await startEndpointSlicesSyncer(clusters);
+    syncer = await startResourceSyncer(clusters, endpointSlicesFixture);
     await waitFor('three host copies', async () => (await Promise.all(['multi-a', 'multi-b', 'multi-c'].map(hostSlice))).every((h) => h !== undefined));
     expect(syncer.syncer.index?.keysOf('default/multi').sort()).toEqual(['default/multi-a', 'default/multi-b', 'default/multi-c']);
 
@@ -108,7 +108,7 @@ describe.each(runnableBackends('the EndpointSlices sync on a real kube-apiserver
     const { virtualClient } = clusters;
     await createService(virtualClient, 'switch');
     await createSlice(virtualClient, 'switch-0', { service: 'switch' });
-    syncer = await startEndpointSlicesSyncer(clusters);
+    syncer = await startResourceSyncer(clusters, endpointSlicesFixture);
     await waitFor('switch-0 on the host', () => hostSlice('switch-0'));
     syncer.reload('sync:\n  toHost:\n    endpointSlices:\n      enabled: false\n');
     // Off, the host Endpoints lose skip-mirror and the host mirroring controller slices them: a copy left behind would be a stale second set.

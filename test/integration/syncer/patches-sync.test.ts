@@ -1,45 +1,27 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { parseConfig } from '../../../src/config/index.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
-import { silentLogger } from '../../../src/observe/logger.js';
-import { PatchSandbox } from '../../../src/patches/index.js';
-import { endpointsDefinition } from '../../../src/syncer/endpoints/endpoints-definition.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
-import { ReferenceImporter } from '../../../src/syncer/reference-importer.js';
-import { buildEndpointsSyncState } from '../../../src/syncer/endpoints/config-section.js';
 import { shortHostName } from '../../../src/translate/host-names.js';
-import { ensureNamespace, getOrUndefined, metricValue, runToHostSyncer, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { ensureNamespace, getOrUndefined, metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
+import { startResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { endpointsFixture } from '../../support/synced-resource-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
-import { registryConfigSchema } from '../../../src/syncer/resources.js';
 
 const VC = 'vc1';
 const HOST_NAME = 'web-x-shop-x-vc1';
 
 /** Runs an Endpoints syncer with the given `sync.toHost.endpoints.patches` YAML between two devclusters. */
 async function startWithPatches(clusters: SyncClusters, patchesYaml: string) {
-  const sandbox = new PatchSandbox({ timeoutMs: 2000 });
-  const parsed = parseConfig(`sync:\n  toHost:\n    endpoints:\n      patches:\n${patchesYaml}`, 'vcluster.yaml', registryConfigSchema());
-  if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
-  const built = buildEndpointsSyncState({ vclusterName: VC, hostNamespace: clusters.hostNamespace, config: parsed.config, sandbox });
-  if (!built.ok) throw new Error(built.errors.map((e) => e.message).join('; '));
   const warnings: string[] = [];
-  const running = await runToHostSyncer(clusters, endpointsDefinition, {
-    name: 'endpoints',
+  const running = await startResourceSyncer(clusters, endpointsFixture, {
     vclusterName: VC,
-    hostWatchNamespace: clusters.hostNamespace,
-    state: built.state,
+    configYaml: `sync:\n  toHost:\n    endpoints:\n      patches:\n${patchesYaml}`,
     events: { warning: (_object, reason, message) => warnings.push(`${reason}: ${message}`) },
-    importer: new ReferenceImporter({ virtualClient: clusters.virtualClient, hostClient: clusters.hostClient, logger: silentLogger() }),
+    importReferences: true,
+    patchTimeoutMs: 2000,
   });
-  return {
-    registry: running.registry,
-    warnings,
-    async close() {
-      await running.stop();
-      sandbox.dispose();
-    },
-  };
+  return { registry: running.registry, warnings, close: () => running.stop() };
 }
 
 // kube-controller-manager runs with a real host so that its garbage collector removes imported

@@ -1,7 +1,8 @@
 import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runSyncer, StartupError, type RunSyncerOptions } from '../../../src/cli/run-syncer.js';
+import { CommandError } from '../../../src/cli/command-error.js';
+import { runSyncer, type RunSyncerOptions } from '../../../src/cli/run-syncer.js';
 import { startDevCluster } from '../../../src/devcluster/index.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { createEndpoints, createService, endpointsPath, getHostEndpoints, simpleSubset, tempDir } from '../../support/endpoints-fixtures.js';
@@ -326,13 +327,13 @@ describe('runSyncer: refuses to start on a config that vcsync validate rejects',
       'sync:\n  toHost:\n    endpoint:\n      enabled: true\n    endpoints:\n      patches:\n        - path: a\n          expression: "value;"\n',
     );
     const error = await run.then(() => undefined, (thrown: unknown) => thrown);
-    expect(error).toBeInstanceOf(StartupError);
-    expect((error as Error).message).toBe(
+    expect(error).toBeInstanceOf(CommandError);
+    expect((error as CommandError).lines).toEqual(
       [
-        'invalid configuration:',
         `${configPath}:3:5 sync.toHost.endpoint: unknown key; did you mean "endpoints"?`,
         `${configPath}:8:29 sync.toHost.endpoints.patches[0].expression: Unexpected ";" (statements are not allowed); an expression must be a single JavaScript expression such as value + "-suffix"`,
-      ].join('\n'),
+        `${configPath}: 2 errors`,
+      ],
     );
   });
 

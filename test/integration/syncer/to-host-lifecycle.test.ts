@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import { createService, eventsAbout } from '../../support/endpoints-fixtures.js';
-import { startResourceSyncer, type RunningResourceSyncer } from '../../support/resource-syncer-harness.js';
+import { startResourceSyncer, type RunningResourceSyncer, type StartSyncerOptions } from '../../support/resource-syncer-harness.js';
 import { payload, resourceCases } from '../../support/synced-resource-fixtures.js';
-import { metricValue, runnableBackends, useSyncBackends, type StartSyncerOptions, type SyncClusters } from '../../support/sync-harness.js';
+import { metricValue, runnableBackends, useSyncBackends, type SyncClusters } from '../../support/sync-harness.js';
 import { captureLogger } from '../../support/log-capture.js';
 import { waitFor } from '../../support/wait-for.js';
 

@@ -78,7 +78,7 @@ describe('applyJsonPatch: RFC 6902', () => {
   });
 });
 
-describe('applyJsonPatch: the limits (issue 19 §1)', () => {
+describe('applyJsonPatch: the limits', () => {
   it(`413 past ${MAX_JSON_PATCH_OPERATIONS} operations, with kube-apiserver's message; exactly the limit applies`, () => {
     const test = { op: 'test', path: '/a', value: 1 };
     const tooMany = refusal(() => applyJsonPatch({ a: 1 }, new Array(MAX_JSON_PATCH_OPERATIONS + 1).fill(test)));
@@ -88,7 +88,7 @@ describe('applyJsonPatch: the limits (issue 19 §1)', () => {
     expect(applyJsonPatch({ a: 1 }, new Array(MAX_JSON_PATCH_OPERATIONS).fill(test))).toEqual({ a: 1 });
   });
 
-  it('refuses the issue’s growing patch at the copy that passes 3 MiB, not after building it', () => {
+  it('refuses the security review’s growing patch at the copy that passes 3 MiB, not after building it', () => {
     const error = refusal(() => applyJsonPatch({ spec: { user: 'carol' } }, growingPatch()));
     expect(error.code).toBe(422);
     expect(error.reason).toBe('Invalid');
@@ -96,7 +96,7 @@ describe('applyJsonPatch: the limits (issue 19 §1)', () => {
     expect(error.message).toMatch(/operation 9 of the JSON patch: copying "\/spec" to "\/spec\/c8" brings the bytes the patch adds to \d+, past the limit of 3145728 bytes \(3 MiB\)/);
   });
 
-  it('refuses a string doubled by copies (the issue’s 2 KB variant)', () => {
+  it('refuses a string doubled by copies (the review’s 2 KB variant)', () => {
     const operations: unknown[] = [{ op: 'add', path: '/spec/d', value: { s: 'x'.repeat(1000) } }];
     for (let copy = 0; copy < 19; copy += 1) operations.push({ op: 'copy', from: '/spec/d', path: `/spec/d/${copy}` });
     expect(JSON.stringify(operations).length).toBeLessThan(2048);

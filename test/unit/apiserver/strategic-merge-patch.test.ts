@@ -36,7 +36,7 @@ describe('strategic merge patch: the order of merged lists', () => {
   });
 });
 
-describe('strategic merge patch: lists are merged by identity, not pairwise (issue 19)', () => {
+describe('strategic merge patch: lists are merged by identity, not pairwise', () => {
   /** A list of `count` ports whose `port` reads are counted in `reads`. */
   function countedPorts(count: number, reads: { n: number }): unknown[] {
     return Array.from({ length: count }, (_, index) => new Proxy({ port: index, name: `p${index}` }, {

@@ -183,13 +183,12 @@ describe('Informer over a scripted list/watch', () => {
     lw.lastWatch.fail(refused());
     await waitFor('the first backoff', () => lw.watches[0]?.closed === true && clock.pendingTimers() === 1);
     clock.advance(799);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(lw.watchAttempts).toBe(1);
+    // The informer is parked on the backoff timer, which has not fired: nothing else can open a watch.
+    expect({ attempts: lw.watchAttempts, pendingTimers: clock.pendingTimers() }).toEqual({ attempts: 1, pendingTimers: 1 });
     clock.advance(1);
     await waitFor('the second backoff', () => lw.watchAttempts === 2 && clock.pendingTimers() === 1);
     clock.advance(1599);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(lw.watchAttempts).toBe(2);
+    expect({ attempts: lw.watchAttempts, pendingTimers: clock.pendingTimers() }).toEqual({ attempts: 2, pendingTimers: 1 });
     clock.advance(1);
     await waitFor('the third backoff', () => lw.watchAttempts === 3 && clock.pendingTimers() === 1);
     clock.advance(3200);
@@ -207,8 +206,8 @@ describe('Informer over a scripted list/watch', () => {
       lw.lastWatch.fail(new TransportError('connection lost', new Error('aborted')));
       await waitFor(`the backoff after cut ${cut}`, () => lw.watches[cut - 1]?.closed === true && clock.pendingTimers() === 1);
       clock.advance(799);
-      await new Promise((r) => setTimeout(r, 20));
-      expect(lw.watchAttempts).toBe(cut);
+      // Parked on a backoff timer that has not fired: no watch can have been attempted since the cut.
+      expect({ attempts: lw.watchAttempts, pendingTimers: clock.pendingTimers() }).toEqual({ attempts: cut, pendingTimers: 1 });
       clock.advance(1);
     }
     await waitFor('the fifth watch', () => lw.watches.length === 5);
@@ -261,8 +260,8 @@ describe('Informer over a scripted list/watch', () => {
     lw.lastWatch.push({ type: 'MODIFIED', object: obj('a', '3') });
     await waitFor('both events', () => log.length === 2);
     await waitFor('the cache', () => informer.get('ns/a')?.metadata?.resourceVersion === '3');
-    await new Promise((r) => setTimeout(r, 10));
-    expect(await counter(registry, 'vcsync_informer_handler_errors_total')).toBe(2);
+    // The async handler's rejection is counted when it settles, after the delivery.
+    await waitFor('both handler failures counted', async () => (await counter(registry, 'vcsync_informer_handler_errors_total')) === 2);
   });
 
   it('redelivers every cached object as an update each resync period', async () => {

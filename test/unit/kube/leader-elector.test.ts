@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeadershipEndedError } from '../../../src/kube/kube-errors.js';
-import type { Clock } from '../../../src/kube/clock.js';
+import type { Clock, TimerHandle } from '../../../src/kube/clock.js';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { LeaderElector, type Lease, type LeaderElectorOptions, type LeaseProblem } from '../../../src/kube/leader-elector.js';
 import { MemoryLeaseClient } from '../../support/memory-lease-client.js';
@@ -8,6 +8,16 @@ import { waitFor } from '../../support/wait-for.js';
 
 /** Timers of a leader between renewals: the wait for the next one, and its fence (the renew deadline). */
 const LEADING_TIMERS = 2;
+
+/** A {@link FakeClock} that counts the timers ever set, to tell a candidate mid-attempt from one between attempts. */
+class CountingClock extends FakeClock {
+  timersSet = 0;
+
+  override setTimer(callback: () => void, delayMs: number): TimerHandle {
+    this.timersSet += 1;
+    return super.setTimer(callback, delayMs);
+  }
+}
 
 const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -109,9 +119,14 @@ describe('LeaderElector', () => {
       clock.advance(2000);
       await waitFor('a renewal hanging', () => client.calls.length === 4); // create, get, update, get
       // The fence: the renewTime of the last successful renewal (2 s) + the renew deadline (10 s).
+      const timersBefore = clock.pendingTimers();
       clock.advance(7999);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      expect({ holds: elector.holdsLease(), aborted: terms[0]?.aborted }).toEqual({ holds: true, aborted: false });
+      // No timer fell due (the same ones are pending), so no callback ran and nothing could end the term.
+      expect({ holds: elector.holdsLease(), aborted: terms[0]?.aborted, pendingTimers: clock.pendingTimers() }).toEqual({
+        holds: true,
+        aborted: false,
+        pendingTimers: timersBefore,
+      });
       clock.advance(1);
       expect(terms[0]?.aborted).toBe(true);
       expect(terms[0]?.reason).toBeInstanceOf(LeadershipEndedError);
@@ -175,25 +190,28 @@ describe('LeaderElector', () => {
 
   it('leaves a lease alone while its holder renews it, and takes it over once renewals stop for the lease duration', async () => {
     const client = new MemoryLeaseClient();
-    const clock = new FakeClock();
+    const clock = new CountingClock();
     await client.create('/leases', { metadata: { name: 'vcsync', namespace: 'ns' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 15, leaseTransitions: 2 } });
     const renewByOther = async (): Promise<void> => {
       const lease = await client.get<Lease>('/leases/vcsync');
       await client.update('/leases/vcsync', { ...lease, spec: { ...lease.spec, renewTime: new Date(clock.now()).toISOString() } });
     };
     const me = start(client, clock, 'me');
-    await waitFor('observing the holder', () => me.elector.observedLeader === 'other');
+    // Between attempts a candidate has set two timers per attempt (the attempt's deadline, then
+    // the wait for the next) and only the wait is pending: it has seen the Lease and decided.
+    const settled = (): boolean => me.elector.isLeader() || (clock.timersSet % 2 === 0 && clock.pendingTimers() === 1);
+    await waitFor('observing the holder', () => me.elector.observedLeader === 'other' && settled());
     for (let second = 0; second < 40; second++) {
       await renewByOther();
       clock.advance(1000);
-      await new Promise((r) => setTimeout(r, 1));
+      await waitFor(`the candidate settled at second ${second}`, settled);
       expect(me.elector.isLeader()).toBe(false);
     }
     for (let second = 0; second < 40 && !me.elector.isLeader(); second++) {
       clock.advance(1000);
-      await new Promise((r) => setTimeout(r, 1));
+      await waitFor(`the candidate settled at second ${40 + second}`, settled);
     }
-    await waitFor('taking over', () => me.elector.isLeader());
+    expect(me.elector.isLeader()).toBe(true);
     expect(client.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseTransitions: 3 });
   });
 

@@ -225,7 +225,8 @@ describe('RestClient', () => {
     await rest.get('/one');
     let second = false;
     const pending = rest.get('/two').then(() => (second = true));
-    await new Promise((r) => setTimeout(r, 50));
+    // Held by the bucket: its wait is the only timer on the clock, and time stands still.
+    await waitFor('the second request waiting for a token', () => clock.pendingTimers() === 1);
     expect(seen).toHaveLength(1);
     expect(second).toBe(false);
     clock.advance(1000);

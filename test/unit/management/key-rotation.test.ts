@@ -8,7 +8,7 @@ function key(kid: string, signFrom: number): KeyWindow {
   return { kid, signFrom, signUntil: signFrom + POLICY.rotationIntervalMs, acceptUntil: signFrom + POLICY.rotationIntervalMs + POLICY.maxTokenTtlMs };
 }
 
-describe('signing-key rotation (issue 10 §2)', () => {
+describe('signing-key rotation', () => {
   it('an empty ring gets a key that signs at once, for one interval, accepted a token lifetime longer', () => {
     expect(planRotation([], 1000, POLICY)).toEqual({ add: { signFrom: 1000, signUntil: 1000 + 24 * HOUR, acceptUntil: 1000 + 26 * HOUR }, drop: [] });
   });

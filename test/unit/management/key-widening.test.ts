@@ -12,7 +12,7 @@ function key(spec: Record<string, unknown>, status?: Record<string, unknown>): R
   return deepFreeze({ metadata: { name: 'k', creationTimestamp: CREATED }, spec: { user: 'alice', key: HASH, ...spec }, ...(status !== undefined ? { status } : {}) });
 }
 
-describe('keyWidenings: which changes give a key more reach (issue 19 §2)', () => {
+describe('keyWidenings: which changes give a key more reach', () => {
   // [what, stored spec, written spec, widened fields; stored/written status optional]
   const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string[], Record<string, unknown>?, Record<string, unknown>?]> = [
     ['nothing changes', {}, {}, []],

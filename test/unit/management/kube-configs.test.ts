@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { certificateLifetime, ingressHostOf, ingressServer, kubeConfigText } from '../../../src/management/kube-configs.js';
 
-describe('kube configs of the virtual cluster (issue 10 §3), pure parts', () => {
+describe('kube configs of the virtual cluster, pure parts', () => {
   it('reads the ingress host only when controlPlane.ingress is enabled with a host', () => {
     expect(ingressHostOf({ controlPlane: { ingress: { enabled: true, host: 'vc1.example.com' } } })).toBe('vc1.example.com');
     expect(ingressHostOf({ controlPlane: { ingress: { enabled: true, host: '  vc1.example.com ' } } })).toBe('vc1.example.com');

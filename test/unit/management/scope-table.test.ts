@@ -7,7 +7,7 @@ import { authorizeScope } from '../../../src/management/authorization.js';
 import { SCOPE_TABLE_ROWS, renderScopeTable } from '../../../src/management/scope-table.js';
 import { MANAGEMENT_GROUP, REQUESTS, deepFreeze, type RequestName } from './scope-requests.js';
 
-const README = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'README.md');
+const SCOPE_PAGE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'management-api.md');
 
 /** One scope and the requests it must allow and refuse. */
 interface ScopeCase {
@@ -124,10 +124,10 @@ const ROW_CASES: Record<string, ScopeCase[]> = deepFreeze({
   ],
 });
 
-describe('the access-key scope table (README, "Access-key scope")', () => {
-  it('is in the README exactly as rendered from src/management/scope-table.ts', () => {
-    const refresh = 'README.md does not hold the table rendered from SCOPE_TABLE_ROWS; after npm run build, replace it with the output of: node -e "import(\'./dist/management/scope-table.js\').then((m) => console.log(m.renderScopeTable()))"';
-    expect(readFileSync(README, 'utf8').includes(renderScopeTable()), refresh).toBe(true);
+describe('the access-key scope table (docs/management-api.md, "Access-key scope")', () => {
+  it('is in docs/management-api.md exactly as rendered from src/management/scope-table.ts', () => {
+    const refresh = 'docs/management-api.md does not hold the table rendered from SCOPE_TABLE_ROWS; after npm run build, replace it with the output of: node -e "import(\'./dist/management/scope-table.js\').then((m) => console.log(m.renderScopeTable()))"';
+    expect(readFileSync(SCOPE_PAGE, 'utf8').includes(renderScopeTable()), refresh).toBe(true);
   });
 
   it('has test cases for every row and no cases for rows that do not exist', () => {

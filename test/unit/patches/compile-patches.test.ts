@@ -73,7 +73,7 @@ describe('checkExpression', () => {
     }
   });
 
-  // Issue 19 §3: what one evaluation assigns to a shared name would be seen by the next.
+  // What one evaluation assigns to a shared name would be seen by the next.
   test.each<[string, number]>([
     ['(typeof btoa === "function" ? (btoa = value, "first") : ("LEAKED:" + btoa))', 32],
     ['(virtualToHostDNS = (x) => "attacker.example.com", value)', 2],

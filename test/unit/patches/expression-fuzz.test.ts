@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { HOSTILE_EXPRESSIONS, runExpressionFuzz } from '../../../src/testbed/fuzz/expression-fuzz.js';
-import { fuzzIterations, fuzzSeed } from '../../support/config-fuzz.js';
+import { HOSTILE_EXPRESSIONS, runExpressionFuzz } from '../../../testbed/fuzz/expression-fuzz.js';
+import { fuzzIterations, fuzzSeed } from '../../../testbed/fuzz/fuzz-settings.js';
 
-// Issue 12 §3: hostile and generated patch expressions through compile and the real isolated-vm
-// sandbox (the fuzzer is src/testbed/fuzz/expression-fuzz.ts, shared with benchmarks/fuzz.mjs).
+// Hostile and generated patch expressions through compile and the real isolated-vm
+// sandbox (the fuzzer is testbed/fuzz/expression-fuzz.ts, shared with benchmarks/fuzz.mjs).
 // Replay a failure with VCSYNC_FUZZ_SEED=<seed>; VCSYNC_FUZZ_ITERATIONS=<n> runs longer.
 
 const SEED = fuzzSeed(20261123);

@@ -13,7 +13,7 @@ export const endpointsForMatching = {
 
 /**
  * Shared with the sandbox runtime test: path → concrete locations matched in `endpoints`. A path
- * matches only where every segment exists, the last one included (seed 2.7: a path that is not in
+ * matches only where every segment exists, the last one included (a path that is not in
  * the object is not applied), so the rows with a missing segment match nothing or fewer places.
  */
 export const MATCH_TABLE: [string, string[]][] = [

@@ -44,7 +44,7 @@ async function evaluate(expression: string, object: PatchableObject = endpoints(
 }
 
 describe('expressions and helpers', () => {
-  test('value, valueExists and context as seed 2.7 defines them', async () => {
+  test('value, valueExists and context as the patch format defines them', async () => {
     const result = await applyPatches(
       plan([{ path: 'metadata.annotations[*]', expression: '[value, valueExists, context.path, context.vcluster.name, context.vcluster.namespace, context.vcluster.config.sync.toHost, context.hostObject?.kind ?? null, context.virtualObject.metadata.name]' }]),
       { object: endpoints(), virtualObject: { metadata: { name: 'web', namespace: 'default' } }, hostObject: null },
@@ -57,7 +57,7 @@ describe('expressions and helpers', () => {
     });
   });
 
-  test('a missing last key is not applied (seed 2.7), so valueExists is always true', async () => {
+  test('a missing last key is not applied, so valueExists is always true', async () => {
     const object = deepFreeze(endpoints());
     const result = await applyPatches(
       plan([
@@ -87,7 +87,7 @@ describe('expressions and helpers', () => {
     expect(await evaluate('virtualToHostDNS("web.default.svc")')).toBe('web-x-default-x-vc1.host-ns.svc');
     expect(await evaluate('virtualToHostDNS("web.default.svc.cluster.local")')).toBe('web-x-default-x-vc1.host-ns.svc.cluster.local');
     expect(await evaluate('virtualToHostDNS("example.com")')).toBe('example.com');
-    // REFERENCE.md section 1: a 40-character name in default of my-vcluster.
+    // vcluster's long-name rule: a 40-character name in default of my-vcluster.
     const long = 'a'.repeat(40);
     const result = await applyPatches(
       plan([{ path: 'metadata.annotations.a', expression: `virtualToHostDNS("${long}.default.svc")` }], { name: 'my-vcluster', namespace: 'h', config: {} }),

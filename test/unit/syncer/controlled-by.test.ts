@@ -4,7 +4,7 @@ import { defaultConfig } from '../../../src/config/index.js';
 import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import type { ReconcileOutcome } from '../../../src/syncer/reconcile-outcome.js';
-import { ToHostReconciler, type ObjectWriter } from '../../../src/syncer/to-host-reconciler.js';
+import { ToHostReconciler, type ClusterWriter } from '../../../src/syncer/to-host-reconciler.js';
 import { LABEL_CONTROLLED_BY } from '../../../src/translate/keys.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { cacheOf, passThrough } from '../../support/hand-filled-cache.js';
@@ -39,7 +39,7 @@ function hostCopy(extra: { labels?: Record<string, string>; annotations?: Record
 /** Runs one reconcile of default/web over the given caches; returns the outcome and the host writes made. */
 async function reconcileWeb(virtual: Endpoints | undefined, host: Endpoints | undefined): Promise<{ outcome: ReconcileOutcome; writes: string[] }> {
   const writes: string[] = [];
-  const client: ObjectWriter = {
+  const client: ClusterWriter = {
     get: () => Promise.reject(new Error('unexpected get')),
     create: <T>(_path: string, body: T) => {
       writes.push('create');

@@ -13,7 +13,7 @@ import { cachedHostSlice } from '../../../src/syncer/endpointslices/cached-host-
 import type { EndpointSlice } from '../../../src/syncer/endpointslices/endpointslice-types.js';
 import { endpointSlicesResource } from '../../../src/syncer/endpointslices/endpointslices-resource.js';
 import { TerminalError, type ReconcileOutcome } from '../../../src/syncer/reconcile-outcome.js';
-import { ToHostReconciler, type ObjectWriter } from '../../../src/syncer/to-host-reconciler.js';
+import { ToHostReconciler, type ClusterWriter } from '../../../src/syncer/to-host-reconciler.js';
 import { registryConfigSchema } from '../../../src/syncer/resources.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { cacheOf, passThrough } from '../../support/hand-filled-cache.js';
@@ -26,7 +26,7 @@ function apiError(code: number, reason: string, message: string): ApiError {
 }
 
 /** The host's slices in one namespace, with the server rules the syncer meets. */
-class FakeHost implements ObjectWriter {
+class FakeHost implements ClusterWriter {
   readonly objects = new Map<string, EndpointSlice>();
   #next = 1;
 
@@ -78,7 +78,7 @@ class FakeHost implements ObjectWriter {
   }
 }
 
-const NO_WRITES: ObjectWriter = {
+const NO_WRITES: ClusterWriter = {
   get: () => Promise.reject(new Error('unexpected virtual read')),
   create: () => Promise.reject(new Error('unexpected virtual create')),
   update: () => Promise.reject(new Error('unexpected virtual update')),

@@ -7,7 +7,7 @@ import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resou
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { SyncerMetrics } from '../../../src/syncer/metrics.js';
 import { ToHostController } from '../../../src/syncer/to-host-controller.js';
-import { ToHostReconciler, type ObjectWriter } from '../../../src/syncer/to-host-reconciler.js';
+import { ToHostReconciler, type ClusterWriter } from '../../../src/syncer/to-host-reconciler.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { metricValue } from '../../support/metrics.js';
 import { passThrough } from '../../support/hand-filled-cache.js';
@@ -38,7 +38,7 @@ describe('ToHostController: which host events it queues', () => {
    * A running controller over hand-driven informers whose handlers are registered, recording
    * every key it queues; `stop()` ends it.
    */
-  async function runningController(virtualInformer: HandDriven, hostInformer: HandDriven, hostClient: ObjectWriter) {
+  async function runningController(virtualInformer: HandDriven, hostInformer: HandDriven, hostClient: ClusterWriter) {
     const queue = new RateLimitingWorkQueue();
     const queued: string[] = [];
     const add = queue.add.bind(queue);
@@ -85,7 +85,7 @@ describe('ToHostController: which host events it queues', () => {
     const hostInformer = new HandDriven();
     virtualInformer.byKey.set('default/web', virtual);
     const hostWrites: Endpoints[] = [];
-    const hostClient: ObjectWriter = {
+    const hostClient: ClusterWriter = {
       get: () => Promise.reject(new Error('unexpected get')),
       create: <T>(_path: string, body: T) => {
         const b = body as Endpoints;
@@ -124,7 +124,7 @@ describe('ToHostController: which host events it queues', () => {
     let answer: (() => void) | undefined;
     const answered = new Promise<void>((resolve) => (answer = resolve));
     const bodies: Endpoints[] = [];
-    const hostClient: ObjectWriter = {
+    const hostClient: ClusterWriter = {
       get: () => Promise.reject(new Error('unexpected get')),
       create: async <T>(_path: string, body: T): Promise<T> => {
         bodies.push(body as Endpoints);
@@ -161,7 +161,7 @@ describe('ToHostController at the end of a leadership term', () => {
     for (const name of ['a', 'b', 'c']) virtualInformer.byKey.set(`default/${name}`, { metadata: { name, namespace: 'default', uid: `v-${name}`, resourceVersion: '1' }, subsets: [] });
     let fail: (error: Error) => void = () => undefined;
     const creates: string[] = [];
-    const hostClient: ObjectWriter = {
+    const hostClient: ClusterWriter = {
       get: () => Promise.reject(new Error('unexpected get')),
       // The first write hangs until the term ends; then it fails as a write aborted in flight does.
       create: <T>(_path: string, body: T) => {

@@ -5,7 +5,7 @@ import { defaultConfig } from '../../../src/config/index.js';
 import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import type { ObjectPatcher } from '../../../src/syncer/object-patcher.js';
-import { ToHostReconciler, type ObjectWriter } from '../../../src/syncer/to-host-reconciler.js';
+import { ToHostReconciler, type ClusterWriter } from '../../../src/syncer/to-host-reconciler.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { cacheOf, passThrough } from '../../support/hand-filled-cache.js';
 
@@ -18,7 +18,7 @@ describe('ToHostReconciler.reconcile', () => {
   const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
   const resource = endpointsResource({ get: () => ({ spec: {} }) });
 
-  function controller(hostClient: ObjectWriter, enabled = true) {
+  function controller(hostClient: ClusterWriter, enabled = true) {
     return new ToHostReconciler<Endpoints>({
       resource,
       virtualCache: cacheOf([virtual]),
@@ -32,7 +32,7 @@ describe('ToHostReconciler.reconcile', () => {
   it('requeues without an error when the host already has our copy and the cache lags', async () => {
     const ours = translator.hostMetadata({ virtual: virtual.metadata ?? {}, kind: '/v1, Kind=Endpoints' });
     if (!ours.synced) throw new Error('not synced');
-    const client: ObjectWriter = {
+    const client: ClusterWriter = {
       create: () => Promise.reject(alreadyExists()),
       get: <T>() => Promise.resolve({ metadata: ours.metadata } as T),
       update: () => Promise.reject(new Error('unexpected update')),
@@ -44,7 +44,7 @@ describe('ToHostReconciler.reconcile', () => {
   });
 
   it('names the cause of a skip: a disabled resource skips every key', async () => {
-    const untouched: ObjectWriter = {
+    const untouched: ClusterWriter = {
       create: () => Promise.reject(new Error('unexpected create')),
       get: () => Promise.reject(new Error('unexpected get')),
       update: () => Promise.reject(new Error('unexpected update')),
@@ -54,7 +54,7 @@ describe('ToHostReconciler.reconcile', () => {
   });
 
   it('fails terminally when the name is taken by an object this vcluster did not write', async () => {
-    const client: ObjectWriter = {
+    const client: ClusterWriter = {
       create: () => Promise.reject(alreadyExists()),
       get: <T>() => Promise.resolve({ metadata: { name: 'web-x-default-x-vc', namespace: 'host-ns' } } as T),
       update: () => Promise.reject(new Error('unexpected update')),
@@ -76,13 +76,13 @@ describe('ToHostReconciler.reconcile', () => {
     const written = (body: Endpoints): Endpoints => ({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } });
     const hostWrites: Endpoints[] = [];
     const virtualWrites: Endpoints[] = [];
-    const hostClient: ObjectWriter = {
+    const hostClient: ClusterWriter = {
       get: () => Promise.reject(new Error('unexpected get')),
       create: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); hostWrites.push(stored); return Promise.resolve(stored as T); },
       update: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); hostWrites.push(stored); return Promise.resolve(stored as T); },
       delete: () => Promise.reject(new Error('unexpected delete')),
     };
-    const virtualClient: ObjectWriter = {
+    const virtualClient: ClusterWriter = {
       ...hostClient,
       create: () => Promise.reject(new Error('unexpected virtual create')),
       update: <T>(_path: string, body: T) => { const stored = written(body as Endpoints); virtualWrites.push(stored); return Promise.resolve(stored as T); },
@@ -119,6 +119,33 @@ describe('ToHostReconciler.reconcile', () => {
     expect(outcome).toMatchObject({ kind: 'requeue' });
   });
 
+  it('does not write the host from a virtual cache one write behind its own reverse sync (what flowed back stays on the host)', async () => {
+    // Seen on the real kube-apiserver: a host label flowed back into the tenant's object, then a
+    // reconcile that still read the tenant's object as it was before that write took the label off
+    // the host again, and the next round took that removal for a host change and flowed it back.
+    const { virtualCache, hostWrites, virtualWrites, newController, cacheHost } = handFilledBed();
+    const sync = newController();
+    virtualCache.set('default/web', { ...virtual, metadata: { ...virtual.metadata, labels: { app: 'web' } } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'created' });
+    const created = hostWrites[0] as Endpoints;
+    // Someone labels the host copy.
+    cacheHost({ ...created, metadata: { ...created.metadata, resourceVersion: '50', labels: { ...created.metadata?.labels, team: 'blue' } } });
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'synced', action: 'updated' });
+    expect(virtualWrites.map((v) => v.metadata?.labels)).toEqual([{ app: 'web', team: 'blue' }]);
+    expect(hostWrites[1]?.metadata?.annotations?.['vcluster.loft.sh/managed-labels']).toBe('app\nteam');
+    cacheHost(hostWrites[1] as Endpoints);
+
+    // Reconciled again before the virtual cache has seen the reverse write: it still shows the object without the label.
+    expect(await sync.reconcile('default/web')).toMatchObject({ kind: 'requeue', reason: 'the virtual cache has not seen our last write yet' });
+    expect(hostWrites).toHaveLength(2);
+    expect(virtualWrites).toHaveLength(1);
+
+    // Once it has, both sides are converged.
+    virtualCache.set('default/web', virtualWrites[0] as Endpoints);
+    expect(await sync.reconcile('default/web')).toEqual({ kind: 'unchanged' });
+    expect(hostWrites).toHaveLength(2);
+  });
+
   it('does not take the copy its first write replaced for a host change, when it remembered nothing before that write (a lost create answer, a restart)', async () => {
     // Found by the chaos run: a create whose answer was lost, an update over its copy, then a host
     // list answered late that still showed the created copy: its old label was copied back into
@@ -145,7 +172,7 @@ describe('ToHostReconciler.reconcile', () => {
     const hostCache = new Map<string, Endpoints>();
     const cache = (byKey: Map<string, Endpoints>): Informer<Endpoints> => ({ get: (key: string) => byKey.get(key), list: () => [...byKey.values()] }) as unknown as Informer<Endpoints>;
     const hostCalls: string[] = [];
-    const hostClient: ObjectWriter = {
+    const hostClient: ClusterWriter = {
       get: () => { hostCalls.push('get'); return Promise.reject(new Error('unexpected get')); },
       create: <T>(_path: string, body: T) => { hostCalls.push('create'); const b = body as Endpoints; return Promise.resolve({ ...b, metadata: { ...b.metadata, uid: 'h-uid', resourceVersion: '50' } } as T); },
       update: () => { hostCalls.push('update'); return Promise.reject(new Error('unexpected update')); },

@@ -5,7 +5,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const SRC = join(REPO_ROOT, 'src');
+/** The folders whose files may import each other: the product and the test machinery beside it. */
+const ROOTS = [join(REPO_ROOT, 'src'), join(REPO_ROOT, 'testbed')];
 
 /** Every TypeScript file under `dir`, as absolute paths. */
 function sourceFiles(dir: string): string[] {
@@ -19,18 +20,23 @@ function sourceFiles(dir: string): string[] {
 /**
  * The project files `file` imports: static imports (type-only ones too: a type circle is still a
  * circle in the drawing), re-exports and dynamic `import()` of a literal, read by TypeScript's own
- * pre-processor. Specifiers are relative with a `.js` suffix (module: nodenext), which names the `.ts` beside it.
+ * pre-processor. Specifiers are relative (or testbed's `#vcsync/`) with a `.js` suffix (module: nodenext), which
+ * names the `.ts` beside it.
  */
 function importsOf(file: string, known: ReadonlySet<string>): string[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
   const targets: string[] = [];
   for (const { fileName } of importedFiles) {
-    if (!fileName.startsWith('.')) continue;
-    const target = resolve(dirname(file), fileName.replace(/\.js$/, '.ts'));
+    const specifier = fileName.startsWith(VCSYNC_IMPORT) ? join(REPO_ROOT, 'src', fileName.slice(VCSYNC_IMPORT.length)) : fileName;
+    if (!specifier.startsWith('.') && !specifier.startsWith('/')) continue;
+    const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
     if (known.has(target)) targets.push(target);
   }
   return targets;
 }
+
+/** testbed/'s name for a module of src/ (package.json "imports"): `#vcsync/<folder>/<file>.js`. */
+const VCSYNC_IMPORT = '#vcsync/';
 
 /** The import graph of `files`: file → the project files it imports. */
 function importGraph(files: readonly string[]): Map<string, string[]> {
@@ -80,13 +86,15 @@ function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[][
   return circles;
 }
 
-describe('import graph of src/', () => {
-  const graph = importGraph(sourceFiles(SRC));
+describe('import graph of src/ and testbed/', () => {
+  const graph = importGraph(ROOTS.flatMap(sourceFiles));
 
   it('reads a real graph (every folder is in it and files import each other)', () => {
     expect(graph.size).toBeGreaterThan(100);
     const edges = [...graph.values()].reduce((total, targets) => total + targets.length, 0);
     expect(edges).toBeGreaterThan(graph.size);
+    const intoSrc = [...graph].filter(([file, targets]) => file.startsWith(ROOTS[1] ?? '') && targets.some((target) => target.startsWith(ROOTS[0] ?? '')));
+    expect(intoSrc.length).toBeGreaterThan(0);
   });
 
   it('finds a circle when there is one', () => {

@@ -174,7 +174,7 @@ type VirtualClusterInstanceKubeConfig struct {
 }
 
 // KubeConfigSpec: certificateTTL is the Platform's (*int32); server and clientCert are the
-// seed's (2.5), which the Platform's current type lacks.
+// management API's contract's, which the Platform's current type lacks.
 type KubeConfigSpec struct {
 	CertificateTTL *int32 `json:"certificateTTL,omitempty"`
 	Server         string `json:"server,omitempty"`
