@@ -14,7 +14,11 @@ export type WireField =
   | { number: number; wireType: 2; value: Buffer }
   | { number: number; wireType: 5; value: Buffer };
 
-/** Bytes that are not a well-formed protobuf message (truncated, bad tag, obsolete group). */
+/**
+ * Bytes that are not a well-formed protobuf message (truncated, bad tag, obsolete group). Not an
+ * `ApiError`: this reader knows bytes, not requests; the protobuf decoder answers it as the 400
+ * about the request body.
+ */
 export class MalformedProtobufError extends Error {
   constructor(message: string) {
     super(message);

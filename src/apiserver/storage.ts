@@ -60,7 +60,8 @@ export type StorageErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Expi
 /**
  * A storage failure the core turns into a Kubernetes Status. For `Expired` and
  * `InvalidResourceVersion` the message is sent to the client as the Status message, so it names
- * the resourceVersion the client gave.
+ * the resourceVersion the client gave. Not an `ApiError`: a storage states what went wrong with
+ * the data, and the core (the object writer) words the Status for the request that hit it.
  */
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
