@@ -56,6 +56,8 @@ export interface ChaosReport {
   expectedHostObjects: number;
   /** Host copies labelled on the host during the run (their label must flow back or stay). */
   hostLabelsSet: number;
+  /** The workload's merge patches answered 409 (the server's retries lost to concurrent writes) and sent again. */
+  patchConflicts: number;
   durationSeconds: number;
 }
 
@@ -293,6 +295,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       differences,
       expectedHostObjects: expected.size,
       hostLabelsSet: workload.hostLabelsSet,
+      patchConflicts: workload.patchConflicts,
       durationSeconds: (Date.now() - started) / 1000,
     };
   } finally {

@@ -1,4 +1,4 @@
-import { ApiError, isAlreadyExists, isNotFound } from '#vcsync/apimachinery/index.js';
+import { ApiError, isAlreadyExists, isConflict, isNotFound } from '#vcsync/apimachinery/index.js';
 import { isRetryable } from '#vcsync/kube/kube-errors.js';
 import type { KubeObject } from '#vcsync/kube/kube-object.js';
 import type { RestClient } from '#vcsync/kube/rest-client.js';
@@ -110,6 +110,11 @@ export class ChaosWorkload {
   readonly reviewMismatches: string[] = [];
   /** Host copies the workload labelled on the host (see {@link VirtualEntry.hostLabelled}). */
   hostLabelsSet = 0;
+  /**
+   * Merge patches of virtual Endpoints the server answered 409 (concurrent writes, the syncer's
+   * reverse sync among them, won each of its own retries), sent again.
+   */
+  patchConflicts = 0;
   #keySerial = 0;
 
   constructor(readonly options: ChaosWorkloadOptions) {
@@ -193,11 +198,11 @@ export class ChaosWorkload {
         } catch (error) {
           // Created by an attempt whose answer was lost: make it this operation's content.
           if (!(retried && isAlreadyExists(error))) throw error;
-          await client.patch(this.#path(entry, 'endpoints'), 'merge', body);
+          await this.#mergePatch(this.#path(entry, 'endpoints'), body);
         }
       });
     } else {
-      await this.#retry(`update Endpoints ${entry.namespace}/${entry.name}`, () => client.patch(this.#path(entry, 'endpoints'), 'merge', body));
+      await this.#retry(`update Endpoints ${entry.namespace}/${entry.name}`, () => this.#mergePatch(this.#path(entry, 'endpoints'), body));
     }
     entry.endpoints = { ip, label };
   }
@@ -347,6 +352,17 @@ export class ChaosWorkload {
       const error = new Error(`${what}: the management API answered ${failed.status}: ${JSON.stringify(failed.body)}`);
       throw transient ? error : Object.assign(error, { permanent: true });
     });
+  }
+
+  /** A merge patch of a virtual object; a 409 after the server's own retries is counted and tried again, as a client would. */
+  async #mergePatch(path: string, body: KubeObject): Promise<void> {
+    try {
+      await this.options.virtual.patch(path, 'merge', body);
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      this.patchConflicts += 1;
+      throw new Error(`PATCH ${path} answered 409 after the server's own retries`, { cause: error });
+    }
   }
 
   /** Runs `attempt` until it succeeds; `retried` tells it whether an earlier attempt may have taken effect. */

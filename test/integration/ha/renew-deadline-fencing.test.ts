@@ -1,7 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isNotFound } from '../../../src/apimachinery/index.js';
+import type { KubeObject } from '../../../src/kube/kube-object.js';
 import type { Lease } from '../../../src/kube/leader-elector.js';
+import type { RestClient } from '../../../src/kube/rest-client.js';
 import { tempDir } from '../../support/endpoints-fixtures.js';
 import { startFaultProxy } from '../../support/fault-proxy.js';
 import {
@@ -16,6 +19,7 @@ import {
   useTeardown,
   hostConverged,
   CONVERGENCE_TIMEOUT,
+  workloadObject,
 } from '../../support/ha-replicas.js';
 import { SeededRandom, seedFromEnvironment } from '../../support/seeded-random.js';
 import { SYNCED_RESOURCES } from '../../support/synced-resource-fixtures.js';
@@ -70,6 +74,9 @@ describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, f
     const partitionedAt = Date.now();
     const takeover = await waitFor('replica B to take the Lease', () => leases.events.find((e) => (e.event.object as Lease).spec?.holderIdentity === follower.identity), { timeoutMs: 30_000 });
     await workload.done;
+    // A, cut from the Lease only, may have written the whole workload before its fence (a fast
+    // machine): one change after the takeover is the new leader's to write.
+    await changeOneObject(bed.virtualClient, fx, NAMESPACES);
     await waitFor('the host to converge', hostConverged(bed.virtualClient, bed.hostClient, bed.hostNamespace, NAMESPACES, fx), CONVERGENCE_TIMEOUT);
 
     const fromA = recorder.requests;
@@ -95,3 +102,21 @@ describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, f
     expect((await fetch(`${leader.metricsUrl}/metrics`)).status).toBe(200);
   }, 240_000);
 });
+
+/** Gives the first workload object still there a new payload. */
+async function changeOneObject(client: RestClient, fixture: (typeof SYNCED_RESOURCES)[number], namespaces: readonly string[]): Promise<void> {
+  for (let index = 0; index < OBJECTS; index += 1) {
+    const { namespace, name } = workloadObject(index, namespaces);
+    const path = fixture.virtualPath(namespace, name);
+    let current: KubeObject;
+    try {
+      current = await client.get<KubeObject>(path);
+    } catch (error) {
+      if (isNotFound(error)) continue;
+      throw error;
+    }
+    await client.update(path, { ...current, ...fixture.payloadPatch({ ips: ['10.250.250.250'], port: 9999 }) });
+    return;
+  }
+  throw new Error(`none of the ${OBJECTS} workload objects is left to change`);
+}
