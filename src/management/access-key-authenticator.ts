@@ -1,8 +1,9 @@
 import { LRUCache } from 'lru-cache';
-import type { AuthenticatedUser, ObjectWriter, RequestAuthenticator, ResourceType, Storage, StorageWatch, StoredObject } from '../apiserver/index.js';
+import type { AuthenticatedUser, ObjectWriter, RequestAuthenticator, ResourceType, Storage, StorageEvent, StorageWatch, StoredObject } from '../apiserver/index.js';
 import type { Logger } from '../observe/logger.js';
 import type { AuthenticationFailureCause, ManagementMetrics } from './management-metrics.js';
 import { isKeyHash, sameKeyHash, type AccessKeyHasher } from './access-key-hasher.js';
+import { AccessKeyIndex } from './access-key-index.js';
 import {
   ACCESS_KEY_EXTRA,
   ACCESS_KEY_UID_EXTRA,
@@ -53,8 +54,11 @@ const NO_KEY = 'Unauthorized: send an access key as "Authorization: Bearer <key>
  *
  * Verified keys are cached (LRU) only while {@link run}'s watch of the keys is open: every change
  * or deletion of a key evicts it, so an update, disable or delete takes effect on the next request
- * on every replica. Each use is noted; `status.lastActivity` is written at most once per
- * `lastActivityWriteIntervalMs` per key.
+ * on every replica. A key missing from the cache is found through an index of every stored key's
+ * hash, kept by the same list and watch (on every replica and after a restart, from the storage),
+ * then read from storage by name: a miss costs the same whatever the number of keys. Without the
+ * watch nothing in memory is trusted: each request lists the keys. Each use is noted;
+ * `status.lastActivity` is written at most once per `lastActivityWriteIntervalMs` per key.
  */
 export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifier {
   readonly #options: AccessKeyAuthenticatorOptions;
@@ -62,18 +66,13 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
   readonly #writeIntervalMs: number;
   /** Key hash → the key object as last read; trusted only while the watch is open. */
   readonly #cache: LRUCache<string, StoredObject>;
-  /**
-   * Hashes no key had at the last lookup (a flood of wrong keys does not list the keys each time);
-   * trusted only while the watch is open, and emptied by every change of any key.
-   */
-  readonly #unknown: LRUCache<string, true>;
+  /** Key hash → the name of the object holding it, every stored key; trusted only while the watch is open. */
+  readonly #index = new AccessKeyIndex();
   /**
    * Key object → the user it authenticates as, built once per version of the key (a change is a
    * new object) and frozen, so that a cached key costs no rebuilding per request.
    */
   readonly #users = new WeakMap<StoredObject, AuthenticatedUser>();
-  /** Object name → the key hash it is cached under. */
-  readonly #hashByName = new Map<string, string>();
   /** Object name → when the key was last used here (ms). */
   readonly #lastUse = new Map<string, number>();
   /** Object name → when lastActivity was last written (or read) for it (ms). */
@@ -89,7 +88,6 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
     this.#now = options.now ?? ((): number => Date.now());
     this.#writeIntervalMs = options.lastActivityWriteIntervalMs ?? LAST_ACTIVITY_WRITE_INTERVAL_MS;
     this.#cache = new LRUCache({ max: options.cacheMaxKeys ?? AUTH_CACHE_MAX_KEYS });
-    this.#unknown = new LRUCache({ max: options.cacheMaxKeys ?? AUTH_CACHE_MAX_KEYS });
   }
 
   /** Keys cached right now (for tests and metrics). */
@@ -97,8 +95,14 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
     return this.#watching ? this.#cache.size : 0;
   }
 
+  /** Keys in the index of key hashes right now (for tests and metrics). */
+  get indexedKeys(): number {
+    return this.#watching ? this.#index.size : 0;
+  }
+
   /**
-   * Watches the keys until `signal` fires, evicting every key that changes; watches again (after
+   * Lists and watches the keys until `signal` fires, indexing their hashes and evicting every key
+   * that changes from the cache; lists and watches again (after
    * {@link AUTH_REWATCH_DELAY_MS}) when the storage ends the watch. Resolves once stopped and the
    * pending lastActivity writes settled.
    */
@@ -110,8 +114,7 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
         const stop = (): void => {
           this.#watching = false;
           this.#cache.clear();
-          this.#unknown.clear();
-          this.#hashByName.clear();
+          this.#index.clear();
           watch?.close();
           signal.removeEventListener('abort', stop);
           resolve();
@@ -119,15 +122,17 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
         signal.addEventListener('abort', stop);
         storage
           .list(type.id)
-          .then((listed) =>
-            storage.watch({ resource: type.id }, listed.resourceVersion, {
-              onEvent: (event) => this.#evict(event.object.metadata.name),
+          .then((listed) => {
+            // Indexed before the watch opens: its events (replayed ones first) follow the list.
+            this.#index.replace(listed.items);
+            return storage.watch({ resource: type.id }, listed.resourceVersion, {
+              onEvent: (event) => this.#changed(event),
               onClosed: (end) => {
                 logger.warn({ end }, 'Access-key watch ended; authenticating without the cache until it is back');
                 stop();
               },
-            }),
-          )
+            });
+          })
           .then((opened) => {
             watch = opened;
             if (signal.aborted) opened.close();
@@ -186,7 +191,8 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
     const hash = this.#options.hasher.hash(key);
     const object = await this.#lookup(hash);
     const stored = specOf(object)['key'];
-    // The lookup found the object by this hash; it is compared again in constant time all the same.
+    // The object the cache or the index gave is checked against the storage's hash, in constant time:
+    // an index that lagged a change cannot accept a key that no longer holds this hash.
     if (object === undefined || !isKeyHash(stored) || !sameKeyHash(hash, stored)) {
       return { ok: false, known: false, cause: 'unknown_key', reason: 'unknown access key', problem: 'the access key is not valid (unknown, or deleted)' };
     }
@@ -256,34 +262,43 @@ export class AccessKeyAuthenticator implements RequestAuthenticator, TokenVerifi
     return user;
   }
 
-  /** The key object whose hash is `hash`: from the cache while the watch is open, else from storage. */
+  /**
+   * The key object whose hash is `hash`, or an object the caller finds holding another hash or
+   * nothing when none does. While the watch is open: from the cache, else the object the index
+   * names as storage holds it now; without the watch, from a list of the keys.
+   */
   async #lookup(hash: string): Promise<StoredObject | undefined> {
-    if (this.#watching) {
-      const cached = this.#cache.get(hash);
-      if (cached !== undefined) return cached;
-      if (this.#unknown.has(hash)) return undefined;
+    const { storage, type } = this.#options;
+    if (!this.#watching) {
+      const listed = await storage.list(type.id);
+      return listed.items.find((item) => specOf(item)['key'] === hash);
     }
+    const cached = this.#cache.get(hash);
+    if (cached !== undefined) return cached;
+    const name = this.#index.nameOf(hash);
+    if (name === undefined) return undefined;
     const changes = this.#changes;
-    const listed = await this.#options.storage.list(this.#options.type.id);
-    const found = listed.items.find((item) => specOf(item)['key'] === hash);
-    if (this.#watching && changes === this.#changes) {
-      if (found === undefined) this.#unknown.set(hash, true);
-      else {
-        this.#cache.set(hash, found);
-        this.#hashByName.set(found.metadata.name, hash);
-      }
-    }
+    const found = await storage.get({ resource: type.id, namespace: '', name });
+    const stored = specOf(found)['key'];
+    // Cached only when no change came in while it was read: a later version would be missed.
+    if (found !== undefined && isKeyHash(stored) && sameKeyHash(hash, stored) && this.#watching && changes === this.#changes) this.#cache.set(hash, found);
     return found;
   }
 
-  #evict(name: string): void {
+  /** One change of a key: indexed, and the key evicted from the cache under its old and new hash. */
+  #changed(event: StorageEvent): void {
     this.#changes += 1;
-    // Any change may give some key a hash that was unknown (a new key, a rotated one).
-    this.#unknown.clear();
-    const hash = this.#hashByName.get(name);
-    if (hash === undefined) return;
-    this.#hashByName.delete(name);
-    this.#cache.delete(hash);
+    const name = event.object.metadata.name;
+    const before = this.#index.hashOf(name);
+    this.#index.apply(event);
+    if (before !== undefined) this.#cache.delete(before);
+    const after = this.#index.hashOf(name);
+    if (after !== undefined) this.#cache.delete(after);
+    if (event.type === 'DELETED') {
+      // A key created again under the name is another key: it starts with no use noted here.
+      this.#lastUse.delete(name);
+      this.#lastWritten.delete(name);
+    }
   }
 
   /** Notes a use; writes status.lastActivity when the last write is older than the interval. */

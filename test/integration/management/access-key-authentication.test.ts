@@ -160,7 +160,7 @@ describe('access-key authentication', () => {
 });
 
 describe('access-key cache size (authCacheMaxKeys)', () => {
-  it('keeps at most that many verified keys; a key evicted from it still authenticates (from storage)', async () => {
+  it('keeps at most that many verified keys; a key evicted from it still authenticates, found through the index without a list', async () => {
     const fixture = await ManagementFixture.start({ authCacheMaxKeys: 1 });
     try {
       const first = (await fixture.createKey({ user: 'judy' }, { name: 'small-cache-1' })).body.spec.key as string;
@@ -173,16 +173,20 @@ describe('access-key cache size (authCacheMaxKeys)', () => {
         return (await lastActivity('small-cache-1')) !== undefined && (await lastActivity('small-cache-2')) !== undefined && fixture.server.authenticator.cachedKeys > 0;
       });
       const lists = vi.spyOn(fixture.storage, 'list');
+      const gets = vi.spyOn(fixture.storage, 'get');
       try {
         for (const key of [first, second, first]) {
           expect((await fixture.call('GET', `${KEYS_PATH}/small-cache-1`, { key })).status).toBe(200);
           expect(fixture.server.authenticator.cachedKeys).toBe(1);
         }
-        // Every request missed the cache (a GET of one key lists nothing else), the first included:
-        // the last key cached was the other one.
-        expect(lists).toHaveBeenCalledTimes(3);
+        // Every request missed the cache, the first included (the last key cached was the other
+        // one): each read its key by name (and the GET its object), none listed the keys.
+        expect(lists).not.toHaveBeenCalled();
+        expect(gets.mock.calls.filter(([ref]) => ref.name === 'small-cache-2')).toHaveLength(1);
+        expect(fixture.server.authenticator.indexedKeys).toBe(3);
       } finally {
         lists.mockRestore();
+        gets.mockRestore();
       }
     } finally {
       await fixture.stop();
@@ -213,6 +217,117 @@ describe('refused access keys are counted (vcsync_management_authentication_fail
       });
     } finally {
       await fixture.stop();
+    }
+  });
+});
+
+describe('a key missing from the cache is found through the index of key hashes', () => {
+  let fixture: ManagementFixture;
+  let replica: ManagementFixture;
+  beforeAll(async () => {
+    fixture = await ManagementFixture.start({ authCacheMaxKeys: 1 });
+    // Another replica on the same storage: its writes reach the first one only through the watch.
+    replica = await ManagementFixture.start({ storage: fixture.storage, authCacheMaxKeys: 1 });
+  });
+  afterAll(async () => {
+    await replica.stop();
+    await fixture.stop();
+  });
+
+  /**
+   * GETs the key object `name` with `key` on `server` (caching one key) after a GET with the admin
+   * key, so that `key` misses the cache and is looked up through the index; fails if that lists the keys.
+   */
+  async function missCall(server: ManagementFixture, key: string, name: string): Promise<number> {
+    expect((await server.call('GET', `${KEYS_PATH}/${name}`, { key: fixture.adminKey })).status).not.toBe(401);
+    const lists = vi.spyOn(server.storage, 'list');
+    try {
+      const status = (await server.call('GET', `${KEYS_PATH}/${name}`, { key })).status;
+      expect(lists).not.toHaveBeenCalled();
+      return status;
+    } finally {
+      lists.mockRestore();
+    }
+  }
+
+  /** Waits until `key`, used as a cache miss on the first server, answers `status`. */
+  async function missAnswers(key: string, name: string, status: number, what: string): Promise<void> {
+    await waitFor(what, async () => (await missCall(fixture, key, name)) === status, { timeoutMs: 5000 });
+  }
+
+  /** Changes the key object `name` on the other replica (merge patch of its spec, or a delete) as the admin. */
+  async function changeOnReplica(name: string, change: Record<string, unknown> | 'delete'): Promise<void> {
+    const answer =
+      change === 'delete'
+        ? await replica.call('DELETE', `${KEYS_PATH}/${name}`, { key: fixture.adminKey })
+        : await replica.call('PATCH', `${KEYS_PATH}/${name}`, { key: fixture.adminKey, contentType: 'application/merge-patch+json', body: { spec: change } });
+    expect(answer.status).toBe(200);
+  }
+
+  /** Creates the key object `name` of mallory on the other replica as the admin; returns its key. */
+  async function createOnReplica(name: string): Promise<string> {
+    const created = await replica.createKey({ user: 'mallory' }, { name, key: fixture.adminKey });
+    expect(created.status).toBe(201);
+    return created.body.spec.key as string;
+  }
+
+  it('a key created on another replica works at once on a miss; an unknown key is refused without a list', async () => {
+    const key = await createOnReplica('miss-created');
+    expect(await missCall(fixture, key, 'miss-created')).toBe(200);
+    expect(await missCall(fixture, 'Never_Created_Key_0123456789abcdefghij', 'miss-created')).toBe(401);
+    expect(fixture.server.authenticator.indexedKeys).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([
+    ['disabled', { disabled: true }],
+    ['deleted', 'delete' as const],
+  ])('a key %s on another replica is refused on a miss', async (how, change) => {
+    const name = `miss-${how}`;
+    const key = await fixture.newKey(name, { user: 'mallory' });
+    expect(await missCall(fixture, key, name)).toBe(200);
+    await changeOnReplica(name, change);
+    await missAnswers(key, name, 401, `the ${how} key refused`);
+    expect(await missCall(replica, key, name)).toBe(401);
+  });
+
+  it('a key given a new value (rotated) on another replica: the old value is refused on a miss, the new one works', async () => {
+    const old = await fixture.newKey('miss-rotated', { user: 'mallory' });
+    expect(await missCall(fixture, old, 'miss-rotated')).toBe(200);
+    const rotated = 'Rotated_Key_Value_0123456789abcdefghijk';
+    await changeOnReplica('miss-rotated', { key: rotated });
+    await missAnswers(old, 'miss-rotated', 401, 'the old value refused');
+    expect(await missCall(fixture, rotated, 'miss-rotated')).toBe(200);
+  });
+
+  it('an expired key is refused on a miss', async () => {
+    const key = await fixture.newKey('miss-expiring', { user: 'mallory', ttl: 60 });
+    expect(await missCall(fixture, key, 'miss-expiring')).toBe(200);
+    fixture.nowMs += 61_000;
+    expect(await missCall(fixture, key, 'miss-expiring')).toBe(401);
+    const refused = await fixture.call('GET', `${KEYS_PATH}/miss-expiring`, { key });
+    expect(refused.body.message).toContain('"miss-expiring" expired');
+  });
+
+  it('a key deleted and created again under its name on another replica: only the new value works', async () => {
+    const first = await fixture.newKey('miss-recreated', { user: 'mallory' });
+    expect(await missCall(fixture, first, 'miss-recreated')).toBe(200);
+    await changeOnReplica('miss-recreated', 'delete');
+    const second = await createOnReplica('miss-recreated');
+    await missAnswers(second, 'miss-recreated', 200, 'the new key accepted');
+    expect(await missCall(fixture, first, 'miss-recreated')).toBe(401);
+  });
+
+  it('after a restart the index is built from the storage: kept keys work, deleted ones do not', async () => {
+    const kept = await fixture.newKey('miss-kept', { user: 'mallory' });
+    const gone = await fixture.newKey('miss-gone', { user: 'mallory' });
+    await fixture.retireKey('miss-gone', 'deleted');
+    const restarted = await ManagementFixture.start({ storage: fixture.storage, authCacheMaxKeys: 1 });
+    try {
+      await waitFor('the restarted server to index the keys', () => restarted.server.authenticator.indexedKeys > 0);
+      expect(await missCall(restarted, kept, 'miss-kept')).toBe(200);
+      expect(await missCall(restarted, gone, 'miss-kept')).toBe(401);
+    } finally {
+      await restarted.stop();
     }
   });
 });
