@@ -11,11 +11,16 @@
 //             user alice whose scope is the platformCLI role, the key in the authenticator's cache;
 //   miss      the same GET on a second management server whose key cache holds 1 key, the
 //             clients rotating over `--miss-keys` keys of alice so that every request misses
-//             the cache (a list of the stored keys and a scan, as after an eviction);
+//             the cache (the key found through the index of key hashes and read by name, as
+//             after an eviction);
 //   creates   OwnedAccessKeys created per second by the admin key, against ConfigMaps of the
 //             same size created on the devcluster.
 //
-// At 1 and `--clients` concurrent clients. `--profile DIR` runs the first management server with
+// At 1 and `--clients` concurrent clients. Then the key-count sweep: on the miss server, filled
+// with other keys up to each of `--key-counts` stored keys, the server CPU per request of a miss
+// (the clients rotating as above) against a hit (every client the same key) on the same server,
+// taking turns, `--rounds` rounds each, at `--clients` clients; `--sweep-only` measures only the
+// sweep and writes no result file. `--profile DIR` runs the first management server with
 // `node --cpu-prof --cpu-prof-dir DIR`. Results: benchmarks/results/management-auth.json.
 import os from 'node:os';
 import { join } from 'node:path';
@@ -25,11 +30,19 @@ import { expectStatus, request, startServer } from './lib/server-process-client.
 
 const options = benchArgs({
   usage:
-    'usage: node benchmarks/management-auth.mjs [--quick] [--rounds 3] [--clients 64] [--seconds 4] [--creates 600] [--miss-keys 128] [--profile DIR]\n' +
+    'usage: node benchmarks/management-auth.mjs [--quick] [--rounds 3] [--clients 64] [--seconds 4] [--creates 600] [--miss-keys 128] [--key-counts 500,10000] [--sweep-only] [--profile DIR]\n' +
     '(build first: npm run build)',
   numbers: { rounds: 3, clients: 64, seconds: (quick) => (quick ? 1 : 4), creates: (quick) => (quick ? 100 : 600), 'miss-keys': 128 },
-  strings: { profile: '' },
+  strings: { profile: '', 'key-counts': (quick) => (quick ? '200,1000' : '500,10000') },
+  flags: ['sweep-only'],
 });
+const KEY_COUNTS = options['key-counts'].split(',').map(Number);
+if (KEY_COUNTS.some((count) => !Number.isSafeInteger(count) || count < 1)) {
+  console.error(`--key-counts takes numbers of stored keys separated by commas, got "${options['key-counts']}"`);
+  process.exit(2);
+}
+/** The goal of a miss at every key count: at most this many times the CPU of a hit on the same server. */
+const MISS_GOAL_RATIO = 1.2;
 const CLIENTS = options.clients;
 const DURATION_MS = options.seconds * 1000;
 const WARMUP_MS = Math.min(1000, DURATION_MS / 2);
@@ -81,6 +94,8 @@ const dir = await tempDir('management-auth');
 const loadBefore = os.loadavg();
 const servers = [];
 const runs = { baseline: { 1: [], [CLIENTS]: [] }, hit: { 1: [], [CLIENTS]: [] }, miss: { 1: [], [CLIENTS]: [] }, createKeys: [], createConfigMaps: [] };
+/** Per stored-key count: the runs of a hit and of a miss on the miss server, taking turns. */
+const sweep = [];
 let sizes;
 try {
   const profileFlags = options.profile !== '' ? ['--cpu-prof', '--cpu-prof-dir', options.profile] : [];
@@ -117,7 +132,7 @@ try {
   for (const missRequest of missRequests) await expectStatus(missServer, missRequest, 200, 'first use of a miss key');
 
   let created = 0;
-  for (let round_ = 0; round_ < options.rounds; round_ += 1) {
+  for (let round_ = 0; round_ < (options['sweep-only'] ? 0 : options.rounds); round_ += 1) {
     for (const clients of [1, CLIENTS]) {
       runs.baseline[clients].push(await measureGets(devcluster, clients, () => baselineRequest));
       runs.hit[clients].push(await measureGets(management, clients, () => hitRequest));
@@ -129,9 +144,45 @@ try {
     runs.createConfigMaps.push(await measureCreates(devcluster, TOKEN, CONFIGMAPS_PATH, (index) => configMap(`created-${created + index}`, 'x'.repeat(200)), options.creates));
     created += options.creates;
   }
+
+  // The sweep: the miss server filled with keys of another user (never presented) up to each count.
+  const sweepHitRequest = missRequests[0];
+  let stored = (await listedKeys(missServer)).length;
+  let filler = 0;
+  for (const count of [...KEY_COUNTS].sort((a, b) => a - b)) {
+    const more = count - stored;
+    if (more > 0) {
+      const fillerBody = (index) => ({ apiVersion: GROUP_VERSION, kind: 'OwnedAccessKey', metadata: { name: `filler-${filler + index}` }, spec: { user: 'carol', displayName: `filler ${filler + index}` } });
+      await measureCreates(missServer, missServer.adminKey, KEYS_PATH, fillerBody, more);
+      filler += more;
+    }
+    stored = (await listedKeys(missServer)).length;
+    const point = { storedKeys: stored, hit: [], miss: [], loadAverage: os.loadavg().map((value) => round(value)) };
+    for (let round_ = 0; round_ < options.rounds; round_ += 1) {
+      point.hit.push(await measureGets(missServer, CLIENTS, () => sweepHitRequest));
+      point.miss.push(await measureGets(missServer, CLIENTS, missRequestFor));
+    }
+    sweep.push(point);
+    console.log(`${stored} keys stored: hit ${round(median(point.hit.map((run) => run.serverCpuUsPerRequest)), 0)} µs, miss ${round(median(point.miss.map((run) => run.serverCpuUsPerRequest)), 0)} µs per request (load ${point.loadAverage.join(' / ')})`);
+  }
 } finally {
   for (const server of servers) await server.stop();
   await dir.dispose();
+}
+
+/** The OwnedAccessKeys stored on `server` (listed as its admin). */
+async function listedKeys(server) {
+  const answer = await expectStatus(server, request(server, 'GET', KEYS_PATH, server.adminKey), 200, 'list the keys');
+  return JSON.parse(answer.body.toString('utf8')).items;
+}
+
+if (options['sweep-only']) {
+  for (const point of sweep) {
+    const hit = median(point.hit.map((run) => run.serverCpuUsPerRequest));
+    const miss = median(point.miss.map((run) => run.serverCpuUsPerRequest));
+    console.log(`sweep ${point.storedKeys} keys: hit ${round(hit, 0)} µs [${point.hit.map((run) => round(run.serverCpuUsPerRequest, 0)).join(', ')}], miss ${round(miss, 0)} µs [${point.miss.map((run) => round(run.serverCpuUsPerRequest, 0)).join(', ')}], ratio ${round(miss / hit, 2)}`);
+  }
+  process.exit(0);
 }
 
 function summary(list) {
@@ -176,6 +227,28 @@ table.push({
   metric: `goal at ${CLIENTS} clients, cache hit: ≥ 5000 req/s and p99 ≤ 20 ms (the baseline ${goalMet(results.baseline[CLIENTS]) ? 'meets' : 'does not meet'} it in this run)`,
   value: `${goalMet(hit64) ? 'met' : 'not met'}: ${hit64.requestsPerSecond} req/s, p99 ${hit64.p99Ms} ms`,
 });
+const sweepResults = sweep.map((point) => {
+  const hit = summary(point.hit);
+  const miss = summary(point.miss);
+  // The ratio of each round's own pair (taking turns), then their median.
+  const ratios = point.miss.map((run, index) => run.serverCpuUsPerRequest / point.hit[index].serverCpuUsPerRequest);
+  return { storedKeys: point.storedKeys, loadAverage: point.loadAverage, hit, miss, missToHitRatio: round(median(ratios), 2), roundRatios: ratios.map((value) => round(value, 2)) };
+});
+for (const point of sweepResults) {
+  table.push({
+    benchmark: 'management-auth',
+    metric: `authenticated GET, cache miss, ${point.storedKeys} keys stored, ${CLIENTS} clients: server CPU µs per request (baseline: a cache hit on the same server)`,
+    value: point.miss.serverCpuUsPerRequest,
+    baseline: point.hit.serverCpuUsPerRequest,
+    ratio: point.missToHitRatio,
+  });
+}
+const sweepMet = sweepResults.length > 0 && sweepResults.every((point) => point.missToHitRatio <= MISS_GOAL_RATIO);
+table.push({
+  benchmark: 'management-auth',
+  metric: `goal: a cache miss ≤ ${MISS_GOAL_RATIO}x a cache hit (server CPU per request) at ${sweepResults.map((point) => point.storedKeys).join(' and ')} keys stored`,
+  value: `${sweepMet ? 'met' : 'not met'}: ${sweepResults.map((point) => `${point.missToHitRatio}x`).join(', ')}`,
+});
 table.push({ benchmark: 'management-auth', metric: `OwnedAccessKeys created/s (admin key, concurrency ${CREATE_CONCURRENCY}; baseline: ConfigMaps on the devcluster)`, value: createKeys, baseline: createConfigMaps, ratio: ratio(createKeys, createConfigMaps) });
 
 printSummary(`management-auth, medians of ${options.rounds} rounds of ${options.seconds} s (req/s, p50 / p99 ms, CPU client / server in cores, server CPU per request)`, [
@@ -186,6 +259,7 @@ printSummary(`management-auth, medians of ${options.rounds} rounds of ${options.
     }),
   ),
   ['creates/s keys / ConfigMaps', `${createKeys} / ${createConfigMaps}`],
+  ...sweepResults.map((point) => [`miss / hit, ${point.storedKeys} keys stored`, `${point.miss.serverCpuUsPerRequest} / ${point.hit.serverCpuUsPerRequest} µs per request: ${point.missToHitRatio}x (load ${point.loadAverage.join(' / ')})`]),
   [`goal at ${CLIENTS} clients`, `>= 5000 req/s and p99 <= 20 ms: ${goalMet(hit64) ? 'met' : 'not met'} (baseline: ${goalMet(results.baseline[CLIENTS]) ? 'met' : 'not met'})`],
 ]);
 const file = await writeResult('management-auth', {
@@ -194,7 +268,13 @@ const file = await writeResult('management-auth', {
   secondsPerMeasurement: options.seconds,
   clients: CLIENTS,
   storage: 'devcluster storage engine in memory (openDevStorage, as vcsync dev without its data dir)',
-  missCache: `a second management server whose key cache holds 1 key; clients rotate over ${options['miss-keys']} keys, so every request lists and scans the stored keys`,
+  missCache: `a second management server whose key cache holds 1 key; clients rotate over ${options['miss-keys']} keys, so every request misses the cache`,
+  keyCountSweep: {
+    what: `the miss server filled with keys up to each count; server CPU per request of a miss against a hit (every client the same key) on that server, taking turns, ${options.rounds} rounds of ${options.seconds} s each, ${CLIENTS} clients; ratio: the median of the rounds' ratios`,
+    goalRatio: MISS_GOAL_RATIO,
+    met: sweepMet,
+    points: sweepResults,
+  },
   loadAverageBefore: loadBefore.map((value) => round(value)),
   sizes,
   results,
