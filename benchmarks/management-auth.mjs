@@ -18,9 +18,11 @@
 //
 // At 1 and `--clients` concurrent clients. Then the key-count sweep: on the miss server, filled
 // with other keys up to each of `--key-counts` stored keys, the server CPU per request of a miss
-// (the clients rotating as above) against a hit (every client the same key) on the same server,
-// taking turns, `--rounds` rounds each, at `--clients` clients; `--sweep-only` measures only the
-// sweep and writes no result file. `--profile DIR` runs the first management server with
+// (the clients rotating as above) against a hit (every client the same key) on the same server
+// and connections, at `--clients` clients, `--rounds` rounds; a round takes turns in slices
+// (hit, miss, miss, hit, …: `SWEEP_SLICES` of each, `--seconds` in all for each), so that the
+// swings of a loaded machine fall on both alike. `--sweep-only` measures only the sweep and
+// writes no result file. `--profile DIR` runs the first management server with
 // `node --cpu-prof --cpu-prof-dir DIR`. Results: benchmarks/results/management-auth.json.
 import os from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +45,9 @@ if (KEY_COUNTS.some((count) => !Number.isSafeInteger(count) || count < 1)) {
 }
 /** The goal of a miss at every key count: at most this many times the CPU of a hit on the same server. */
 const MISS_GOAL_RATIO = 1.2;
+/** Slices of a hit and of a miss per round of the sweep, taking turns. */
+const SWEEP_SLICES = 4;
+const SWEEP_WARMUP_MS = 250;
 const CLIENTS = options.clients;
 const DURATION_MS = options.seconds * 1000;
 const WARMUP_MS = Math.min(1000, DURATION_MS / 2);
@@ -158,9 +163,21 @@ try {
     }
     stored = (await listedKeys(missServer)).length;
     const point = { storedKeys: stored, hit: [], miss: [], loadAverage: os.loadavg().map((value) => round(value)) };
-    for (let round_ = 0; round_ < options.rounds; round_ += 1) {
-      point.hit.push(await measureGets(missServer, CLIENTS, () => sweepHitRequest));
-      point.miss.push(await measureGets(missServer, CLIENTS, missRequestFor));
+    const connections = await openConnections(missServer.url, missServer.caCertPem, CLIENTS);
+    try {
+      const requestFor = { hit: () => sweepHitRequest, miss: missRequestFor };
+      for (let round_ = 0; round_ < options.rounds; round_ += 1) {
+        const slices = { hit: [], miss: [] };
+        for (let slice = 0; slice < SWEEP_SLICES; slice += 1) {
+          for (const kind of slice % 2 === 0 ? ['hit', 'miss'] : ['miss', 'hit']) {
+            slices[kind].push(await runLoad({ connections, requestFor: requestFor[kind], warmupMs: SWEEP_WARMUP_MS, durationMs: DURATION_MS / SWEEP_SLICES, serverPid: missServer.pid }));
+          }
+        }
+        point.hit.push(joinSlices(slices.hit));
+        point.miss.push(joinSlices(slices.miss));
+      }
+    } finally {
+      for (const connection of connections) connection.close();
     }
     sweep.push(point);
     console.log(`${stored} keys stored: hit ${round(median(point.hit.map((run) => run.serverCpuUsPerRequest)), 0)} µs, miss ${round(median(point.miss.map((run) => run.serverCpuUsPerRequest)), 0)} µs per request (load ${point.loadAverage.join(' / ')})`);
@@ -168,6 +185,27 @@ try {
 } finally {
   for (const server of servers) await server.stop();
   await dir.dispose();
+}
+
+/**
+ * One measurement from the slices of a round: requests, time and CPU added up (CPU per request is
+ * the total CPU over the total requests); p50 the slices' median, p99 their highest.
+ */
+function joinSlices(slices) {
+  const requests = slices.reduce((sum, slice) => sum + slice.requests, 0);
+  const elapsedMs = slices.reduce((sum, slice) => sum + slice.elapsedMs, 0);
+  const weighted = (field, by) => slices.reduce((sum, slice) => sum + slice[field] * slice[by], 0);
+  return {
+    requests,
+    elapsedMs,
+    requestsPerSecond: (requests / elapsedMs) * 1000,
+    p50Ms: median(slices.map((slice) => slice.p50Ms)),
+    p99Ms: Math.max(...slices.map((slice) => slice.p99Ms)),
+    clientCpuShare: weighted('clientCpuShare', 'elapsedMs') / elapsedMs,
+    serverCpuShare: weighted('serverCpuShare', 'elapsedMs') / elapsedMs,
+    serverCpuUsPerRequest: weighted('serverCpuUsPerRequest', 'requests') / requests,
+    slices: slices.length,
+  };
 }
 
 /** The OwnedAccessKeys stored on `server` (listed as its admin). */
@@ -270,7 +308,7 @@ const file = await writeResult('management-auth', {
   storage: 'devcluster storage engine in memory (openDevStorage, as vcsync dev without its data dir)',
   missCache: `a second management server whose key cache holds 1 key; clients rotate over ${options['miss-keys']} keys, so every request misses the cache`,
   keyCountSweep: {
-    what: `the miss server filled with keys up to each count; server CPU per request of a miss against a hit (every client the same key) on that server, taking turns, ${options.rounds} rounds of ${options.seconds} s each, ${CLIENTS} clients; ratio: the median of the rounds' ratios`,
+    what: `the miss server filled with keys up to each count; server CPU per request of a miss against a hit (every client the same key) on that server and the same connections, ${CLIENTS} clients, ${options.rounds} rounds; a round takes turns in ${SWEEP_SLICES} slices of each (${options.seconds} s of each in all, ${SWEEP_WARMUP_MS} ms warm-up per slice); ratio: the median of the rounds' ratios`,
     goalRatio: MISS_GOAL_RATIO,
     met: sweepMet,
     points: sweepResults,
