@@ -4,8 +4,8 @@
 // at once, with the answers the runtime gives, no worker), the worker processes (their side of
 // the channel plus the isolate),
 // and the isolate call alone (isolated-vm `applySync` in this process, with and without the time
-// limit, and with lockdown.js as shipped, without it, or without freezing `RegExp.prototype`,
-// which is what takes V8 off its fast RegExp paths). Medians of the rounds. Needs a build first: `npm run build`.
+// limit, and with lockdown.js as shipped, without it, without freezing `RegExp.prototype`,
+// which is what takes V8 off its fast RegExp paths, or making it only non-extensible). Medians of the rounds. Needs a build first: `npm run build`.
 //
 //   node --no-node-snapshot benchmarks/patches-sandbox-costs.mjs [--quick] [--seconds 2] [--rounds 3]
 //
@@ -83,6 +83,14 @@ const lockdowns = {
     if (!source.includes(marker)) throw new Error(`lockdown.js no longer contains "${marker}"; update this benchmark`);
     return source.replace(marker, `${marker} if (item === RegExp.prototype) continue;`);
   },
+  // Not frozen but made non-extensible: V8's fast path needs the prototype's initial map, which
+  // any integrity level (this one included) replaces.
+  'regexp-prototype-non-extensible': () => {
+    const marker = 'seen.add(item);';
+    const source = sandboxSources().lockdown;
+    if (!source.includes(marker)) throw new Error(`lockdown.js no longer contains "${marker}"; update this benchmark`);
+    return source.replace(marker, `${marker} if (item === RegExp.prototype) { Object.preventExtensions(item); continue; }`);
+  },
 };
 
 /** The isolate call alone, as a worker makes it, in this process. */
@@ -151,6 +159,7 @@ const cases = [
   { name: 'isolate call, 1 object, no time limit', run: async (s) => isolateCall(1, {}, s) },
   { name: 'isolate call, 32 objects, no time limit, no lockdown', run: async (s) => isolateCall(32, {}, s, 'none') },
   { name: 'isolate call, 32 objects, no time limit, RegExp.prototype unfrozen', run: async (s) => isolateCall(32, {}, s, 'regexp-prototype-unfrozen') },
+  { name: 'isolate call, 32 objects, no time limit, RegExp.prototype only non-extensible', run: async (s) => isolateCall(32, {}, s, 'regexp-prototype-non-extensible') },
 ];
 for (const entry of cases) await entry.run(0.3);
 const perRound = cases.map(() => []);
