@@ -1,9 +1,11 @@
 // Where the patch sandbox's CPU goes, per crossing (one worker round trip), for the three
 // expression patches of patches-throughput.mjs on small items: this process (the engine and its
-// side of the IPC channel), the worker processes (their side of the channel plus the isolate),
+// side of the IPC channel), the engine alone (a stand-in sandbox that answers every call of a turn
+// at once, with the answers the runtime gives, no worker), the worker processes (their side of
+// the channel plus the isolate),
 // and the isolate call alone (isolated-vm `applySync` in this process, with and without the time
-// limit, and with lockdown.js as shipped, without it, or without freezing `RegExp.prototype`,
-// which is what takes V8 off its fast RegExp paths). Medians of the rounds. Needs a build first: `npm run build`.
+// limit, and with lockdown.js as shipped, without it, without freezing `RegExp.prototype`,
+// which is what takes V8 off its fast RegExp paths, or making it only non-extensible). Medians of the rounds. Needs a build first: `npm run build`.
 //
 //   node --no-node-snapshot benchmarks/patches-sandbox-costs.mjs [--quick] [--seconds 2] [--rounds 3]
 //
@@ -81,6 +83,14 @@ const lockdowns = {
     if (!source.includes(marker)) throw new Error(`lockdown.js no longer contains "${marker}"; update this benchmark`);
     return source.replace(marker, `${marker} if (item === RegExp.prototype) continue;`);
   },
+  // Not frozen but made non-extensible: V8's fast path needs the prototype's initial map, which
+  // any integrity level (this one included) replaces.
+  'regexp-prototype-non-extensible': () => {
+    const marker = 'seen.add(item);';
+    const source = sandboxSources().lockdown;
+    if (!source.includes(marker)) throw new Error(`lockdown.js no longer contains "${marker}"; update this benchmark`);
+    return source.replace(marker, `${marker} if (item === RegExp.prototype) { Object.preventExtensions(item); continue; }`);
+  },
 };
 
 /** The isolate call alone, as a worker makes it, in this process. */
@@ -109,17 +119,47 @@ function isolateCall(batch, options, durationSeconds, lockdown = 'full') {
   }
 }
 
+/**
+ * A stand-in for PatchSandbox with no worker: the calls of one turn are answered together in the
+ * next (as a crossing would coalesce them), with the runtime's answer for `object`. What is left is
+ * the engine's own work on this side: matching, building items, parsing answers, copy-on-write.
+ */
+function answeringSandbox() {
+  const answerJson = '[1,"192.0.0.1","192.0.0.2","192.0.0.3","PAYMENTS-vc1","web-vc1"]';
+  let waiting = [];
+  let crossings = 0;
+  return {
+    get crossings() {
+      return crossings;
+    },
+    workerCpuMicros: async () => 0,
+    evaluate: () => new Promise((resolve) => {
+      waiting.push(resolve);
+      if (waiting.length > 1) return;
+      setImmediate(() => {
+        const batch = waiting;
+        waiting = [];
+        crossings += 1;
+        const answers = JSON.parse(`[${batch.map(() => answerJson).join(',')}]`);
+        batch.forEach((settle, index) => settle({ ok: true, answer: answers[index] }));
+      });
+    }),
+  };
+}
+
 const coalescing = new PatchSandbox({ timeoutMs: 5000 });
 const single = new PatchSandbox({ timeoutMs: 5000, coalesce: false });
 const cases = [
   { name: 'sandbox, 32 concurrent callers', run: (s) => endToEnd(coalescing, 32, s) },
   { name: 'sandbox, one object at a time (coalesce: false)', run: (s) => endToEnd(single, 1, s) },
+  { name: 'engine alone (answering stand-in, no worker), 32 concurrent callers', run: (s) => endToEnd(answeringSandbox(), 32, s) },
   { name: 'isolate call, 32 objects, time limit', run: async (s) => isolateCall(32, { timeout: 5000 }, s) },
   { name: 'isolate call, 32 objects, no time limit', run: async (s) => isolateCall(32, {}, s) },
   { name: 'isolate call, 1 object, time limit', run: async (s) => isolateCall(1, { timeout: 5000 }, s) },
   { name: 'isolate call, 1 object, no time limit', run: async (s) => isolateCall(1, {}, s) },
   { name: 'isolate call, 32 objects, no time limit, no lockdown', run: async (s) => isolateCall(32, {}, s, 'none') },
   { name: 'isolate call, 32 objects, no time limit, RegExp.prototype unfrozen', run: async (s) => isolateCall(32, {}, s, 'regexp-prototype-unfrozen') },
+  { name: 'isolate call, 32 objects, no time limit, RegExp.prototype only non-extensible', run: async (s) => isolateCall(32, {}, s, 'regexp-prototype-non-extensible') },
 ];
 for (const entry of cases) await entry.run(0.3);
 const perRound = cases.map(() => []);

@@ -1,14 +1,19 @@
 // The patch sandbox's transport alone: CPU per round trip, in this process and in the worker,
 // of Node's JSON IPC channel (what src/patches/patch-sandbox.ts uses) against length-prefixed
-// frames on two plain pipes (benchmarks/lib/ipc-frames.mjs), with an echo worker and the payload
+// frames on two plain pipes (benchmarks/lib/ipc-frames.mjs), read by the worker in its event loop
+// (`pipes`) or with a blocking read(2) outside it (`blocking`), with an echo worker and the payload
 // of a 32-object (and a 1-object) forward crossing. Runs interleaved, medians. ADR 0034 records
-// the outcome (no difference worth a protocol of our own).
+// the outcome (no difference worth a protocol of our own); docs/benchmarks.md the blocking worker's.
+// `thread`: the same echo on a worker thread (postMessage), for what a process costs over a thread;
+// its "here" figure is the whole process, both threads, and the worker's is 0 (ADR 0034 says why
+// the sandbox cannot use threads).
 //
 //   node benchmarks/sandbox-ipc-framing.mjs [--quick] [--trips 5000] [--rounds 5]
 //
 // Writes benchmarks/results/sandbox-ipc-framing.json and prints a summary.
 import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { benchArgs, median, round, writeResult } from './lib/bench-run.mjs';
 import { encodeFrame, frameReader } from './lib/ipc-frames.mjs';
 
@@ -23,6 +28,19 @@ const ITEM = '[null,null,0,"","10.0.0.1",0,"","10.0.0.2",0,"","10.0.0.3",1,"","p
 /** A started echo worker and a function making one round trip (answers parsed as the sandbox does). */
 function startWorker(transport) {
   let settle;
+  if (transport === 'thread') {
+    const thread = new Worker(ECHO, { argv: ['thread'] });
+    thread.on('message', (message) => settle(JSON.parse(message.outputJson)));
+    const call = (header, payload) => new Promise((resolve) => {
+      // Usage: the thread's CPU is already in this process' figure.
+      if (payload === undefined) resolve(0);
+      else {
+        settle = resolve;
+        thread.postMessage({ ...header, inputJson: payload });
+      }
+    });
+    return { worker: { kill: () => void thread.terminate() }, call };
+  }
   if (transport === 'ipc') {
     const worker = fork(ECHO, ['ipc'], { serialization: 'json', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
     worker.on('message', (message) => settle(message.type === 'usage' ? message.micros : JSON.parse(message.outputJson)));
@@ -32,7 +50,7 @@ function startWorker(transport) {
     });
     return { worker, call };
   }
-  const worker = spawn(process.execPath, [ECHO, 'pipes'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
+  const worker = spawn(process.execPath, [ECHO, transport], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
   worker.stdio[4].on('data', frameReader((header, payload) => settle(header.type === 'usage' ? header.micros : JSON.parse(payload))));
   const call = (header, payload) => new Promise((resolve) => {
     settle = resolve;
@@ -58,7 +76,7 @@ async function measure(transport, objects) {
   }
 }
 
-const cases = [32, 1].flatMap((objects) => ['ipc', 'pipes'].map((transport) => ({ objects, transport })));
+const cases = [32, 1].flatMap((objects) => ['ipc', 'pipes', 'blocking', 'thread'].map((transport) => ({ objects, transport })));
 const perRound = cases.map(() => []);
 for (let r = 0; r < rounds; r += 1) {
   for (const [index, entry] of cases.entries()) perRound[index].push(await measure(entry.transport, entry.objects));
@@ -70,6 +88,6 @@ const results = cases.map((entry, index) => ({
 }));
 const file = await writeResult('sandbox-ipc-framing', { tripsPerRound: trips, rounds, results });
 for (const r of results) {
-  console.log(`${String(r.objects).padStart(2)} object(s), ${r.transport.padEnd(5)}: ${r.mainMicrosPerRoundTrip} µs CPU here, ${r.workerMicrosPerRoundTrip} µs in the worker per round trip`);
+  console.log(`${String(r.objects).padStart(2)} object(s), ${r.transport.padEnd(8)}: ${r.mainMicrosPerRoundTrip} µs CPU here, ${r.workerMicrosPerRoundTrip} µs in the worker per round trip`);
 }
 console.log(`medians of ${rounds} rounds of ${trips} round trips; written to ${file}`);
