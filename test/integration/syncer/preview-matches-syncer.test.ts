@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runPreview } from '../../../src/cli/run-preview.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
+import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { PatchSandbox } from '../../../src/patches/index.js';
 import { createHostPreview } from '../../../src/syncer/host-preview.js';
 import { SYNCABLE_RESOURCES } from '../../../src/syncer/resources.js';
@@ -32,7 +33,8 @@ function sink() {
 
 /** A listed host Endpoints as the syncer wrote it: the kind (a list's items carry none), without what the server sets. */
 function asWritten(object: KubeObject): KubeObject {
-  const { uid: _uid, resourceVersion: _rv, creationTimestamp: _created, managedFields: _managed, generation: _generation, ...metadata } = object.metadata ?? {};
+  const metadata = { ...object.metadata };
+  for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'generation'] as const) delete metadata[field];
   return { apiVersion: 'v1', kind: 'Endpoints', ...object, metadata };
 }
 
@@ -64,7 +66,7 @@ describe('vcsync preview and the syncer write the same host object', () => {
       const name = `web-${i}`;
       virtual.push(await clusters.virtualClient.create<KubeObject>(`/api/v1/namespaces/${namespace}/services`, {
         apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }] },
-      }));
+      } as KubeObject));
       virtual.push(await clusters.virtualClient.create<KubeObject>(`/api/v1/namespaces/${namespace}/endpoints`, {
         apiVersion: 'v1',
         kind: 'Endpoints',
@@ -73,7 +75,7 @@ describe('vcsync preview and the syncer write the same host object', () => {
           addresses: [1, 2, 3].map((k) => ({ ip: `10.0.${i}.${k}`, targetRef: { kind: 'Pod', namespace, name: `${name}-${k}`, uid: `uid-${i}-${k}` } })),
           ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
         }],
-      }));
+      } as Endpoints));
     }
     const config = join(dir, 'vcluster.yaml');
     await writeFile(config, CONFIG);
@@ -98,7 +100,7 @@ describe('vcsync preview and the syncer write the same host object', () => {
     expect([...previewed.keys()].sort()).toEqual([...hosts.keys()].sort());
     for (const [name, host] of hosts) expect(previewed.get(name), name).toEqual(asWritten(host));
     // The patches did run: the same object a reviewer reads in the preview.
-    expect(previewed.get('web-3-x-bank-x-vc1')?.subsets?.[0]).toMatchObject({ addresses: [{ ip: '192.0.3.1' }, { ip: '192.0.3.2' }, { ip: '192.0.3.3' }] });
+    expect((previewed.get('web-3-x-bank-x-vc1') as Endpoints | undefined)?.subsets?.[0]).toMatchObject({ addresses: [{ ip: '192.0.3.1' }, { ip: '192.0.3.2' }, { ip: '192.0.3.3' }] });
   });
 
   it('returns outcomes in input order, with the objects of one input sharing sandbox crossings', async () => {
