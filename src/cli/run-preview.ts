@@ -152,7 +152,9 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
   }
   if (inputs.length > 1) isList = true;
 
-  const sandbox = new PatchSandbox();
+  // One worker process: starting one costs more CPU than a preview's expressions need, and the
+  // pool size changes no result (every evaluation sees the same fresh environment).
+  const sandbox = new PatchSandbox({ workers: 1 });
   try {
     const built = createHostPreview(resources, { vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config: loaded.config, sandbox });
     if (!built.ok) {
