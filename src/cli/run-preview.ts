@@ -153,8 +153,10 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
   if (inputs.length > 1) isList = true;
 
   // One worker process: starting one costs more CPU than a preview's expressions need, and the
-  // pool size changes no result (every evaluation sees the same fresh environment).
-  const sandbox = new PatchSandbox({ workers: 1 });
+  // pool size changes no result (every evaluation sees the same fresh environment). The daemon
+  // retries an object whose worker started too slowly; a preview would fail it, so the start
+  // (our code, not an expression: the expressions keep the daemon's time limit) may take longer.
+  const sandbox = new PatchSandbox({ workers: 1, setupTimeoutMs: 30_000 });
   try {
     const built = createHostPreview(resources, { vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config: loaded.config, sandbox });
     if (!built.ok) {
