@@ -263,7 +263,7 @@ try {
   });
   const med = (field) => round(median(perObject.map((r) => r[field])));
   const summary = {
-    input: `one JSON List (and the same as YAML for the YAML case): ${objects / 2} Endpoints (3 addresses with Pod references) and ${objects / 2} EndpointSlices (3 ready endpoints), each pair with its selector-less Service, over ${NAMESPACES} namespaces, as kubectl get -o yaml prints them`,
+    input: `one JSON List (and the same as YAML for the YAML case): ${objects / 2} Endpoints (3 addresses with Pod references) and ${objects / 2} EndpointSlices (3 ready endpoints), each pair with its selector-less Service, over ${NAMESPACES} namespaces, as kubectl get -o json prints them`,
     patches: '3 expression patches per resource: every address (regex replace), metadata.annotations.team, metadata.labels.app',
     objects,
     rounds,
@@ -289,11 +289,11 @@ try {
   summary.table = [
     { benchmark: 'preview', metric: 'CPU ms of vcsync preview of 1 object, no patches (the command\'s start)', value: summary.commandStartMs },
     { benchmark: 'preview', metric: `CPU µs/object of vcsync preview beyond its start, ${objects} objects, no patches, JSON in and out`, value: summary.baselineMarginalMicrosPerObject },
-    { benchmark: 'preview', metric: `the same, YAML in and out`, value: summary.yamlMarginalMicrosPerObject },
+    { benchmark: 'preview', metric: `CPU µs/object of vcsync preview beyond its start, ${objects} objects, no patches, YAML in and out`, value: summary.yamlMarginalMicrosPerObject },
     { benchmark: 'preview', metric: 'CPU ms the patches add to a preview of 1 object (sandbox workers start, patches load)', value: summary.patchesStartMs },
     { benchmark: 'preview', metric: `CPU µs/object 3 expression patches add to vcsync preview, ${objects} objects, their start included`, value: summary.patchesOverBaselineMicrosPerObject, baseline: summary.engineConcurrentMicrosPerObject, ratio: round(summary.patchesOverBaselineMicrosPerObject / summary.engineConcurrentMicrosPerObject, 2) },
     { benchmark: 'preview', metric: 'CPU µs/object 3 expression patches add to vcsync preview beyond their start, vs the engine on one object (32 callers)', value: summary.patchesMarginalMicrosPerObject, baseline: summary.engineConcurrentMicrosPerObject, ratio: summary.patchesVsEngine },
-    { benchmark: 'preview', metric: 'the same, vs the engine on one object at a time (no coalescing)', value: summary.patchesMarginalMicrosPerObject, baseline: summary.engineSingleMicrosPerObject, ratio: summary.patchesVsEngineSingle },
+    { benchmark: 'preview', metric: 'CPU µs/object 3 expression patches add to vcsync preview beyond their start, vs the engine on one object at a time (no coalescing)', value: summary.patchesMarginalMicrosPerObject, baseline: summary.engineSingleMicrosPerObject, ratio: summary.patchesVsEngineSingle },
   ];
   const file = await writeResult('preview-throughput', summary);
   for (const entry of summary.cases) console.log(`${entry.name.padEnd(72)} ${String(round(entry.cpuMicros / 1000)).padStart(9)} ms CPU`);
