@@ -6,6 +6,7 @@ import { createHostPreview } from '../syncer/host-preview.js';
 import { SYNCABLE_RESOURCES } from '../syncer/resources.js';
 import { loadCheckedConfig } from '../syncer/sync-config.js';
 import type { SyncableResource } from '../syncer/syncable-resource.js';
+import { readJsonInput } from './json-input.js';
 import { compileJsonPathTemplate } from './jsonpath-template.js';
 
 /** Where {@link runPreview} reads objects from when the path is `-`. */
@@ -92,42 +93,70 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
     problems.push({ line: at.line, column: at.column, text: `${fileLabel}:${at.line}:${at.column} ${label}: ${message}` });
   };
 
-  const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter });
-  const position = (node: Node | null | undefined): { line: number; column: number } => {
-    const { line, col } = lineCounter.linePos(node?.range?.[0] ?? 0);
-    return { line, column: col };
-  };
   let failed = false;
   let isList = false;
   const inputs: InputObject[] = [];
-  for (const [index, document] of (Array.isArray(documents) ? documents : [documents]).entries()) {
-    const label = `document ${index + 1}`;
-    const syntax = document.errors[0];
-    if (syntax !== undefined) {
-      const [line, column] = syntax.linePos?.[0] !== undefined ? [syntax.linePos[0].line, syntax.linePos[0].col] : [0, 0];
-      const message = (syntax.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
-      report({ line, column }, label, message);
-      failed = true;
-      continue;
-    }
-    const contents = document.contents;
-    const value: unknown = document.toJS();
-    if (value === null || value === undefined) continue;
-    const kind = (value as { kind?: unknown }).kind;
-    const items = isMap(contents) ? contents.get('items', true) : undefined;
-    if (typeof kind === 'string' && kind.endsWith('List') && isSeq(items)) {
+  const json = readJsonInput(text);
+  if (json !== undefined) {
+    // JSON (what `kubectl get -o json` prints) read in one pass: the YAML reader would give the
+    // same values and positions, many times slower on a large List.
+    const lineCounter = new LineCounter();
+    lineCounter.addNewLine(0);
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineCounter.addNewLine(at + 1);
+    const position = (offset: number): { line: number; column: number } => {
+      const { line, col } = lineCounter.linePos(offset);
+      return { line, column: col };
+    };
+    const { value, itemStarts } = json;
+    const kind = (value as { kind?: unknown } | null)?.kind;
+    const items = (value as { items?: unknown }).items;
+    if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items) && itemStarts !== undefined) {
       isList = true;
-      items.items.forEach((item, itemIndex) => {
-        inputs.push({ value: (value as { items: unknown[] }).items[itemIndex], ...position(item as Node), label: `${label} items[${itemIndex}]` });
+      items.forEach((item: unknown, itemIndex) => {
+        inputs.push({ value: item, ...position(itemStarts[itemIndex] ?? json.start), label: `document 1 items[${itemIndex}]` });
       });
-      continue;
+    } else {
+      inputs.push({ value, ...position(json.start), label: 'document 1' });
     }
-    inputs.push({ value, ...position(contents as Node), label });
+  } else {
+    const lineCounter = new LineCounter();
+    const documents = parseAllDocuments(text, { lineCounter });
+    const position = (node: Node | null | undefined): { line: number; column: number } => {
+      const { line, col } = lineCounter.linePos(node?.range?.[0] ?? 0);
+      return { line, column: col };
+    };
+    for (const [index, document] of (Array.isArray(documents) ? documents : [documents]).entries()) {
+      const label = `document ${index + 1}`;
+      const syntax = document.errors[0];
+      if (syntax !== undefined) {
+        const [line, column] = syntax.linePos?.[0] !== undefined ? [syntax.linePos[0].line, syntax.linePos[0].col] : [0, 0];
+        const message = (syntax.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
+        report({ line, column }, label, message);
+        failed = true;
+        continue;
+      }
+      const contents = document.contents;
+      const value: unknown = document.toJS();
+      if (value === null || value === undefined) continue;
+      const kind = (value as { kind?: unknown }).kind;
+      const items = isMap(contents) ? contents.get('items', true) : undefined;
+      if (typeof kind === 'string' && kind.endsWith('List') && isSeq(items)) {
+        isList = true;
+        items.items.forEach((item, itemIndex) => {
+          inputs.push({ value: (value as { items: unknown[] }).items[itemIndex], ...position(item as Node), label: `${label} items[${itemIndex}]` });
+        });
+        continue;
+      }
+      inputs.push({ value, ...position(contents as Node), label });
+    }
   }
   if (inputs.length > 1) isList = true;
 
-  const sandbox = new PatchSandbox();
+  // One worker process: starting one costs more CPU than a preview's expressions need, and the
+  // pool size changes no result (every evaluation sees the same fresh environment). The daemon
+  // retries an object whose worker started too slowly; a preview would fail it, so the start
+  // (our code, not an expression: the expressions keep the daemon's time limit) may take longer.
+  const sandbox = new PatchSandbox({ workers: 1, setupTimeoutMs: 30_000 });
   try {
     const built = createHostPreview(resources, { vclusterName: options.vclusterName, hostNamespace: options.hostNamespace, config: loaded.config, sandbox });
     if (!built.ok) {

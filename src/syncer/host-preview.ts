@@ -8,6 +8,7 @@ import type { SkipCause } from './reconcile-outcome.js';
 import { syncPlan } from './sync-plan.js';
 import type { SyncState } from './sync-state.js';
 import type { SyncableResource } from './syncable-resource.js';
+import type { ToHostResource } from './to-host-resource.js';
 
 /** What previewing one input object came to. */
 export type PreviewOutcome =
@@ -34,9 +35,10 @@ export interface HostPreviewOptions {
 /** Previews objects; see {@link createHostPreview}. */
 export interface HostPreview {
   /**
-   * Previews every object of one input, in order (one outcome per object). The objects are also
-   * what the resources' rules read (e.g. the Services among them; see
-   * {@link SyncableResource.previewResource}).
+   * Previews every object of one input (one outcome per object, in input order). The objects are
+   * also what the resources' rules read (e.g. the Services among them; see
+   * {@link SyncableResource.previewResource}). Their patches are evaluated concurrently, sharing
+   * sandbox crossings as the controller's workers' do; no object sees another's evaluation.
    */
   previewAll(objects: readonly unknown[]): Promise<PreviewOutcome[]>;
   /** Previews one object on its own: {@link HostPreview.previewAll} of just that object. */
@@ -67,6 +69,8 @@ export function createHostPreview(
     const inputs = values.map(asVirtualObject);
     const resourcesByKind = new Map([...byKind].map(([kind, match]) => [kind, { ...match, resource: match.resource.previewResource(inputs.filter(isObject)) }]));
     const outcomes: PreviewOutcome[] = [];
+    // The objects to patch, by their index in `outcomes`: patched below, many at once.
+    const toPatch: { index: number; resource: ToHostResource<KubeObject>; state: SyncState; virtual: KubeObject }[] = [];
     for (const object of inputs) {
       if (object === undefined) {
         outcomes.push({ kind: 'failed', message: 'expected a Kubernetes object (a map with kind and metadata)' });
@@ -87,12 +91,16 @@ export function createHostPreview(
         outcomes.push({ kind: 'skipped', cause: plan.cause, message: `skipped ${match.resource.kind} ${key} (${plan.cause}): ${plan.reason}` });
         continue;
       }
-      try {
-        outcomes.push({ kind: 'host', ...(await desiredHostObject(match.resource, match.state, plan.virtual, undefined)) });
-      } catch (error) {
-        outcomes.push({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
-      }
+      toPatch.push({ index: outcomes.length, resource: match.resource, state: match.state, virtual: plan.virtual });
+      outcomes.push({ kind: 'failed', message: 'not previewed' });
     }
+    await forEachConcurrently(toPatch, PREVIEW_CONCURRENCY, async ({ index, resource, state, virtual }) => {
+      try {
+        outcomes[index] = { kind: 'host', ...(await desiredHostObject(resource, state, virtual, undefined)) };
+      } catch (error) {
+        outcomes[index] = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+      }
+    });
     return outcomes;
   };
 
@@ -106,6 +114,27 @@ export function createHostPreview(
       },
     },
   };
+}
+
+/**
+ * Host objects computed at once. As the controller's concurrent workers' do, their patches share
+ * sandbox crossings instead of taking one crossing (a round trip to a worker process) each. 32
+ * keeps a crossing well under the sandbox's batch size: a larger one is more likely to run past
+ * the crossing time limit on a loaded machine, and then to be evaluated again object by object.
+ */
+const PREVIEW_CONCURRENCY = 32;
+
+/** Runs `task` over `items` with at most `concurrency` in flight; `task` must not throw. */
+async function forEachConcurrently<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const loop = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, loop));
 }
 
 function isObject(value: KubeObject | undefined): value is KubeObject {
