@@ -5,11 +5,12 @@
  * which also refuses tokens whose access key was since disabled, deleted or narrowed.
  */
 import { randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { forbidden, isJsonObject, type JsonObject } from '../apimachinery/index.js';
 import type { AuthenticatedUser, ProcedureRequest } from '../apiserver/index.js';
 import type { AccessScope } from './access-scope.js';
 import type { AccessKeyAuthenticator } from './access-key-authenticator.js';
+import { signCompactJws } from './compact-jws.js';
 import { SIGNING_ALGORITHMS } from './key-rotation.js';
 import { ACCESS_KEY_EXTRA, ACCESS_KEY_UID_EXTRA, DIRECT_TOKEN_DEFAULT_TTL_SECONDS, DIRECT_TOKEN_MAX_TTL_SECONDS, KEY_SCOPE_EXTRA } from './management-constants.js';
 import { callerScope } from './ownership-authorizer.js';
@@ -128,16 +129,18 @@ export class DirectTokens implements TokenVerifier {
     const claim: DirectTokenClaim = { kind: 'DirectClusterEndpointToken', accessKey: key, ...(scope !== undefined ? { scope } : {}) };
     // system: groups are every authenticator's own (a kube-apiserver adds system:authenticated itself).
     const groups = user.groups.filter((group) => !group.startsWith('system:'));
-    return new SignJWT({ groups, [this.#options.claimName]: claim })
-      .setProtectedHeader({ alg: signing.alg, kid: signing.kid, typ: 'JWT' })
-      .setIssuer(this.#options.issuer())
-      .setSubject(user.username)
-      .setAudience(this.#options.audience)
-      .setIssuedAt(issuedAt)
-      .setNotBefore(issuedAt)
-      .setExpirationTime(issuedAt + ttlSeconds)
-      .setJti(randomUUID())
-      .sign(signing.privateKey);
+    const payload = {
+      groups,
+      [this.#options.claimName]: claim,
+      iss: this.#options.issuer(),
+      sub: user.username,
+      aud: this.#options.audience,
+      iat: issuedAt,
+      nbf: issuedAt,
+      exp: issuedAt + ttlSeconds,
+      jti: randomUUID(),
+    };
+    return signCompactJws({ alg: signing.alg, kid: signing.kid, typ: 'JWT' }, payload, signing.privateKey);
   }
 
   /**

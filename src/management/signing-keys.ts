@@ -1,4 +1,5 @@
-import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { type Storage, StorageError, type StoredObject } from '../apiserver/index.js';
 import type { Logger } from '../observe/logger.js';
 import { acceptedKeysAt, planRotation, signingKeyAt, type KeyWindow, type RotationPolicy, type SigningAlgorithm } from './key-rotation.js';
@@ -20,7 +21,8 @@ interface RingObject extends StoredObject {
 export interface ActiveSigningKey {
   kid: string;
   alg: SigningAlgorithm;
-  privateKey: CryptoKey;
+  /** A node:crypto key, parsed once per kid. */
+  privateKey: KeyObject;
 }
 
 /** Options of {@link SigningKeyRing}. */
@@ -60,6 +62,8 @@ async function generateKey(algorithm: SigningAlgorithm, window: Omit<KeyWindow, 
 export class SigningKeyRing {
   readonly #options: SigningKeyRingOptions;
   readonly #imported = new Map<string, Promise<CryptoKey>>();
+  /** The private keys parsed from PEM, by kid: parsing one costs about as much as a signature. */
+  readonly #privateKeys = new Map<string, KeyObject>();
 
   /** Does no I/O. */
   constructor(options: SigningKeyRingOptions) {
@@ -72,7 +76,12 @@ export class SigningKeyRing {
     const keys = await this.#current(now);
     const key = signingKeyAt(keys, now);
     if (key === undefined) throw new Error('the signing-key ring has no key for now right after its rotation; the clock moved backwards?');
-    return { kid: key.kid, alg: key.alg, privateKey: await this.#import(key.kid, () => importPKCS8(key.privateKeyPem, key.alg)) };
+    let privateKey = this.#privateKeys.get(key.kid);
+    if (privateKey === undefined) {
+      privateKey = createPrivateKey(key.privateKeyPem);
+      this.#privateKeys.set(key.kid, privateKey);
+    }
+    return { kid: key.kid, alg: key.alg, privateKey };
   }
 
   /** The public key `kid` while it is accepted, or undefined (unknown, or past its window). */
@@ -120,7 +129,7 @@ export class SigningKeyRing {
         throw error;
       }
       for (const kid of plan.drop) {
-        this.#imported.delete(kid);
+        this.#privateKeys.delete(kid);
         this.#imported.delete(`public:${kid}`);
       }
       logger.info(
