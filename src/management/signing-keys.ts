@@ -31,6 +31,8 @@ export interface SigningKeyRingOptions {
   storage: Storage;
   /** The algorithm of keys generated from now on (existing keys keep theirs). */
   algorithm: SigningAlgorithm;
+  /** The ring's object in storage. Default {@link SIGNING_KEY_RING_NAME} (the DirectClusterEndpointTokens' keys). */
+  name?: string;
   policy: RotationPolicy;
   /** Wall clock in ms since the epoch. */
   now: () => number;
@@ -111,7 +113,8 @@ export class SigningKeyRing {
   /** The ring's keys at `now`, rotated in storage first when due. */
   async #current(now: number): Promise<StoredKey[]> {
     const { storage, policy, algorithm, logger } = this.#options;
-    const ref = { resource: SIGNING_KEY_RING_RESOURCE, namespace: '', name: SIGNING_KEY_RING_NAME };
+    const name = this.#options.name ?? SIGNING_KEY_RING_NAME;
+    const ref = { resource: SIGNING_KEY_RING_RESOURCE, namespace: '', name };
     for (let attempt = 1; ; attempt += 1) {
       const stored = await storage.get(ref);
       const keys = isRing(stored) ? stored.keys : [];
@@ -119,7 +122,7 @@ export class SigningKeyRing {
       if (plan.add === undefined && plan.drop.length === 0) return keys;
       const next = keys.filter((key) => !plan.drop.includes(key.kid));
       if (plan.add !== undefined) next.push(await generateKey(algorithm, plan.add));
-      const object: RingObject = { apiVersion: 'internal.vcsync.dev/v1', kind: 'SigningKeyRing', metadata: { name: SIGNING_KEY_RING_NAME }, keys: next };
+      const object: RingObject = { apiVersion: 'internal.vcsync.dev/v1', kind: 'SigningKeyRing', metadata: { name }, keys: next };
       try {
         if (stored === undefined) await storage.create(SIGNING_KEY_RING_RESOURCE, object);
         else await storage.update(SIGNING_KEY_RING_RESOURCE, { ...object, metadata: { ...stored.metadata } }, { resourceVersion: stored.metadata.resourceVersion ?? '' });
@@ -133,7 +136,7 @@ export class SigningKeyRing {
         this.#imported.delete(`public:${kid}`);
       }
       logger.info(
-        { added: plan.add === undefined ? undefined : { signFrom: new Date(plan.add.signFrom).toISOString(), algorithm }, dropped: plan.drop },
+        { ring: name, added: plan.add === undefined ? undefined : { signFrom: new Date(plan.add.signFrom).toISOString(), algorithm }, dropped: plan.drop },
         'Rotated the token-signing keys',
       );
       return next;

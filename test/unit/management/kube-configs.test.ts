@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { randomBytes } from 'node:crypto';
-import { certificateLifetime, ingressHostOf, ingressServer, KubeConfigWriter, kubeConfigText } from '../../../src/management/kube-configs.js';
+import { certificateLifetime, ingressHostOf, ingressServer, type KubeConfigInput, KubeConfigWriter, kubeConfigText } from '../../../src/management/kube-configs.js';
 
 describe('kube configs of the virtual cluster, pure parts', () => {
   it('reads the ingress host only when controlPlane.ingress is enabled with a host', () => {
@@ -42,7 +42,7 @@ describe('kube configs of the virtual cluster, pure parts', () => {
     const writer = new KubeConfigWriter();
     const caCertPem = `-----BEGIN CERTIFICATE-----\n${randomBytes(600).toString('base64')}\n-----END CERTIFICATE-----\n`;
     const jwt = `eyJhbGciOiJSUzI1NiJ9.${randomBytes(400).toString('base64url')}.${randomBytes(256).toString('base64url')}`;
-    const inputs = [
+    const inputs: KubeConfigInput[] = [
       { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { token: jwt } },
       { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { token: `eyJ${randomBytes(300).toString('base64url')}` } },
       { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { 'client-certificate-data': `LS0t${randomBytes(900).toString('base64')}`, 'client-key-data': `LS0t${randomBytes(200).toString('base64')}` } },
