@@ -7,10 +7,11 @@
 // the rate (the machine is shared: the CPU time varies less than the rate). Measured:
 //
 //   kubeconfig cert   POST virtualclusterinstances/vc1/kubeconfig with clientCert: true: a fresh
-//                     ECDSA P-256 key, a CSR created, approved and polled on the virtual cluster (a
-//                     TLS devcluster whose signer signs it), the CSR deleted; the devcluster's CPU
-//                     per kube config is reported too;
-//   kubeconfig token  the same with clientCert: false: a DirectClusterEndpointToken (RS256) inside;
+//                     ECDSA P-256 key, a CSR created, approved and read back (polled until signed)
+//                     on the virtual cluster (a TLS devcluster whose signer signs it), the CSR
+//                     deleted; the devcluster's CPU per kube config is reported too;
+//   kubeconfig token  the same with clientCert: false: a DirectClusterEndpointToken-style JWT
+//                     (ES256, the kube-config tokens' own key ring) inside;
 //   tokens issued     POST directclusterendpointtokens (RS256, the default);
 //   reviews           POST tokenreviews (no credential, as a kube-apiserver asks): an access key
 //                     and a direct token, each as a cache hit (the same one repeatedly, on the
@@ -191,7 +192,7 @@ const ratio = (value, baseline) => round(value / baseline, 2);
 const table = [];
 const rows = [
   ['kubeConfigCert', 'configMapCreates', 'kube configs/s, clientCert: true (CSR round trip on a TLS devcluster)'],
-  ['kubeConfigToken', 'configMapCreates', 'kube configs/s, clientCert: false (an RS256 token)'],
+  ['kubeConfigToken', 'configMapCreates', 'kube configs/s, clientCert: false (an ES256 token)'],
   ['tokensIssued', 'configMapCreates', 'DirectClusterEndpointTokens issued/s (RS256)'],
   ['reviewKeyHit', 'cachedGet', 'token reviews/s, access key, cache hit'],
   ['reviewKeyMiss', 'cachedGet', `token reviews/s, access key, cache miss (${options['miss-keys']} keys, cache of 1)`],

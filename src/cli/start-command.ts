@@ -130,7 +130,7 @@ export function registerStartCommand(program: Command): void {
         .env('VCSYNC_MANAGEMENT_TOKEN_ISSUER')
         .argParser(issuerUrl),
     )
-    .addOption(new Option('--management-token-algorithm <alg>', 'signature algorithm of newly generated token-signing keys: RS256 (default) or ES256').env('VCSYNC_MANAGEMENT_TOKEN_ALGORITHM').argParser(signingAlgorithm))
+    .addOption(new Option('--management-token-algorithm <alg>', 'signature algorithm of newly generated DirectClusterEndpointToken signing keys: RS256 (default) or ES256 (kube-config tokens are ES256)').env('VCSYNC_MANAGEMENT_TOKEN_ALGORITHM').argParser(signingAlgorithm))
     .addOption(new Option('--management-max-watches <n>', 'concurrent watches of the management API; more are answered 429 (default: 1000)').env('VCSYNC_MANAGEMENT_MAX_WATCHES').argParser(positiveInteger))
     .addOption(new Option('--management-max-watches-per-user <n>', 'concurrent watches of one user; more are answered 429 (default: 100)').env('VCSYNC_MANAGEMENT_MAX_WATCHES_PER_USER').argParser(positiveInteger))
     .addOption(

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from '../apimachinery/index.js';
-import { type CertificateAndKey, type ObjectWriter, type ResourceType, rfc3339, signClientCertificateRequest } from '../apiserver/index.js';
+import { type CertificateAndKey, ClientCertificateAuthority, type ObjectWriter, type ResourceType, rfc3339 } from '../apiserver/index.js';
 import { KUBE_APISERVER_CLIENT_SIGNER } from './certificate-signing-request-rules.js';
 import type { StoreController } from './store-controllers.js';
 import type { StoreEvent } from './storage/types.js';
@@ -93,6 +93,8 @@ function awaitsSigning(object: JsonObject): boolean {
 export class CertificateSigner implements StoreController {
   readonly name = 'certificate-signer';
   readonly #init: CertificateSignerInit;
+  /** The CA parsed on the first signature (a CA that does not parse fails that reconcile, not the server's start). */
+  #authority: ClientCertificateAuthority | undefined;
 
   /** Does no I/O. */
   constructor(init: CertificateSignerInit) {
@@ -121,7 +123,8 @@ export class CertificateSigner implements StoreController {
     }
     const expirationSeconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : undefined;
     const window = signingWindow(this.#init.now(), expirationSeconds, this.#init.maxDurationMs);
-    const certificatePem = await signClientCertificateRequest(this.#init.ca, {
+    this.#authority ??= ClientCertificateAuthority.from(this.#init.ca);
+    const certificatePem = this.#authority.sign({
       csrPem: Buffer.from(String(spec['request'] ?? ''), 'base64').toString('latin1'),
       keyUsages: usages.map((usage) => CLIENT_USAGES[usage as string]).filter((usage) => usage !== undefined),
       ...window,

@@ -77,7 +77,7 @@ function asApiError(error: unknown, doing: string): unknown {
  */
 export async function requestClientCertificate(options: ClientCertificateRequest): Promise<CertificateAndKey> {
   const { client } = options;
-  const { requestPem, keyPem } = await createCertificateRequest(options.subject);
+  const { requestPem, keyPem } = createCertificateRequest(options.subject);
   const body: Csr = {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',

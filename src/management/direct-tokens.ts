@@ -5,11 +5,12 @@
  * which also refuses tokens whose access key was since disabled, deleted or narrowed.
  */
 import { randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { forbidden, isJsonObject, type JsonObject } from '../apimachinery/index.js';
 import type { AuthenticatedUser, ProcedureRequest } from '../apiserver/index.js';
 import type { AccessScope } from './access-scope.js';
 import type { AccessKeyAuthenticator } from './access-key-authenticator.js';
+import { signCompactJws } from './compact-jws.js';
 import { SIGNING_ALGORITHMS } from './key-rotation.js';
 import { ACCESS_KEY_EXTRA, ACCESS_KEY_UID_EXTRA, DIRECT_TOKEN_DEFAULT_TTL_SECONDS, DIRECT_TOKEN_MAX_TTL_SECONDS, KEY_SCOPE_EXTRA } from './management-constants.js';
 import { callerScope } from './ownership-authorizer.js';
@@ -28,7 +29,10 @@ export interface DirectTokenClaim {
 
 /** Options of {@link DirectTokens}. */
 export interface DirectTokensOptions {
+  /** The keys of DirectClusterEndpointTokens. */
   ring: SigningKeyRing;
+  /** The keys of the tokens in token kube configs; verified alike. Default `ring`. */
+  kubeConfigRing?: SigningKeyRing;
   /** `iss`: the URL whose `/.well-known/openid-configuration` publishes the key set. */
   issuer: () => string;
   /** `aud` of every token. */
@@ -107,7 +111,7 @@ export class DirectTokens implements TokenVerifier {
     const ttl = effectiveTtlSeconds(spec['ttl'], this.#defaultTtl, this.#maxTtl);
     const answer: JsonObject = { ...object, spec: { ...spec, ttl }, status: {} };
     if (request.dryRun) return answer;
-    answer['status'] = { token: await this.#sign(user, key, requested, ttl) };
+    answer['status'] = { token: await this.#sign({ ring: this.#options.ring, user, key, scope: requested, ttlSeconds: ttl }) };
     return answer;
   }
 
@@ -119,25 +123,29 @@ export class DirectTokens implements TokenVerifier {
   async mintForKubeConfig(user: AuthenticatedUser): Promise<{ token: string; ttlSeconds: number }> {
     const key = keyOfCaller(user);
     if (key === undefined) throw forbidden('a kube config with a token is issued only to a caller that authenticated with an access key (Authorization: Bearer <key>)');
-    return { token: await this.#sign(user, key, callerScope(user), this.#maxTtl), ttlSeconds: this.#maxTtl };
+    const ring = this.#options.kubeConfigRing ?? this.#options.ring;
+    return { token: await this.#sign({ ring, user, key, scope: callerScope(user), ttlSeconds: this.#maxTtl }), ttlSeconds: this.#maxTtl };
   }
 
-  async #sign(user: AuthenticatedUser, key: { name: string; uid: string }, scope: AccessScope | undefined, ttlSeconds: number): Promise<string> {
-    const signing = await this.#options.ring.signingKey();
+  async #sign(token: { ring: SigningKeyRing; user: AuthenticatedUser; key: { name: string; uid: string }; scope: AccessScope | undefined; ttlSeconds: number }): Promise<string> {
+    const { ring, user, key, scope, ttlSeconds } = token;
+    const signing = await ring.signingKey();
     const issuedAt = Math.floor(this.#options.now() / 1000);
     const claim: DirectTokenClaim = { kind: 'DirectClusterEndpointToken', accessKey: key, ...(scope !== undefined ? { scope } : {}) };
     // system: groups are every authenticator's own (a kube-apiserver adds system:authenticated itself).
     const groups = user.groups.filter((group) => !group.startsWith('system:'));
-    return new SignJWT({ groups, [this.#options.claimName]: claim })
-      .setProtectedHeader({ alg: signing.alg, kid: signing.kid, typ: 'JWT' })
-      .setIssuer(this.#options.issuer())
-      .setSubject(user.username)
-      .setAudience(this.#options.audience)
-      .setIssuedAt(issuedAt)
-      .setNotBefore(issuedAt)
-      .setExpirationTime(issuedAt + ttlSeconds)
-      .setJti(randomUUID())
-      .sign(signing.privateKey);
+    const payload = {
+      groups,
+      [this.#options.claimName]: claim,
+      iss: this.#options.issuer(),
+      sub: user.username,
+      aud: this.#options.audience,
+      iat: issuedAt,
+      nbf: issuedAt,
+      exp: issuedAt + ttlSeconds,
+      jti: randomUUID(),
+    };
+    return signCompactJws({ alg: signing.alg, kid: signing.kid, typ: 'JWT' }, payload, signing.privateKey);
   }
 
   /**
@@ -173,7 +181,8 @@ export class DirectTokens implements TokenVerifier {
       const verified = await jwtVerify(
         token,
         async () => {
-          const found = await this.#options.ring.verificationKey(kid);
+          const { ring, kubeConfigRing } = this.#options;
+          const found = (await ring.verificationKey(kid)) ?? (kubeConfigRing !== undefined && kubeConfigRing !== ring ? await kubeConfigRing.verificationKey(kid) : undefined);
           if (found === undefined) throw new errors.JWKSNoMatchingKey();
           return found.publicKey;
         },

@@ -30,7 +30,7 @@ export interface VirtualClusterAccess {
 }
 
 /** The kube config YAML: one cluster, the user `vcluster`, one context, current. */
-export function kubeConfigText(input: { clusterName: string; server: string; caCertPem: string; user: Record<string, string> }): string {
+export function kubeConfigText(input: KubeConfigInput): string {
   const context = input.clusterName;
   return toYaml({
     apiVersion: 'v1',
@@ -41,6 +41,51 @@ export function kubeConfigText(input: { clusterName: string; server: string; caC
     'current-context': context,
     preferences: {},
   });
+}
+
+/** What {@link kubeConfigText} takes. */
+export interface KubeConfigInput {
+  clusterName: string;
+  server: string;
+  caCertPem: string;
+  user: Record<string, string>;
+}
+
+/**
+ * Credential values the YAML writer leaves as plain scalars, unchanged and on one line: base64,
+ * base64url and JWS text of at least 20 characters starting with a letter (never a YAML keyword,
+ * number or indicator).
+ */
+const PLAIN_CREDENTIAL = /^[A-Za-z][A-Za-z0-9+/=._-]{19,}$/;
+
+/**
+ * {@link kubeConfigText} for many credentials of one cluster: the YAML is written once per
+ * cluster, server, CA and credential fields with placeholders where the credentials go, and each
+ * kube config substitutes them (the YAML writer costs several times a token's signature). A value
+ * that is not a {@link PLAIN_CREDENTIAL} is written the long way. The text is the same either way.
+ */
+export class KubeConfigWriter {
+  #key: string | undefined;
+  #parts: string[] = [];
+
+  /** The kube config of `input`, as {@link kubeConfigText} writes it. */
+  text(input: KubeConfigInput): string {
+    const fields = Object.keys(input.user);
+    const values = Object.values(input.user);
+    if (!values.every((value) => PLAIN_CREDENTIAL.test(value))) return kubeConfigText(input);
+    const key = JSON.stringify([input.clusterName, input.server, input.caCertPem, fields]);
+    if (key !== this.#key) {
+      const placeholders = fields.map((_, index) => `VcsyncCredentialPlaceholder${index}X`);
+      const template = kubeConfigText({ ...input, user: Object.fromEntries(fields.map((field, index) => [field, placeholders[index] as string])) });
+      const parts = template.split(/VcsyncCredentialPlaceholder\d+X/);
+      if (parts.length !== fields.length + 1) return kubeConfigText(input); // a field name that is not written plainly: no template
+      this.#parts = parts;
+      this.#key = key;
+    }
+    let text = this.#parts[0] ?? '';
+    for (let index = 0; index < values.length; index += 1) text += `${values[index] ?? ''}${this.#parts[index + 1] ?? ''}`;
+    return text;
+  }
 }
 
 /**
@@ -72,6 +117,7 @@ export class KubeConfigs {
   readonly #access: VirtualClusterAccess;
   readonly #tokens: DirectTokens;
   readonly #group: string;
+  readonly #writer = new KubeConfigWriter();
 
   /** Does no I/O; `group` is the management group (for 404s). */
   constructor(access: VirtualClusterAccess, tokens: DirectTokens, group: string) {
@@ -106,7 +152,7 @@ export class KubeConfigs {
     const answer: JsonObject = { ...request.object, status: {} };
     if (request.dryRun) return answer;
     const credential = spec['clientCert'] === true ? await this.#certificate(user, spec['certificateTTL']) : { token: (await this.#tokens.mintForKubeConfig(user)).token };
-    answer['status'] = { kubeConfig: kubeConfigText({ clusterName: access.name, server, caCertPem: access.caCertPem, user: credential }) };
+    answer['status'] = { kubeConfig: this.#writer.text({ clusterName: access.name, server, caCertPem: access.caCertPem, user: credential }) };
     return answer;
   }
 

@@ -103,8 +103,18 @@ export const KEY_HASH_SECRET_NAME = 'vcsync-management-key-hash';
 /** Where the token-signing keys live in the management storage: a partition the API does not serve. */
 export const SIGNING_KEY_RING_RESOURCE = 'internal.vcsync.dev/v1/signingkeyrings';
 
-/** The one object of {@link SIGNING_KEY_RING_RESOURCE}. */
+/** The object of {@link SIGNING_KEY_RING_RESOURCE} whose keys sign DirectClusterEndpointTokens. */
 export const SIGNING_KEY_RING_NAME = 'direct-cluster-endpoint-tokens';
+
+/** The object of {@link SIGNING_KEY_RING_RESOURCE} whose keys sign the tokens of token kube configs. */
+export const KUBE_CONFIG_SIGNING_KEY_RING_NAME = 'kube-config-tokens';
+
+/**
+ * The algorithm of the kube-config tokens' keys: ES256, whose signature costs a tenth of RS256's.
+ * Only vcsync's token review and verifiers of the published key set read these tokens, so the
+ * reference platform's RS256 (kept for DirectClusterEndpointTokens) does not bind them.
+ */
+export const KUBE_CONFIG_TOKEN_ALGORITHM = 'ES256';
 
 /** A DirectClusterEndpointToken without `spec.ttl` (or with 0) lives this long, in seconds. */
 export const DIRECT_TOKEN_DEFAULT_TTL_SECONDS = 3600;

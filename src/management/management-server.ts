@@ -10,6 +10,7 @@ import { ensureBootstrapAdminKey } from './bootstrap-admin-key.js';
 import { directClusterEndpointTokenKind } from './direct-cluster-endpoint-token-kind.js';
 import { DirectTokens } from './direct-tokens.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './key-rotation.js';
+import type { JWK } from 'jose';
 import {
   DEFAULT_DIRECT_TOKEN_AUDIENCE,
   DEFAULT_PLATFORM,
@@ -20,6 +21,8 @@ import {
   MANAGEMENT_BASE_PATH,
   MANAGEMENT_SERVER_NAME,
   OIDC_DISCOVERY_PATH,
+  KUBE_CONFIG_SIGNING_KEY_RING_NAME,
+  KUBE_CONFIG_TOKEN_ALGORITHM,
   SIGNING_KEY_PREPUBLISH_MS,
   SIGNING_KEY_ROTATION_INTERVAL_MS,
   TOKEN_REVIEW_PATH,
@@ -144,6 +147,12 @@ function openIdConfiguration(issuer: string): Record<string, unknown> {
 }
 
 /** The port a listening server is bound to; throws for a server not listening on TCP. */
+/** The key set of both rings: every key a token of this server may name. */
+async function publishedKeySet(...rings: readonly SigningKeyRing[]): Promise<{ keys: JWK[] }> {
+  const sets = await Promise.all(rings.map((ring) => ring.keySet()));
+  return { keys: sets.flatMap((set) => set.keys) };
+}
+
 function listeningPort(server: { address(): AddressInfo | string | null }): number {
   const bound = server.address();
   if (bound === null || typeof bound === 'string') throw new TypeError(`the management server is not listening on a TCP port (its address is ${String(bound)})`);
@@ -187,17 +196,13 @@ export async function startManagementServer(options: ManagementServerOptions): P
   // Resolved on its own for the authenticator and the bootstrap key; the registry resolves the same definition.
   const ownedAccessKeyDefinition = ownedAccessKeyKind({ platform, hasher });
   const ownedAccessKeys = resourceType(ownedAccessKeyDefinition);
-  const ring = new SigningKeyRing({
-    storage: options.storage,
-    algorithm: tokenOptions.algorithm ?? 'RS256',
-    policy: {
-      rotationIntervalMs: tokenOptions.rotationIntervalMs ?? SIGNING_KEY_ROTATION_INTERVAL_MS,
-      prepublishMs: tokenOptions.prepublishMs ?? SIGNING_KEY_PREPUBLISH_MS,
-      maxTokenTtlMs: maxTtlSeconds * 1000,
-    },
-    now,
-    logger,
-  });
+  const rotation = {
+    rotationIntervalMs: tokenOptions.rotationIntervalMs ?? SIGNING_KEY_ROTATION_INTERVAL_MS,
+    prepublishMs: tokenOptions.prepublishMs ?? SIGNING_KEY_PREPUBLISH_MS,
+    maxTokenTtlMs: maxTtlSeconds * 1000,
+  };
+  const ring = new SigningKeyRing({ storage: options.storage, algorithm: tokenOptions.algorithm ?? 'RS256', policy: rotation, now, logger });
+  const kubeConfigRing = new SigningKeyRing({ storage: options.storage, name: KUBE_CONFIG_SIGNING_KEY_RING_NAME, algorithm: KUBE_CONFIG_TOKEN_ALGORITHM, policy: rotation, now, logger });
   const authenticator = new AccessKeyAuthenticator({
     storage: options.storage,
     writer,
@@ -211,6 +216,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
   });
   const directTokens = new DirectTokens({
     ring,
+    kubeConfigRing,
     issuer,
     audience: tokenOptions.audience ?? DEFAULT_DIRECT_TOKEN_AUDIENCE,
     claimName: managementGroup(platform),
@@ -246,7 +252,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     publicRoutes: [{ method: 'POST', path: TOKEN_REVIEW_PATH, handle: tokenReview }],
     publicDocuments: [
       { path: OIDC_DISCOVERY_PATH, body: () => openIdConfiguration(issuer()), maxAgeSeconds: KEY_SET_MAX_AGE_SECONDS },
-      { path: KEY_SET_PATH, body: () => ring.keySet(), contentType: 'application/jwk-set+json', maxAgeSeconds: KEY_SET_MAX_AGE_SECONDS },
+      { path: KEY_SET_PATH, body: () => publishedKeySet(ring, kubeConfigRing), contentType: 'application/jwk-set+json', maxAgeSeconds: KEY_SET_MAX_AGE_SECONDS },
     ],
     https: pair,
     serverAddress: () => address,

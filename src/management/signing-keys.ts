@@ -1,4 +1,5 @@
-import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { type Storage, StorageError, type StoredObject } from '../apiserver/index.js';
 import type { Logger } from '../observe/logger.js';
 import { acceptedKeysAt, planRotation, signingKeyAt, type KeyWindow, type RotationPolicy, type SigningAlgorithm } from './key-rotation.js';
@@ -20,7 +21,8 @@ interface RingObject extends StoredObject {
 export interface ActiveSigningKey {
   kid: string;
   alg: SigningAlgorithm;
-  privateKey: CryptoKey;
+  /** A node:crypto key, parsed once per kid. */
+  privateKey: KeyObject;
 }
 
 /** Options of {@link SigningKeyRing}. */
@@ -29,6 +31,8 @@ export interface SigningKeyRingOptions {
   storage: Storage;
   /** The algorithm of keys generated from now on (existing keys keep theirs). */
   algorithm: SigningAlgorithm;
+  /** The ring's object in storage. Default {@link SIGNING_KEY_RING_NAME} (the DirectClusterEndpointTokens' keys). */
+  name?: string;
   policy: RotationPolicy;
   /** Wall clock in ms since the epoch. */
   now: () => number;
@@ -60,6 +64,8 @@ async function generateKey(algorithm: SigningAlgorithm, window: Omit<KeyWindow, 
 export class SigningKeyRing {
   readonly #options: SigningKeyRingOptions;
   readonly #imported = new Map<string, Promise<CryptoKey>>();
+  /** The private keys parsed from PEM, by kid: parsing one costs about as much as a signature. */
+  readonly #privateKeys = new Map<string, KeyObject>();
 
   /** Does no I/O. */
   constructor(options: SigningKeyRingOptions) {
@@ -72,7 +78,12 @@ export class SigningKeyRing {
     const keys = await this.#current(now);
     const key = signingKeyAt(keys, now);
     if (key === undefined) throw new Error('the signing-key ring has no key for now right after its rotation; the clock moved backwards?');
-    return { kid: key.kid, alg: key.alg, privateKey: await this.#import(key.kid, () => importPKCS8(key.privateKeyPem, key.alg)) };
+    let privateKey = this.#privateKeys.get(key.kid);
+    if (privateKey === undefined) {
+      privateKey = createPrivateKey(key.privateKeyPem);
+      this.#privateKeys.set(key.kid, privateKey);
+    }
+    return { kid: key.kid, alg: key.alg, privateKey };
   }
 
   /** The public key `kid` while it is accepted, or undefined (unknown, or past its window). */
@@ -102,7 +113,8 @@ export class SigningKeyRing {
   /** The ring's keys at `now`, rotated in storage first when due. */
   async #current(now: number): Promise<StoredKey[]> {
     const { storage, policy, algorithm, logger } = this.#options;
-    const ref = { resource: SIGNING_KEY_RING_RESOURCE, namespace: '', name: SIGNING_KEY_RING_NAME };
+    const name = this.#options.name ?? SIGNING_KEY_RING_NAME;
+    const ref = { resource: SIGNING_KEY_RING_RESOURCE, namespace: '', name };
     for (let attempt = 1; ; attempt += 1) {
       const stored = await storage.get(ref);
       const keys = isRing(stored) ? stored.keys : [];
@@ -110,7 +122,7 @@ export class SigningKeyRing {
       if (plan.add === undefined && plan.drop.length === 0) return keys;
       const next = keys.filter((key) => !plan.drop.includes(key.kid));
       if (plan.add !== undefined) next.push(await generateKey(algorithm, plan.add));
-      const object: RingObject = { apiVersion: 'internal.vcsync.dev/v1', kind: 'SigningKeyRing', metadata: { name: SIGNING_KEY_RING_NAME }, keys: next };
+      const object: RingObject = { apiVersion: 'internal.vcsync.dev/v1', kind: 'SigningKeyRing', metadata: { name }, keys: next };
       try {
         if (stored === undefined) await storage.create(SIGNING_KEY_RING_RESOURCE, object);
         else await storage.update(SIGNING_KEY_RING_RESOURCE, { ...object, metadata: { ...stored.metadata } }, { resourceVersion: stored.metadata.resourceVersion ?? '' });
@@ -120,11 +132,11 @@ export class SigningKeyRing {
         throw error;
       }
       for (const kid of plan.drop) {
-        this.#imported.delete(kid);
+        this.#privateKeys.delete(kid);
         this.#imported.delete(`public:${kid}`);
       }
       logger.info(
-        { added: plan.add === undefined ? undefined : { signFrom: new Date(plan.add.signFrom).toISOString(), algorithm }, dropped: plan.drop },
+        { ring: name, added: plan.add === undefined ? undefined : { signFrom: new Date(plan.add.signFrom).toISOString(), algorithm }, dropped: plan.drop },
         'Rotated the token-signing keys',
       );
       return next;

@@ -1,6 +1,7 @@
 import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
 import type * as X509 from '@peculiar/x509';
+import type { ClientSubject } from './certificate-request-builder.js';
 import { loadX509 } from './load-x509.js';
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -11,8 +12,6 @@ type X509Module = Awaited<ReturnType<typeof loadX509>>;
 /** ECDSA P-256 with SHA-256: fast to generate and accepted by Go (kubectl) and Node clients. */
 const KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
 const SIGNING_ALGORITHM: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
-/** The subjectAltName extension (RFC 5280 4.2.1.6). */
-const SUBJECT_ALT_NAME_OID = '2.5.29.17';
 /** Backdating of notBefore, so a client whose clock is slightly behind accepts a fresh cert. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
@@ -22,11 +21,7 @@ export interface CertificateAndKey {
   keyPem: string;
 }
 
-/** The subject of a client certificate: Kubernetes reads the user from CN and groups from O. */
-export interface ClientSubject {
-  commonName: string;
-  organizations?: string[];
-}
+export type { ClientSubject } from './certificate-request-builder.js';
 
 /** What {@link issueCertificate} puts into a leaf certificate. */
 export interface LeafCertificateSpec {
@@ -129,77 +124,6 @@ export async function issueClientCertificate(
     usage: 'client',
     validityMs,
   });
-}
-
-/** What {@link signClientCertificateRequest} puts into the certificate besides the request's subject, key and names. */
-export interface ClientRequestSigning {
-  /** The PEM PKCS#10 request (`CERTIFICATE REQUEST`); its self-signature is the caller's to have checked. */
-  csrPem: string;
-  /** The key usages to set (none: no KeyUsage extension, as Go leaves it out). */
-  keyUsages: readonly ('digitalSignature' | 'keyEncipherment')[];
-  notBefore: Date;
-  /** Cut to the CA's own notAfter when later. */
-  notAfter: Date;
-}
-
-/**
- * Signs a certificate request as kube-controller-manager's signer does for client certificates:
- * the request's subject, public key and subject alternative names, extended key usage clientAuth,
- * the requested key usages, not a CA, the validity asked (never beyond the CA's), issued by `ca`.
- * Returns the certificate as PEM. Rejects when the request does not parse or the CA has expired.
- */
-export async function signClientCertificateRequest(ca: CertificateAndKey, signing: ClientRequestSigning): Promise<string> {
-  const x509 = await loadX509();
-  const request = new x509.Pkcs10CertificateRequest(signing.csrPem);
-  const caCertificate = new x509.X509Certificate(ca.certPem);
-  const notAfter = signing.notAfter < caCertificate.notAfter ? signing.notAfter : caCertificate.notAfter;
-  if (!(signing.notBefore < caCertificate.notAfter)) throw new RangeError(`the signer has expired: NotAfter=${caCertificate.notAfter.toISOString()}`);
-  const flags = signing.keyUsages.reduce((all, usage) => all | x509.KeyUsageFlags[usage], 0);
-  const extensions: X509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth], false),
-    await x509.AuthorityKeyIdentifierExtension.create(caCertificate, false, crypto),
-  ];
-  if (flags !== 0) extensions.push(new x509.KeyUsagesExtension(flags, true));
-  const names = request.getExtension(SUBJECT_ALT_NAME_OID);
-  if (names !== null) extensions.push(names);
-  const certificate = await x509.X509CertificateGenerator.create(
-    {
-      serialNumber: randomSerialNumber(),
-      subject: request.subjectName,
-      issuer: caCertificate.subjectName,
-      notBefore: signing.notBefore,
-      notAfter,
-      publicKey: request.publicKey,
-      signingKey: await importPrivateKeyPem(ca.keyPem),
-      signingAlgorithm: SIGNING_ALGORITHM,
-      extensions,
-    },
-    crypto,
-  );
-  return certificate.toString('pem');
-}
-
-/** A PKCS#10 certificate signing request (PEM) and the private key it was made for (PKCS#8 PEM). */
-export interface CertificateRequestAndKey {
-  requestPem: string;
-  keyPem: string;
-}
-
-/**
- * Generates an ECDSA P-256 key pair and a certificate signing request for `subject` (CN the user,
- * O the groups), as `kubectl certificate` and kubeadm users send to a cluster's
- * CertificateSigningRequest API. The key never leaves the caller.
- */
-export async function createCertificateRequest(subject: ClientSubject): Promise<CertificateRequestAndKey> {
-  if (subject.commonName === '') throw new RangeError('a certificate request needs a non-empty commonName');
-  const x509 = await loadX509();
-  const keys = await generateKeyPair();
-  const request = await x509.Pkcs10CertificateRequestGenerator.create(
-    { name: distinguishedName(x509, subject.commonName, subject.organizations ?? []), keys, signingAlgorithm: SIGNING_ALGORITHM },
-    crypto,
-  );
-  return { requestPem: request.toString('pem'), keyPem: await exportPrivateKeyPem(keys.privateKey) };
 }
 
 /**

@@ -165,9 +165,11 @@ describe('DirectClusterEndpointToken', () => {
     expect(discovery.headers['cache-control']).toBe('public, max-age=300');
     const keySet = await fixture.call('GET', '//openid/v1/jwks');
     expect(keySet.body.keys.length).toBeGreaterThan(0);
-    for (const jwk of keySet.body.keys as Record<string, unknown>[]) {
-      expect(Object.keys(jwk).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']); // public parts only
-    }
+    // Public parts only: the DirectClusterEndpointTokens' RSA key and the kube-config tokens' EC key.
+    expect((keySet.body.keys as Record<string, unknown>[]).map((jwk) => Object.keys(jwk).sort())).toEqual([
+      ['alg', 'e', 'kid', 'kty', 'n', 'use'],
+      ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'],
+    ]);
     expect((await fixture.call('POST', '//openid/v1/jwks', { body: {} })).status).toBe(405);
     // Under the base path they are not served (and need a key).
     expect((await fixture.call('GET', '/.well-known/openid-configuration', { key: fixture.adminKey })).status).toBe(404);
@@ -198,7 +200,8 @@ describe('DirectClusterEndpointToken signing keys: ES256, rotation, replicas', (
 
     fixture.nowMs = start + 23.5 * HOUR; // inside the prepublish window: two keys published, the old one still signs
     const published = await fixture.call('GET', '//openid/v1/jwks');
-    expect(published.body.keys.map((jwk: { kid: string }) => jwk.kid)).toHaveLength(2);
+    // The DirectClusterEndpointTokens' RSA keys (the kube-config tokens' EC key is published beside them).
+    expect(published.body.keys.filter((jwk: { kty: string }) => jwk.kty === 'RSA')).toHaveLength(2);
     expect(decodeProtectedHeader(String((await issue(fixture, fixture.adminKey, { ttl: 7200 })).body.status.token)).kid).toBe(oldKid);
 
     fixture.nowMs = start + 24.5 * HOUR; // the successor signs; the first token (issued at start, 2 h) is long expired

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { startDevCluster, type DevCluster } from '../../../src/devcluster/index.js';
@@ -82,6 +83,12 @@ describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against a TLS devclus
     expect(config['current-context']).toBe(config.contexts[0]?.name);
     expect(config.contexts[0]?.context).toEqual({ cluster: 'vc1', user: 'vcluster' });
     expect(Object.keys(config.users[0]?.user ?? {})).toEqual(['token']);
+    // An ES256 JWT of its own key ring, published beside the DirectClusterEndpointTokens' keys.
+    const token = config.users[0]?.user['token'] ?? '';
+    expect(decodeProtectedHeader(token).alg).toBe('ES256');
+    const keySet = await management.call('GET', '//openid/v1/jwks');
+    const { payload } = await jwtVerify(token, createLocalJWKSet(keySet.body as JSONWebKeySet), { issuer: management.server.issuer, audience: 'vcsync-direct-cluster-endpoint' });
+    expect(payload.sub).toBe('admin');
 
     const pointed = await request(management.adminKey, { server: cluster.url });
     const env = await kubectlWith(String(pointed.body.status.kubeConfig));

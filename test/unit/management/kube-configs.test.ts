@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { certificateLifetime, ingressHostOf, ingressServer, kubeConfigText } from '../../../src/management/kube-configs.js';
+import { randomBytes } from 'node:crypto';
+import { certificateLifetime, ingressHostOf, ingressServer, type KubeConfigInput, KubeConfigWriter, kubeConfigText } from '../../../src/management/kube-configs.js';
 
 describe('kube configs of the virtual cluster, pure parts', () => {
   it('reads the ingress host only when controlPlane.ingress is enabled with a host', () => {
@@ -35,5 +36,23 @@ describe('kube configs of the virtual cluster, pure parts', () => {
       'current-context': 'vc1',
       preferences: {},
     });
+  });
+
+  it('KubeConfigWriter writes the text kubeConfigText writes, for every credential, cluster and CA', () => {
+    const writer = new KubeConfigWriter();
+    const caCertPem = `-----BEGIN CERTIFICATE-----\n${randomBytes(600).toString('base64')}\n-----END CERTIFICATE-----\n`;
+    const jwt = `eyJhbGciOiJSUzI1NiJ9.${randomBytes(400).toString('base64url')}.${randomBytes(256).toString('base64url')}`;
+    const inputs: KubeConfigInput[] = [
+      { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { token: jwt } },
+      { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { token: `eyJ${randomBytes(300).toString('base64url')}` } },
+      { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { 'client-certificate-data': `LS0t${randomBytes(900).toString('base64')}`, 'client-key-data': `LS0t${randomBytes(200).toString('base64')}` } },
+      { clusterName: 'vc1', server: 'https://other.example.com:8443', caCertPem, user: { token: jwt } },
+      { clusterName: 'vc2', server: 'https://vc1.example.com', caCertPem: 'PEM', user: { token: jwt } },
+      // Not plain credentials: written the long way.
+      { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { token: 't' } },
+      { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { token: '12345678901234567890123' } },
+      { clusterName: 'vc1', server: 'https://vc1.example.com', caCertPem, user: { token: 'a token with spaces in it, quite long' } },
+    ];
+    for (const input of [...inputs, ...inputs]) expect(writer.text(input)).toBe(kubeConfigText(input));
   });
 });
