@@ -127,7 +127,16 @@ export class CacheStore<T extends KubeObject> {
     return delta;
   }
 
-  /** True once {@link CacheStore.replace} has run (the first list is in). */
+  /**
+   * Marks the store synced at `resourceVersion` without a {@link CacheStore.replace}: for a first
+   * list stored object by object with {@link CacheStore.upsert} (nothing was cached before it).
+   */
+  markSynced(resourceVersion: string): void {
+    this.#resourceVersion = resourceVersion;
+    this.#synced = true;
+  }
+
+  /** True once {@link CacheStore.replace} or {@link CacheStore.markSynced} has run (the first list is in). */
   hasSynced(): boolean {
     return this.#synced;
   }

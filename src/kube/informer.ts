@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import { CacheStore, type IndexFunc } from './cache-store.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { realClock, sleep, type Clock } from './clock.js';
 import type { KubeObject } from './kube-object.js';
 import { KubeMetrics, type WatchMetrics } from './metrics.js';
@@ -32,6 +33,13 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Refl
   /** Each resync interval is stretched by up to this random fraction. Default 0.1. */
   resyncJitter?: number;
 }
+
+/**
+ * Objects of a first list stored and delivered between two turns of the event loop: a list of
+ * 50,000 otherwise holds it (and `/readyz`, `/metrics`, the other informers' lists) for the whole
+ * store and enqueue, a few hundred ms.
+ */
+const INITIAL_LIST_CHUNK = 1000;
 
 interface Resolved {
   readonly name: string;
@@ -87,14 +95,13 @@ export class Informer<T extends KubeObject> {
   }
 
   /**
-   * Registers `handler`; if the cache is already synced, the handler first receives an add for
-   * every cached object. Returns a function that unregisters it.
+   * Registers `handler`; it first receives an add for every cached object (once synced: all of
+   * them; while a first list is being stored: those stored so far, the rest follows). Returns a
+   * function that unregisters it.
    */
   addHandler(handler: InformerHandler<T>): () => void {
     this.#handlers.add(handler);
-    if (this.#store.hasSynced()) {
-      for (const object of this.#store.list()) this.#call('onAdd', () => handler.onAdd?.(object, true));
-    }
+    for (const object of this.#store.list()) this.#call('onAdd', () => handler.onAdd?.(object, true));
     return () => {
       this.#handlers.delete(handler);
     };
@@ -162,7 +169,8 @@ export class Informer<T extends KubeObject> {
     }
   }
 
-  #replace(items: T[], resourceVersion: string): void {
+  #replace(items: T[], resourceVersion: string): void | Promise<void> {
+    if (!this.#store.hasSynced() && this.#store.size === 0 && items.length > INITIAL_LIST_CHUNK) return this.#storeFirstList(items, resourceVersion);
     const initial = !this.#store.hasSynced();
     const delta = this.#store.replace(items, resourceVersion);
     for (const object of delta.added) this.#deliver('onAdd', (h) => h.onAdd?.(object, initial));
@@ -173,6 +181,28 @@ export class Informer<T extends KubeObject> {
       this.#syncWaiters = [];
       for (const wake of waiters) wake();
     }
+  }
+
+  /**
+   * A large first list into an empty cache: stored and delivered (as adds) {@link INITIAL_LIST_CHUNK}
+   * objects at a time, with a turn of the event loop between chunks; synced after the last. Nothing
+   * reads the cache before it is synced, and the reflector waits for this before it watches.
+   */
+  async #storeFirstList(items: T[], resourceVersion: string): Promise<void> {
+    for (let start = 0; start < items.length; start += INITIAL_LIST_CHUNK) {
+      if (start > 0) await nextTurn();
+      const end = Math.min(items.length, start + INITIAL_LIST_CHUNK);
+      for (let index = start; index < end; index += 1) {
+        const object = items[index] as T;
+        const old = this.#store.upsert(object);
+        if (old === undefined) this.#deliver('onAdd', (h) => h.onAdd?.(object, true));
+        else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.#deliver('onUpdate', (h) => h.onUpdate?.(old, object));
+      }
+    }
+    this.#store.markSynced(resourceVersion);
+    const waiters = this.#syncWaiters;
+    this.#syncWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): void {

@@ -15,10 +15,16 @@ export interface ListerWatcher {
   watch<T extends KubeObject>(path: string, options?: WatchOptions): Promise<WatchStream<T>>;
 }
 
-/** Where a reflector delivers what it learns. Calls are synchronous and strictly ordered. */
+/**
+ * Where a reflector delivers what it learns. Calls are strictly ordered: the reflector waits for a
+ * `replace` that returns a promise before it watches, so nothing is delivered while it runs.
+ */
 export interface ReflectorSink<T extends KubeObject> {
-  /** A full list at `resourceVersion` replaces everything known before. */
-  replace(items: T[], resourceVersion: string): void;
+  /**
+   * A full list at `resourceVersion` replaces everything known before. May return a promise (to
+   * spread a large list over several turns of the event loop); the reflector awaits it.
+   */
+  replace(items: T[], resourceVersion: string): void | Promise<void>;
   /** One change seen on the watch. */
   apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): void;
   /** The server confirmed progress up to `resourceVersion` without a change. */
@@ -252,7 +258,7 @@ export class Reflector<T extends KubeObject> {
     this.#connected = true;
     this.#metrics.relisted();
     this.#lastResourceVersion = resourceVersion;
-    this.#sink.replace(items, resourceVersion);
+    await this.#sink.replace(items, resourceVersion);
     this.#options.logger.debug({ items: items.length, resourceVersion }, 'Listed');
   }
 

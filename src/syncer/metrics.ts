@@ -18,6 +18,8 @@ export interface ControllerMetrics {
   patchFailed(): void;
   /** Counts `count` changes by another writer to host objects found contended. */
   competingWrites(count: number): void;
+  /** Records that the first pass over the keys queued at start ended (every one reconciled once), now. */
+  initialSyncDone(): void;
 }
 
 /**
@@ -31,6 +33,7 @@ export class SyncerMetrics {
   readonly #managed: Gauge<'controller'>;
   readonly #patchErrors: Counter<'controller'>;
   readonly #competingWrites: Counter<'controller'>;
+  readonly #initialSyncDone: Gauge<'controller'>;
   readonly #managedSources = new Map<string, () => number>();
 
   constructor(registry: Registry) {
@@ -76,6 +79,12 @@ export class SyncerMetrics {
       labelNames: ['controller'],
       registers,
     });
+    this.#initialSyncDone = new Gauge({
+      name: 'vcsync_initial_sync_done_timestamp_seconds',
+      help: 'Unix time at which the first pass over the keys queued when the caches synced ended: every virtual and host object of the start reconciled once, nothing queued or in flight. 0 until then.',
+      labelNames: ['controller'],
+      registers,
+    });
   }
 
   /** The metrics of controller `name` (a fixed word such as `endpoints`). */
@@ -85,6 +94,7 @@ export class SyncerMetrics {
     this.#managed.labels(name).set(0);
     this.#patchErrors.labels(name).inc(0);
     this.#competingWrites.labels(name).inc(0);
+    this.#initialSyncDone.labels(name).set(0);
     return {
       reconciled: (result, seconds, skipCause) => {
         this.#operations.labels(name, result).inc();
@@ -96,6 +106,7 @@ export class SyncerMetrics {
       competingWrites: (count) => {
         if (count > 0) this.#competingWrites.labels(name).inc(count);
       },
+      initialSyncDone: () => this.#initialSyncDone.labels(name).set(Date.now() / 1000),
     };
   }
 }

@@ -1,4 +1,5 @@
 import { assembleConfigSchema, type ConfigSchema } from '../config/config-schema.js';
+import { precompiledConfigValidator } from './precompiled-config-validator.js';
 import { endpointsSyncable } from './endpoints/endpoints-syncable.js';
 import { endpointSlicesSyncable } from './endpointslices/endpointslices-syncable.js';
 import type { ResourceDeclaration, SyncableResource } from './syncable-resource.js';
@@ -29,12 +30,18 @@ const schemas = new WeakMap<readonly ResourceDeclaration[], ConfigSchema>();
 /**
  * The vcluster.yaml schema of `resources` (default {@link SYNCABLE_RESOURCES}): what `validate`,
  * `preview`, `start`, `dev` and every reload parse with. Assembled once per list (the same array
- * gives the same schema, so its validator compiles once).
+ * gives the same schema, so its validator compiles once). The registry's validator is
+ * precompiled (`precompiled-config-validator.ts`, written by `npm run generate`): a start neither
+ * loads ajv nor compiles, and any other list (or a registry changed without regenerating) is
+ * compiled at its first validation.
  */
 export function registryConfigSchema(resources: readonly ResourceDeclaration[] = SYNCABLE_RESOURCES): ConfigSchema {
   let schema = schemas.get(resources);
   if (schema === undefined) {
-    schema = assembleConfigSchema(resources.map((resource) => resource.config));
+    schema = assembleConfigSchema(
+      resources.map((resource) => resource.config),
+      { precompiled: precompiledConfigValidator },
+    );
     schemas.set(resources, schema);
   }
   return schema;

@@ -100,6 +100,8 @@ export class ToHostController<V extends KubeObject> {
   readonly #busy = new Set<string>();
   /** Busy keys whose host object had an event meanwhile → that host object's key: decided once the reconcile ends. */
   readonly #hostEventsWhileBusy = new Map<string, string>();
+  /** True from the start of the workers until the first moment nothing is queued or in flight. */
+  #initialPass = false;
 
   constructor(options: ToHostControllerOptions<V>) {
     this.#options = options;
@@ -138,6 +140,8 @@ export class ToHostController<V extends KubeObject> {
       }
       const initial = this.#queue.len();
       this.#logger.info({ queued: initial, virtual: this.#options.virtualInformer.list().length }, 'caches synced, starting workers');
+      this.#initialPass = true;
+      this.#endOfInitialPass();
       const workers = Array.from({ length: this.#workers }, () => this.#work(signal));
       workers.push(this.#reportInitialSync(initial, signal), this.#summary.run(signal));
       await new Promise<void>((resolve) => {
@@ -165,6 +169,13 @@ export class ToHostController<V extends KubeObject> {
       this.#logger.info({ remaining: this.#queue.len(), total: initial }, 'initial sync in progress');
     }
     this.#logger.info({ total: initial, seconds: Math.round((this.#clock.now() - started) / 1000) }, 'initial sync done');
+  }
+
+  /** Records the end of the initial pass the first time nothing is queued and no reconcile runs. */
+  #endOfInitialPass(): void {
+    if (!this.#initialPass || this.#queue.len() > 0 || this.#busy.size > 0) return;
+    this.#initialPass = false;
+    this.#options.metrics.initialSyncDone();
   }
 
   #registerHandlers(): () => void {
@@ -233,6 +244,7 @@ export class ToHostController<V extends KubeObject> {
         this.#busy.delete(key);
         this.#afterHostEventsWhileBusy(key);
         this.#queue.done(key);
+        this.#endOfInitialPass();
       }
     }
   }

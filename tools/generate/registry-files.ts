@@ -1,4 +1,5 @@
 import { renderConfigJsonSchema, CONFIG_JSON_SCHEMA_PATH } from '../../src/config/json-schema.js';
+import { renderConfigValidatorModule } from '../../src/config/config-validator-code.js';
 import { registryConfigSchema, SYNCABLE_RESOURCES } from '../../src/syncer/resources.js';
 import type { RbacNeeds, ResourceDeclaration } from '../../src/syncer/syncable-resource.js';
 import { mergeRbacRules, renderRbacRules } from './rbac-rules.js';
@@ -19,6 +20,9 @@ export interface GeneratedFile {
   render(current: string): string;
 }
 
+/** The registry's config validator, compiled ahead of time (see `registryConfigSchema`). */
+export const PRECOMPILED_CONFIG_VALIDATOR_PATH = 'src/syncer/precompiled-config-validator.ts';
+
 /** Which side's needs go into which manifest. */
 const RBAC_MANIFESTS: readonly { path: string; side: keyof RbacNeeds }[] = [
   { path: 'config/deploy/virtual-rbac.yaml', side: 'virtual' },
@@ -30,13 +34,17 @@ const RBAC_MANIFESTS: readonly { path: string; side: keyof RbacNeeds }[] = [
 
 /**
  * Every file generated from `resources` (default: the registry): the
- * published JSON Schema of vcluster.yaml, and the resource rules of the deploy manifests and of the
+ * published JSON Schema of vcluster.yaml and its precompiled validator, and the resource rules of the deploy manifests and of the
  * chart's RBAC templates (every block between {@link BEGIN_MARKER} and {@link END_MARKER}; the
  * rest of each file is written by hand and kept).
  */
 export function registryGeneratedFiles(resources: readonly ResourceDeclaration[] = SYNCABLE_RESOURCES): GeneratedFile[] {
   return [
     { path: CONFIG_JSON_SCHEMA_PATH, render: () => renderConfigJsonSchema(registryConfigSchema(resources)) },
+    {
+      path: PRECOMPILED_CONFIG_VALIDATOR_PATH,
+      render: () => renderConfigValidatorModule(registryConfigSchema(resources), { generateCommand: GENERATE_COMMAND, configSchemaImport: '../config/config-schema.js' }),
+    },
     ...RBAC_MANIFESTS.map(({ path, side }) => ({
       path,
       render: (current: string) => replaceGeneratedBlock(path, current, mergeRbacRules(resources.flatMap((resource) => resource.rbac[side]))),

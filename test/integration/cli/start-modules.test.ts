@@ -47,6 +47,26 @@ describe('what `vcsync start` loads on its way to ready', () => {
     expect(modules).toContain(pathToFileURL(join(REPO_ROOT, 'dist/cli/run-syncer.js')).href);
     expect(modules.filter((url) => NOT_ON_THE_START_PATH.test(url))).toEqual([]);
   });
+
+  it('loads and checks the config with the precompiled validator: ajv itself is never loaded, only its runtime helpers', async () => {
+    assertBuilt(['src/config', 'src/syncer']);
+    const dist = (file: string): string => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', file)).href);
+    const modules = await loadedModules(
+      [
+        "import { createRequire } from 'node:module';",
+        `const { loadCheckedConfig } = await import(${dist('syncer/sync-config.js')});`,
+        `const { SYNCABLE_RESOURCES } = await import(${dist('syncer/resources.js')});`,
+        "const loaded = await loadCheckedConfig('config/vcluster.yaml', SYNCABLE_RESOURCES);",
+        "if (!loaded.ok) throw new Error('the example config is invalid');",
+        "const bad = await loadCheckedConfig('package.json', SYNCABLE_RESOURCES);",
+        "if (bad.ok) throw new Error('package.json passed as a config');",
+        // ajv is loaded with require(): its modules are in the CommonJS cache, not seen by the load hook.
+        "const ajv = Object.keys(createRequire(import.meta.url).cache).filter((file) => file.includes('/node_modules/ajv/') && !file.includes('/node_modules/ajv/dist/runtime/'));",
+        "if (ajv.length > 0) throw new Error(`ajv loaded: ${ajv.join(', ')}`);",
+      ].join('\n'),
+    );
+    expect(modules.filter((url) => /\/node_modules\/ajv\/(?!dist\/runtime\/)/.test(url))).toEqual([]);
+  });
 });
 
 describe('what importing the package loads', () => {

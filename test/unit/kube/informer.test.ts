@@ -89,6 +89,34 @@ describe('Informer over a scripted list/watch', () => {
     expect(informer.byIndex('namespace', 'ns')).toHaveLength(2);
   });
 
+  it('stores and delivers a large first list over several turns of the event loop, each object once, synced after the last; a handler added meanwhile misses none', async () => {
+    const lw = new FakeListerWatcher();
+    const count = 3500;
+    lw.listScript = [{ items: Array.from({ length: count }, (_, i) => obj(`o${i}`, String(i + 1))), metadata: { resourceVersion: '9000' } }];
+    const { informer, log } = start(lw);
+    // Runs on a turn of the event loop: with the list delivered in one block it would see all or nothing.
+    const seenBetweenTurns: number[] = [];
+    const late: string[] = [];
+    const onTurn = (): void => {
+      if (informer.hasSynced()) return;
+      seenBetweenTurns.push(log.length);
+      if (log.length > 0 && late.length === 0) informer.addHandler({ onAdd: (o, initial) => void late.push(`${o.metadata?.name}${initial ? ' initial' : ''}`) });
+      setImmediate(onTurn);
+    };
+    setImmediate(onTurn);
+    expect(await informer.waitForCacheSync(new AbortController().signal)).toBe(true);
+    expect(log).toHaveLength(count);
+    expect(new Set(log).size).toBe(count);
+    expect(log.every((line) => line.endsWith(' initial'))).toBe(true);
+    expect(seenBetweenTurns.some((seen) => seen > 0 && seen < count)).toBe(true);
+    expect(late).toHaveLength(count);
+    expect(new Set(late).size).toBe(count);
+    expect(informer.list()).toHaveLength(count);
+    expect(informer.resourceVersion).toBe('9000');
+    await waitFor('the watch', () => lw.watches.length === 1);
+    expect(lw.lastWatch.options.resourceVersion).toBe('9000');
+  });
+
   it('delivers watch events in order and restarts a cleanly ended watch from the last resourceVersion without relisting', async () => {
     const lw = new FakeListerWatcher();
     const { informer, log, registry } = start(lw);

@@ -206,3 +206,72 @@ describe('ToHostController at the end of a leadership term', () => {
     expect(await metricValue(registry, 'vcsync_sync_operations_total', { result: 'error' })).toBe(0);
   });
 });
+
+describe('ToHostController: the end of the initial pass', () => {
+  const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
+  const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
+  const resource = endpointsResource({ get: () => ({ spec: {} }) });
+
+  it('is recorded once every key queued by the initial lists was reconciled and none is in flight, not before', async () => {
+    const virtualInformer = new HandDriven();
+    const hostInformer = new HandDriven();
+    virtualInformer.byKey.set('default/web', virtual);
+    let listed: (() => void) | undefined;
+    const cachesSynced = new Promise<boolean>((resolve) => (listed = () => resolve(true)));
+    virtualInformer.waitForCacheSync = () => cachesSynced;
+    let answer: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let creates = 0;
+    const hostClient: ClusterWriter = {
+      get: () => Promise.reject(new Error('unexpected get')),
+      create: async <T>(_path: string, body: T): Promise<T> => {
+        creates += 1;
+        await answered;
+        const b = body as Endpoints;
+        return { ...b, metadata: { ...b.metadata, uid: 'h-uid', resourceVersion: '60' } } as T;
+      },
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    const registry = new Registry();
+    const reconciler = new ToHostReconciler<Endpoints>({
+      resource,
+      virtualCache: virtualInformer.asInformer(),
+      hostCache: hostInformer.asInformer(),
+      virtualClient: hostClient,
+      hostClient,
+      state: { enabled: true, translator, patcher: passThrough },
+    });
+    const sync = new ToHostController<Endpoints>({
+      kind: resource,
+      reconciler,
+      virtualInformer: virtualInformer.asInformer(),
+      hostInformer: hostInformer.asInformer(),
+      queue: new RateLimitingWorkQueue(),
+      events: { warning: () => { throw new Error('no event expected'); } },
+      metrics: new SyncerMetrics(registry).controller('endpoints'),
+    });
+    const controller = new AbortController();
+    const running = sync.run(controller.signal);
+    const doneAt = (): Promise<number> => metricValue(registry, 'vcsync_initial_sync_done_timestamp_seconds', { controller: 'endpoints' });
+    try {
+      await waitFor('handlers registered', () => virtualInformer.handlers.length === 1);
+      await virtualInformer.handlers[0]?.onAdd?.(virtual, true); // the initial list's add
+      expect(await doneAt()).toBe(0);
+      const before = Date.now() / 1000;
+      listed?.();
+      await waitFor('the create in flight', () => creates === 1);
+      expect(await doneAt()).toBe(0); // queue empty, but the key is still being reconciled
+      answer?.();
+      await waitFor('the create counted', async () => (await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })) === 1);
+      const done = await waitFor('the end of the initial pass recorded', async () => {
+        const value = await doneAt();
+        return value > 0 ? value : undefined;
+      });
+      expect(done).toBeGreaterThanOrEqual(Math.floor(before));
+    } finally {
+      controller.abort();
+      await running;
+    }
+  });
+});
