@@ -68,6 +68,15 @@ class ChildProcess {
     this.#child.stdin.write(`${line}\n`);
   }
 
+  /** Resolves true once the child exits by itself, false after `timeoutMs` if it has not. */
+  async exitedWithin(timeoutMs) {
+    let timer;
+    const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const exited = await Promise.race([this.#exited.then(() => true), timeout]);
+    clearTimeout(timer);
+    return exited;
+  }
+
   async stop() {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
     this.#child.kill('SIGTERM');
@@ -193,7 +202,10 @@ export async function startBaselineProcess({ dir, label, virtual, host, resource
       child.send('go');
       return done;
     },
-    stop: () => child.stop(),
+    // It exits by itself after printing its figures; a SIGTERM then would lose its --cpu-prof profile.
+    stop: async () => {
+      if (!(await child.exitedWithin(10_000))) await child.stop();
+    },
   };
 }
 

@@ -280,12 +280,19 @@ export class Reflector<T extends KubeObject> {
     let silent = false;
     let events = 0;
     let watchdog: TimerHandle | undefined;
-    const armWatchdog = (): void => {
-      if (watchdog !== undefined) clock.clearTimer(watchdog);
-      watchdog = clock.setTimer(() => {
+    // One timer per silence window, not one per event: when it fires early (events came), it waits
+    // for the rest of the window after the last event. The watch still closes once silent that long.
+    let lastEventAt = clock.now();
+    const limitMs = this.#options.watchSilenceLimitMs;
+    const checkSilence = (): void => {
+      const quietMs = clock.now() - lastEventAt;
+      if (quietMs >= limitMs) {
+        watchdog = undefined;
         silent = true;
         stream.close();
-      }, this.#options.watchSilenceLimitMs);
+        return;
+      }
+      watchdog = clock.setTimer(checkSilence, limitMs - quietMs);
     };
     const onAbort = (): void => stream.close();
     if (signal.aborted) {
@@ -293,12 +300,12 @@ export class Reflector<T extends KubeObject> {
       return 'closed';
     }
     signal.addEventListener('abort', onAbort, { once: true });
-    armWatchdog();
+    watchdog = clock.setTimer(checkSilence, limitMs);
     try {
       for await (const event of stream) {
-        armWatchdog();
+        lastEventAt = clock.now();
         events += 1;
-        this.#metrics.event(event.type, clock.now());
+        this.#metrics.event(event.type, lastEventAt);
         if (event.type === 'ERROR') throw watchErrorToApiError(event.object);
         this.#backoff.reset();
         const resourceVersion = event.object.metadata?.resourceVersion;

@@ -1,4 +1,4 @@
-import http, { type IncomingMessage } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Registry } from 'prom-client';
 import { ApiError, type Status, statusFromHttpCode } from '../apimachinery/index.js';
@@ -8,6 +8,7 @@ import type { ClusterConfig } from './kube-config.js';
 import type { KubeList, KubeObject } from './kube-object.js';
 import { KubeMetrics, type RestClientMetrics } from './metrics.js';
 import { TokenBucket } from './token-bucket.js';
+import { InFlightAborts } from './in-flight-aborts.js';
 import { RequestDeadline } from './request-deadline.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
@@ -143,6 +144,7 @@ export class RestClient {
   readonly #limiter: TokenBucket;
   readonly #metrics: RestClientMetrics;
   readonly #target: ServerTarget;
+  readonly #aborts = new InFlightAborts();
   #agent: http.Agent | undefined;
   #cachedCredentials: { value: Credentials; expiresAt: number } | undefined;
 
@@ -234,8 +236,15 @@ export class RestClient {
   async #json<T>(spec: RequestSpec): Promise<T> {
     await this.#throttle(spec);
     const deadline = new RequestDeadline(this.#options.requestTimeoutMs);
-    const response = await this.#send(spec, deadline);
-    const text = await readBody(response, spec, deadline);
+    const signal = spec.signal;
+    let release: (() => void) | undefined;
+    let text: string;
+    try {
+      const response = await this.#send(spec, deadline, signal === undefined ? undefined : (request) => (release = this.#aborts.track(signal, request)));
+      text = await readBody(response, spec, deadline);
+    } finally {
+      release?.();
+    }
     if (text === '') return undefined as T;
     try {
       return JSON.parse(text) as T;
@@ -252,9 +261,10 @@ export class RestClient {
   /**
    * Sends the request; resolves with a 2xx response whose body is not read yet, or rejects.
    * `deadline` (when given) limits the request's time (see {@link RequestDeadline}); the caller's
-   * signal aborts it.
+   * signal aborts it: through `attachAbort` when given (it ties the request to the signal, see
+   * {@link InFlightAborts}, until the caller has read the body), else as `http.request`'s signal.
    */
-  async #send(spec: RequestSpec, deadline: RequestDeadline | undefined): Promise<IncomingMessage> {
+  async #send(spec: RequestSpec, deadline: RequestDeadline | undefined, attachAbort?: (request: ClientRequest) => void): Promise<IncomingMessage> {
     const target = this.#target;
     const credentials = await this.#credentials();
     let headers = credentials.headers;
@@ -267,12 +277,14 @@ export class RestClient {
     signal?.throwIfAborted();
     const transport = target.protocol === 'https:' ? https : http;
     const agent = this.#agentFor(target.protocol, credentials.tls);
-    const options: http.RequestOptions = { ...target.options, path: requestPath(target, spec.path + queryString(spec.query)), method: spec.method, headers, agent, signal };
+    const options: http.RequestOptions = { ...target.options, path: requestPath(target, spec.path + queryString(spec.query)), method: spec.method, headers, agent };
+    if (attachAbort === undefined && signal !== undefined) options.signal = signal;
 
     let response: IncomingMessage;
     try {
       response = await new Promise<IncomingMessage>((resolve, reject) => {
         const request = transport.request(options, resolve);
+        attachAbort?.(request);
         deadline?.arm(request);
         request.on('error', reject);
         request.end(payload);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../kube/kube-object.js';
 
@@ -29,10 +29,8 @@ export function hostBodyDigest(object: KubeObject): string {
   for (const [field, value] of Object.entries(object)) {
     if (!ENVELOPE.has(field)) body[field] = value;
   }
-  return createHash('sha256')
-    .update(canonicalJson(normalizeEmpty(body) ?? {}))
-    .digest('base64url')
-    .slice(0, 22);
+  // One pass, no intermediate copies: it runs on every host watch event (the host cache's transform).
+  return hash('sha256', normalizedCanonicalJson(body) ?? '{}', 'base64url').slice(0, 22);
 }
 
 /**
@@ -99,13 +97,31 @@ function normalizeEmpty(value: unknown): unknown {
   return value;
 }
 
-/** JSON with object keys sorted at every depth: one text per value, whatever the key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
+/**
+ * The JSON of `normalizeEmpty(value)` with object keys sorted at every depth (one text per value,
+ * whatever the key order), `undefined` where `normalizeEmpty` gives undefined (an empty item of an
+ * array writes `{}`, as `normalizeEmpty` makes it). Built in one pass over `value`.
+ */
+function normalizedCanonicalJson(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return undefined;
+    let text = '[';
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) text += ',';
+      text += normalizedCanonicalJson(value[i]) ?? '{}';
+    }
+    return `${text}]`;
+  }
+  if (typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    const fields = Object.keys(record).sort();
-    return `{${fields.map((field) => `${JSON.stringify(field)}:${canonicalJson(record[field])}`).join(',')}}`;
+    let text = '';
+    for (const field of Object.keys(record).sort()) {
+      const inner = normalizedCanonicalJson(record[field]);
+      if (inner === undefined) continue;
+      text += `${text === '' ? '{' : ','}${JSON.stringify(field)}:${inner}`;
+    }
+    return text === '' ? undefined : `${text}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

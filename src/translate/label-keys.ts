@@ -10,8 +10,7 @@ import { safeConcatName, sha256Hex } from './safe-concat-name.js';
  * `vcluster.loft.sh/label-suffix-x-a4d451ec23`.
  */
 export function hostLabelKey(key: string, vclusterName: string): string {
-  if (!REWRITTEN_LABEL_KEYS.includes(key)) return key;
-  return rewrittenLabelKey(key, vclusterName);
+  return rewrittenKeys(vclusterName).toHost.get(key) ?? key;
 }
 
 /**
@@ -19,10 +18,7 @@ export function hostLabelKey(key: string, vclusterName: string): string {
  * Inverse of {@link hostLabelKey} for the same vcluster name.
  */
 export function virtualLabelKey(hostKey: string, vclusterName: string): string {
-  for (const key of REWRITTEN_LABEL_KEYS) {
-    if (rewrittenLabelKey(key, vclusterName) === hostKey) return key;
-  }
-  return hostKey;
+  return rewrittenKeys(vclusterName).toVirtual.get(hostKey) ?? hostKey;
 }
 
 /**
@@ -37,4 +33,39 @@ export function isRewrittenLabelKey(key: string, vclusterName: string): boolean 
 
 function rewrittenLabelKey(key: string, vclusterName: string): string {
   return safeConcatName(REWRITTEN_LABEL_PREFIX, vclusterName, 'x', sha256Hex(key).slice(0, 10));
+}
+
+/** The four colliding keys of one vcluster name and their rewritten forms, both ways. */
+interface RewrittenKeys {
+  /** Virtual key → host key, for the four colliding keys only. */
+  readonly toHost: ReadonlyMap<string, string>;
+  /** Host key → virtual key: the inverse (the first colliding key wins, as a search in order would). */
+  readonly toVirtual: ReadonlyMap<string, string>;
+}
+
+/** Vcluster names whose rewritten keys are remembered; past it the memo starts over (a process serves one name). */
+const MAX_REMEMBERED_NAMES = 16;
+
+/**
+ * The rewritten keys by vcluster name. Each key costs a SHA-256 and a concatenation, and every
+ * label of every synced object is looked up (eight hashes per two-label object, the largest part
+ * of translating its metadata); the result depends on the name alone, so it is computed once.
+ * A memo of a pure function: callers see the same results as without it.
+ */
+const rewrittenKeysByName = new Map<string, RewrittenKeys>();
+
+function rewrittenKeys(vclusterName: string): RewrittenKeys {
+  const known = rewrittenKeysByName.get(vclusterName);
+  if (known !== undefined) return known;
+  const toHost = new Map<string, string>();
+  const toVirtual = new Map<string, string>();
+  for (const key of REWRITTEN_LABEL_KEYS) {
+    const hostKey = rewrittenLabelKey(key, vclusterName);
+    toHost.set(key, hostKey);
+    if (!toVirtual.has(hostKey)) toVirtual.set(hostKey, key);
+  }
+  if (rewrittenKeysByName.size >= MAX_REMEMBERED_NAMES) rewrittenKeysByName.clear();
+  const keys: RewrittenKeys = { toHost, toVirtual };
+  rewrittenKeysByName.set(vclusterName, keys);
+  return keys;
 }

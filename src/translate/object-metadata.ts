@@ -16,6 +16,9 @@ import {
 import type { ObjectRef } from './host-names.js';
 import { hostLabelKey, isRewrittenLabelKey, virtualLabelKey } from './label-keys.js';
 
+/** {@link ADDED_ANNOTATION_KEYS} as a set: vcsync's bookkeeping keys are never copied from the virtual object. */
+const ADDED_ANNOTATIONS: ReadonlySet<string> = new Set(ADDED_ANNOTATION_KEYS);
+
 /** A read-only string map (labels, annotations, matchLabels). */
 export type StringMap = Readonly<Record<string, string>>;
 
@@ -79,7 +82,7 @@ export function formatObjectKind(apiVersion: string, kind: string): string {
  */
 export function hostMetadata(input: HostMetadataInput): TranslatedMetadata {
   const { virtual, hostRef, vclusterName, kind, existingHost } = input;
-  const excluded = new Set<string>([...ADDED_ANNOTATION_KEYS, ...(input.excludedAnnotations ?? [])]);
+  const excludedByCaller = input.excludedAnnotations ?? [];
 
   const copiedLabels = Object.entries(virtual.labels ?? {}).filter(([key]) => !isRewrittenLabelKey(key, vclusterName));
   const labels: Record<string, string> = {};
@@ -87,7 +90,7 @@ export function hostMetadata(input: HostMetadataInput): TranslatedMetadata {
   labels[LABEL_MANAGED_BY] = vclusterName;
   labels[LABEL_NAMESPACE] = virtual.namespace ?? '';
 
-  const copiedAnnotations = Object.entries(virtual.annotations ?? {}).filter(([key]) => !excluded.has(key));
+  const copiedAnnotations = Object.entries(virtual.annotations ?? {}).filter(([key]) => !ADDED_ANNOTATIONS.has(key) && !excludedByCaller.includes(key));
   const annotations: Record<string, string> = Object.fromEntries(copiedAnnotations);
   annotations[ANNOTATION_OBJECT_NAME] = virtual.name ?? '';
   annotations[ANNOTATION_OBJECT_NAMESPACE] = virtual.namespace ?? '';
@@ -185,7 +188,10 @@ export function virtualLabelsAndAnnotations(
 
 /** Sorted, newline-separated key list (the managed-labels / managed-annotations format). */
 export function formatKeyList(keys: readonly string[]): string {
-  return [...new Set(keys)].sort().join('\n');
+  if (keys.length <= 1) return keys[0] ?? '';
+  const sorted = [...keys].sort();
+  // Sorted, so a repeated key is next to its twin: keep the first of each run.
+  return sorted.filter((key, i) => i === 0 || key !== sorted[i - 1]).join('\n');
 }
 
 /** Parses a {@link formatKeyList} value; absent or empty → no keys. */

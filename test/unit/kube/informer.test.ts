@@ -272,6 +272,27 @@ describe('Informer over a scripted list/watch', () => {
     expect(lw.listCalls).toHaveLength(1);
   });
 
+  it('keeps a watch whose events come more often than the silence limit, and restarts it a limit after the last one', async () => {
+    const lw = new FakeListerWatcher();
+    const { clock, informer } = start(lw, { watchSilenceLimitMs: 10_000 });
+    await waitFor('the first watch', () => lw.watches.length === 1);
+    for (let i = 1; i <= 5; i += 1) {
+      clock.advance(6_000);
+      lw.lastWatch.push({ type: 'ADDED', object: obj(`o${i}`, String(i + 1)) });
+      await waitFor(`event ${i}`, () => informer.get(`ns/o${i}`) !== undefined);
+    }
+    // 30 s of watch, never 10 s without an event: the same watch, one watchdog timer.
+    expect(lw.watches).toHaveLength(1);
+    expect(lw.lastWatch.closed).toBe(false);
+    expect(clock.pendingTimers()).toBe(1);
+    clock.advance(9_999);
+    expect(lw.lastWatch.closed).toBe(false);
+    clock.advance(1);
+    await waitFor('the restarted watch', () => lw.watches.length === 2);
+    expect(lw.watches[0]?.closed).toBe(true);
+    expect(lw.lastWatch.options.resourceVersion).toBe('6');
+  });
+
   it('keeps delivering when a handler throws, and counts the failure', async () => {
     const lw = new FakeListerWatcher();
     const { informer, log, registry } = start(lw);

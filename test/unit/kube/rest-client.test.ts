@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -183,6 +184,35 @@ describe('RestClient', () => {
     const pending = client(url).get('/slow', { signal: controller.signal });
     controller.abort(new Error('caller gave up'));
     await expect(pending).rejects.toThrow('caller gave up');
+  });
+
+  it('aborts every call in flight that shares a signal, before or during the body, and keeps one listener on it', async () => {
+    let answered = 0;
+    const { url, seen } = await serve((req, res) => {
+      if (req.url === '/fast') return json(res, 200, { ok: true });
+      if (req.url === '/partial') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('{"kind":');
+        answered += 1;
+      }
+      // '/silent': never answers.
+    });
+    const rest = client(url, { qps: Infinity });
+    const controller = new AbortController();
+    const { signal } = controller;
+    // Finished calls leave nothing behind on the signal but the one listener all calls share.
+    for (let i = 0; i < 20; i += 1) await expect(rest.get('/fast', { signal })).resolves.toEqual({ ok: true });
+    expect(getEventListeners(signal, 'abort').length).toBeLessThanOrEqual(1);
+    const pending = [rest.get('/silent', { signal }), rest.get('/partial', { signal }), rest.create('/silent', { a: 1 }, { signal })].map((call) => call.catch((e: unknown) => e));
+    await waitFor('the three calls reached the server', () => seen.length === 23 && answered === 1);
+    const reason = new Error('term ended');
+    controller.abort(reason);
+    expect(await Promise.all(pending)).toEqual([reason, reason, reason]);
+    // A call started after the abort rejects at once with the same reason.
+    await expect(rest.get('/fast', { signal })).rejects.toBe(reason);
+    // The client goes on working for calls with another (or no) signal.
+    await expect(rest.get('/fast', { signal: new AbortController().signal })).resolves.toEqual({ ok: true });
+    await expect(rest.get('/fast')).resolves.toEqual({ ok: true });
   });
 
   it('gives up on a server that does not answer within the request timeout', async () => {

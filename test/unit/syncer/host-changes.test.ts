@@ -78,3 +78,20 @@ describe('withHostChanges', () => {
     expect(withHostChanges({ app: 'Web' }, { app: 'web' }, { app: 'web' }, new Set())).toEqual({ app: 'Web' });
   });
 });
+
+describe('hostBodyDigest', () => {
+  // Digests of the first implementation (normalise, then sorted-key JSON, then SHA-256): the one-pass
+  // version must give the same text, so the same digests.
+  it.each([
+    [{ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'a' }, subsets: [{ addresses: [{ ip: '10.0.0.1', nodeName: 'n' }], notReadyAddresses: [], ports: [{ port: 80, protocol: 'TCP' }] }] }, 'tvTiUjuKNagulNt4_zfy8T'],
+    [{ metadata: { name: 'a' } }, 'RBNvo1WzZ4oRRq0W9-hknp'],
+    [{ kind: 'X', spec: { a: null, b: [], c: {}, d: [[], {}, null, 0, '', false], 'é"\\': { z: 1, a: [1, 'x'] } }, status: 'ok' }, 'CxlJRFpvPSFqNZ0tYiuoNa'],
+    [{ addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }, {}], ports: [{ name: 'http', port: 80 }], __proto__x: 1 }, 'D_rzEJlkrA760b4Ciu3IZA'],
+  ])('digests %j as before', (fields, digest) => {
+    expect(hostBodyDigest(object(fields))).toBe(digest);
+  });
+
+  it('is the same for a body with only empty values as for none', () => {
+    expect(hostBodyDigest(object({ metadata: { name: 'a' }, subsets: [], spec: { a: {}, b: null } }))).toBe(hostBodyDigest(object({ metadata: { name: 'b' } })));
+  });
+});
