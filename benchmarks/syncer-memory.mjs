@@ -50,7 +50,10 @@ if (!Number.isInteger(args.samples) || args.samples < 1) {
 }
 if (!sizes.includes(0)) sizes.unshift(0);
 const HIGH_QPS = 100_000;
-const SETTLE_MS = 3000;
+/** RSS is read this long after the syncer converged (the daemon gives back a burst's heap pages once it is quiet, ~10-20 s). */
+const SETTLE_MS = 30_000;
+/** And, for comparison, this soon after (what the readings were taken at before). */
+const EARLY_MS = 3000;
 const VCLUSTER = 'bench';
 const HOST_NAMESPACE = 'vcluster-bench';
 const MiB = 2 ** 20;
@@ -93,11 +96,25 @@ async function liveHeap(syncer, dir) {
 }
 
 async function reading(syncer, dir) {
-  await sleep(SETTLE_MS);
+  await sleep(EARLY_MS);
+  const early = await processMemory(syncer.pid);
+  await sleep(SETTLE_MS - EARLY_MS);
   const before = await processMemory(syncer.pid);
   const heap = await liveHeap(syncer, dir);
   const after = await processMemory(syncer.pid);
-  return { rssBytes: before.rssBytes, rssAfterGcBytes: after.rssBytes, peakRssBytes: after.peakRssBytes, liveHeapBytes: heap.heapUsed, externalBytes: heap.external };
+  return {
+    rssBytes: before.rssBytes,
+    rssEarlyBytes: early.rssBytes,
+    rssAfterGcBytes: after.rssBytes,
+    peakRssBytes: after.peakRssBytes,
+    liveHeapBytes: heap.heapUsed,
+    externalBytes: heap.external,
+    arrayBuffersBytes: heap.arrayBuffers,
+    heapTotalBeforeGcBytes: heap.beforeGc?.heapTotal,
+    heapUsedBeforeGcBytes: heap.beforeGc?.heapUsed,
+    heapTotalBytes: heap.heapTotal,
+    heapSpaces: heap.spaces,
+  };
 }
 
 /** Served JSON sizes of one object of each cached kind, and whether each carries managedFields. */
@@ -157,6 +174,7 @@ async function measure(dir, n) {
     const restarted = {
       rssBytes: median(restarts.map((r) => r.rssBytes)),
       rssAfterGcBytes: median(restarts.map((r) => r.rssAfterGcBytes)),
+      rssEarlyBytes: median(restarts.map((r) => r.rssEarlyBytes)),
       liveHeapBytes: median(restarts.map((r) => r.liveHeapBytes)),
     };
     console.log(
@@ -189,6 +207,7 @@ try {
     liveHeapRestartedMiB: round(r.restarted.liveHeapBytes / MiB, 1),
     rssBytesPerObjectRestarted: perObject(r, 'restarted', 'rssBytes'),
     liveHeapBytesPerObjectRestarted: perObject(r, 'restarted', 'liveHeapBytes'),
+    rssBytesPerObjectRestartedEarly: perObject(r, 'restarted', 'rssEarlyBytes'),
     rssBytesPerObjectAfterSync: perObject(r, 'afterSync', 'rssBytes'),
     liveHeapBytesPerObjectAfterSync: perObject(r, 'afterSync', 'liveHeapBytes'),
   }));
@@ -203,7 +222,7 @@ try {
     setup: {
       syncer: `\`vcsync start\` in its own process (node --expose-gc --import benchmarks/lib/heap-probe.mjs), --no-leader-elect, 10 workers, host QPS/burst 100000, no patches, only the sync of ${RESOURCE.plural} enabled`,
       objects: `N ${RESOURCE.plural} (3 addresses, 1 port) + N selector-less Services in the virtual cluster; N ${RESOURCE.plural} on the host; every object served with metadata.managedFields, as the real kube-apiserver serves them (checked; sizes in raw[].served)`,
-      readings: `afterSync: ${SETTLE_MS / 1000} s after the first copy of all N finished; restarted: the median of ${args.samples} new syncer processes against the synced clusters, each ${SETTLE_MS / 1000} s after every key reconciled unchanged`,
+      readings: `RSS ${SETTLE_MS / 1000} s after convergence (rssEarlyBytes: ${EARLY_MS / 1000} s after); afterSync: ${SETTLE_MS / 1000} s after the first copy of all N finished; restarted: the median of ${args.samples} new syncer processes against the synced clusters, each ${SETTLE_MS / 1000} s after every key reconciled unchanged`,
       memory: 'RSS = VmRSS of /proc/<pid>/status before the gc; live heap = process.memoryUsage().heapUsed after two full gc',
       perObject: '(X_N − X_0) / N, X_0 = the same syncer with an empty virtual cluster, in the same run',
     },
