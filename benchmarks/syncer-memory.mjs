@@ -1,9 +1,12 @@
 // Memory of the syncer process (`vcsync start`, its own process) holding N synced Endpoints (each
 // with its selector-less Service, so the caches hold 2N virtual objects and N host objects), for
-// N = 0 (the baseline, measured in the same run), 10,000 and 50,000. Two figures per reading:
+// N = 0 (the baseline, measured in the same run), 50,000 and 100,000. Two figures per reading:
 // RSS (VmRSS of /proc/<pid>/status) and the live heap (heapUsed after a full gc: the syncer runs
 // with --expose-gc and benchmarks/lib/heap-probe.mjs, which collects and reports on SIGUSR2), and
-// per object (X_N − X_0) / N.
+// per object (X_N − X_0) / N. RSS is read 30 s after the syncer converged: the daemon gives the
+// heap pages of its sync burst back once it is quiet (src/manager/heap-reclaimer.ts); the reading
+// 3 s after (rssEarlyBytes) is kept beside it. The heap probe also reports the heap's committed
+// size before the gc and each V8 space's size, to tell live objects from pages V8 holds.
 //
 // Per N the clusters are populated once; the syncer then copies all N (reading "afterSync": what
 // a fresh install sees) and is restarted `--samples` times against the synced clusters (readings
@@ -17,7 +20,7 @@
 // its selector-less Service by the kubernetes.io/service-name label) and only their sync is on.
 //
 //   npx tsc -p tsconfig.build.json
-//   node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3] [--resource endpoints|endpointslices]
+//   node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,50000,100000] [--samples 3] [--resource endpoints|endpointslices]
 //
 // Writes benchmarks/results/syncer-memory.json (syncer-memory-endpointslices.json with
 // --resource endpointslices) and prints a summary.
@@ -29,8 +32,8 @@ import { processMemory, scrapeMetrics, startDevClusterProcess, startSyncerProces
 import { collectionPath, createNamespace, objectName, objectPath, populateVirtual, resultName, servicesType, syncConfig, tableName, unlimitedClient, RESOURCE_CHOICES, RESOURCE_USAGE, SYNC_RESOURCES } from './lib/endpoints-fixtures.mjs';
 
 const args = benchArgs({
-  usage: `usage: node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3] [--resource endpoints|endpointslices]\n${RESOURCE_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
-  strings: { sizes: (quick) => (quick ? '0,1000,3000' : '0,10000,50000'), resource: 'endpoints' },
+  usage: `usage: node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,50000,100000] [--samples 3] [--resource endpoints|endpointslices]\n${RESOURCE_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
+  strings: { sizes: (quick) => (quick ? '0,1000,3000' : '0,50000,100000'), resource: 'endpoints' },
   choices: { resource: RESOURCE_CHOICES },
   numbers: { samples: 3 },
 });
