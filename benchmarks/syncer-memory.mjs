@@ -1,9 +1,12 @@
 // Memory of the syncer process (`vcsync start`, its own process) holding N synced Endpoints (each
 // with its selector-less Service, so the caches hold 2N virtual objects and N host objects), for
-// N = 0 (the baseline, measured in the same run), 10,000 and 50,000. Two figures per reading:
+// N = 0 (the baseline, measured in the same run), 50,000 and 100,000. Two figures per reading:
 // RSS (VmRSS of /proc/<pid>/status) and the live heap (heapUsed after a full gc: the syncer runs
 // with --expose-gc and benchmarks/lib/heap-probe.mjs, which collects and reports on SIGUSR2), and
-// per object (X_N − X_0) / N.
+// per object (X_N − X_0) / N. RSS is read 30 s after the syncer converged: the daemon gives the
+// heap pages of its sync burst back once it is quiet (src/manager/heap-reclaimer.ts); the reading
+// 3 s after (rssEarlyBytes) is kept beside it. The heap probe also reports the heap's committed
+// size before the gc and each V8 space's size, to tell live objects from pages V8 holds.
 //
 // Per N the clusters are populated once; the syncer then copies all N (reading "afterSync": what
 // a fresh install sees) and is restarted `--samples` times against the synced clusters (readings
@@ -17,7 +20,7 @@
 // its selector-less Service by the kubernetes.io/service-name label) and only their sync is on.
 //
 //   npx tsc -p tsconfig.build.json
-//   node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3] [--resource endpoints|endpointslices]
+//   node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,50000,100000] [--samples 3] [--resource endpoints|endpointslices]
 //
 // Writes benchmarks/results/syncer-memory.json (syncer-memory-endpointslices.json with
 // --resource endpointslices) and prints a summary.
@@ -29,8 +32,8 @@ import { processMemory, scrapeMetrics, startDevClusterProcess, startSyncerProces
 import { collectionPath, createNamespace, objectName, objectPath, populateVirtual, resultName, servicesType, syncConfig, tableName, unlimitedClient, RESOURCE_CHOICES, RESOURCE_USAGE, SYNC_RESOURCES } from './lib/endpoints-fixtures.mjs';
 
 const args = benchArgs({
-  usage: `usage: node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,10000,50000] [--samples 3] [--resource endpoints|endpointslices]\n${RESOURCE_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
-  strings: { sizes: (quick) => (quick ? '0,1000,3000' : '0,10000,50000'), resource: 'endpoints' },
+  usage: `usage: node benchmarks/syncer-memory.mjs [--quick] [--sizes 0,50000,100000] [--samples 3] [--resource endpoints|endpointslices]\n${RESOURCE_USAGE}\n(build first: npx tsc -p tsconfig.build.json)`,
+  strings: { sizes: (quick) => (quick ? '0,1000,3000' : '0,50000,100000'), resource: 'endpoints' },
   choices: { resource: RESOURCE_CHOICES },
   numbers: { samples: 3 },
 });
@@ -50,7 +53,10 @@ if (!Number.isInteger(args.samples) || args.samples < 1) {
 }
 if (!sizes.includes(0)) sizes.unshift(0);
 const HIGH_QPS = 100_000;
-const SETTLE_MS = 3000;
+/** RSS is read this long after the syncer converged (the daemon gives back a burst's heap pages once it is quiet, ~10-20 s). */
+const SETTLE_MS = 30_000;
+/** And, for comparison, this soon after (what the readings were taken at before). */
+const EARLY_MS = 3000;
 const VCLUSTER = 'bench';
 const HOST_NAMESPACE = 'vcluster-bench';
 const MiB = 2 ** 20;
@@ -93,11 +99,25 @@ async function liveHeap(syncer, dir) {
 }
 
 async function reading(syncer, dir) {
-  await sleep(SETTLE_MS);
+  await sleep(EARLY_MS);
+  const early = await processMemory(syncer.pid);
+  await sleep(SETTLE_MS - EARLY_MS);
   const before = await processMemory(syncer.pid);
   const heap = await liveHeap(syncer, dir);
   const after = await processMemory(syncer.pid);
-  return { rssBytes: before.rssBytes, rssAfterGcBytes: after.rssBytes, peakRssBytes: after.peakRssBytes, liveHeapBytes: heap.heapUsed, externalBytes: heap.external };
+  return {
+    rssBytes: before.rssBytes,
+    rssEarlyBytes: early.rssBytes,
+    rssAfterGcBytes: after.rssBytes,
+    peakRssBytes: after.peakRssBytes,
+    liveHeapBytes: heap.heapUsed,
+    externalBytes: heap.external,
+    arrayBuffersBytes: heap.arrayBuffers,
+    heapTotalBeforeGcBytes: heap.beforeGc?.heapTotal,
+    heapUsedBeforeGcBytes: heap.beforeGc?.heapUsed,
+    heapTotalBytes: heap.heapTotal,
+    heapSpaces: heap.spaces,
+  };
 }
 
 /** Served JSON sizes of one object of each cached kind, and whether each carries managedFields. */
@@ -157,6 +177,7 @@ async function measure(dir, n) {
     const restarted = {
       rssBytes: median(restarts.map((r) => r.rssBytes)),
       rssAfterGcBytes: median(restarts.map((r) => r.rssAfterGcBytes)),
+      rssEarlyBytes: median(restarts.map((r) => r.rssEarlyBytes)),
       liveHeapBytes: median(restarts.map((r) => r.liveHeapBytes)),
     };
     console.log(
@@ -189,6 +210,7 @@ try {
     liveHeapRestartedMiB: round(r.restarted.liveHeapBytes / MiB, 1),
     rssBytesPerObjectRestarted: perObject(r, 'restarted', 'rssBytes'),
     liveHeapBytesPerObjectRestarted: perObject(r, 'restarted', 'liveHeapBytes'),
+    rssBytesPerObjectRestartedEarly: perObject(r, 'restarted', 'rssEarlyBytes'),
     rssBytesPerObjectAfterSync: perObject(r, 'afterSync', 'rssBytes'),
     liveHeapBytesPerObjectAfterSync: perObject(r, 'afterSync', 'liveHeapBytes'),
   }));
@@ -203,7 +225,7 @@ try {
     setup: {
       syncer: `\`vcsync start\` in its own process (node --expose-gc --import benchmarks/lib/heap-probe.mjs), --no-leader-elect, 10 workers, host QPS/burst 100000, no patches, only the sync of ${RESOURCE.plural} enabled`,
       objects: `N ${RESOURCE.plural} (3 addresses, 1 port) + N selector-less Services in the virtual cluster; N ${RESOURCE.plural} on the host; every object served with metadata.managedFields, as the real kube-apiserver serves them (checked; sizes in raw[].served)`,
-      readings: `afterSync: ${SETTLE_MS / 1000} s after the first copy of all N finished; restarted: the median of ${args.samples} new syncer processes against the synced clusters, each ${SETTLE_MS / 1000} s after every key reconciled unchanged`,
+      readings: `RSS ${SETTLE_MS / 1000} s after convergence (rssEarlyBytes: ${EARLY_MS / 1000} s after); afterSync: ${SETTLE_MS / 1000} s after the first copy of all N finished; restarted: the median of ${args.samples} new syncer processes against the synced clusters, each ${SETTLE_MS / 1000} s after every key reconciled unchanged`,
       memory: 'RSS = VmRSS of /proc/<pid>/status before the gc; live heap = process.memoryUsage().heapUsed after two full gc',
       perObject: '(X_N − X_0) / N, X_0 = the same syncer with an empty virtual cluster, in the same run',
     },

@@ -10,6 +10,7 @@ import { KubeMetrics } from '../kube/metrics.js';
 import { RestClient } from '../kube/rest-client.js';
 import type { DaemonManagementOptions } from '../management/index.js';
 import { Manager, ManagerError } from '../manager/manager.js';
+import { HeapReclaimer } from '../manager/heap-reclaimer.js';
 import { metricsServerRunnable } from '../manager/metrics-server-runnable.js';
 import { SharedInformerFactory } from '../manager/shared-informers.js';
 import { readBuildInfo, registerBuildInfoMetric } from '../observe/build-info.js';
@@ -196,6 +197,8 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   );
   manager.add({ name: 'config-watcher', needsLeader: false, run: (stop) => watcher.run(stop) });
   manager.add(sync);
+  // Gives back the heap pages of the initial sync's (or a restart's) burst once it is over.
+  manager.add(new HeapReclaimer({ registry, logger }));
   const management = options.management;
   // Its own client and request budget: kube-config CSRs must not spend the syncer's, nor wait behind it.
   const kubeConfigClient =

@@ -1,0 +1,141 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../src/kube/fake-clock.js';
+import { HeapReclaimer, heapGrown, quietBetween, type HeapControl, type HeapSample } from '../../../src/manager/heap-reclaimer.js';
+
+const MiB = 2 ** 20;
+const LIMITS = { growthBytes: 32 * MiB, quietBytes: 4 * MiB, quietCpuShare: 0.05 };
+const POLL_MS = 2000;
+
+/** A heap whose readings the test sets, recording the mode changes. */
+class ScriptedHeap implements HeapControl {
+  now: HeapSample = { usedBytes: 20 * MiB, committedBytes: 30 * MiB, cpuMicros: 0 };
+  readonly modes: boolean[] = [];
+  sample(): HeapSample {
+    return this.now;
+  }
+  setMemorySaving(on: boolean): void {
+    this.modes.push(on);
+  }
+  /** The next reading: `cpuMs` of CPU used since the last one, the heap as given. */
+  set(usedMiB: number, committedMiB: number, cpuMs = 0): void {
+    this.now = { usedBytes: usedMiB * MiB, committedBytes: committedMiB * MiB, cpuMicros: this.now.cpuMicros + cpuMs * 1000 };
+  }
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i += 1) await Promise.resolve();
+}
+
+function start(heap: ScriptedHeap) {
+  const clock = new FakeClock();
+  const registry = new Registry();
+  const reclaimer = new HeapReclaimer({ heap, clock, registry, pollMs: POLL_MS, reclaimWindowMs: 30_000 });
+  const stop = new AbortController();
+  const running = reclaimer.run(stop.signal);
+  const poll = async (): Promise<void> => {
+    await settle();
+    clock.advance(POLL_MS);
+    await settle();
+  };
+  const reclaims = async (): Promise<number> => (await registry.getSingleMetric('vcsync_heap_reclaims_total')?.get())?.values[0]?.value ?? 0;
+  return { poll, reclaims, stop: async () => { stop.abort(); await running; } };
+}
+
+describe('quietBetween and heapGrown', () => {
+  const at = (usedMiB: number, committedMiB: number, cpuMs: number): HeapSample => ({ usedBytes: usedMiB * MiB, committedBytes: committedMiB * MiB, cpuMicros: cpuMs * 1000 });
+
+  it('calls a process quiet only when its heap stood still and it used almost no CPU', () => {
+    expect(quietBetween(at(100, 150, 0), at(101, 150, 50), POLL_MS, LIMITS)).toBe(true);
+    expect(quietBetween(at(100, 150, 0), at(110, 150, 50), POLL_MS, LIMITS)).toBe(false); // allocating
+    expect(quietBetween(at(100, 150, 0), at(90, 150, 50), POLL_MS, LIMITS)).toBe(false); // collected
+    expect(quietBetween(at(100, 150, 0), at(100, 150, 500), POLL_MS, LIMITS)).toBe(false); // busy at 25% of a core
+  });
+
+  it('calls a heap grown from growthBytes above the baseline', () => {
+    expect(heapGrown(at(0, 61, 0), 30 * MiB, LIMITS)).toBe(false);
+    expect(heapGrown(at(0, 62, 0), 30 * MiB, LIMITS)).toBe(true);
+  });
+});
+
+describe('HeapReclaimer', () => {
+  it('turns the memory-saving mode on after a burst once the process is quiet, and off once the heap shrank', async () => {
+    const heap = new ScriptedHeap();
+    const run = start(heap);
+    heap.set(80, 120, 1800); // the burst: busy, allocating
+    await run.poll();
+    heap.set(100, 150, 1900);
+    await run.poll();
+    heap.set(100, 150, 10); // quiet once: not yet
+    await run.poll();
+    expect(heap.modes).toEqual([]);
+    heap.set(100, 150, 10); // quiet twice
+    await run.poll();
+    expect(heap.modes).toEqual([true]);
+    heap.set(100, 150, 10); // the reducer has not run yet
+    await run.poll();
+    expect(heap.modes).toEqual([true]);
+    heap.set(60, 70, 300); // it ran: pages given back
+    await run.poll();
+    expect(heap.modes).toEqual([true, false]);
+    expect(await run.reclaims()).toBe(1);
+    await run.stop();
+  });
+
+  it('leaves the mode as soon as work resumes, and reclaims that growth later', async () => {
+    const heap = new ScriptedHeap();
+    const run = start(heap);
+    heap.set(100, 150, 1900);
+    await run.poll();
+    heap.set(100, 150, 10);
+    await run.poll();
+    heap.set(100, 150, 10);
+    await run.poll();
+    expect(heap.modes).toEqual([true]);
+    heap.set(130, 160, 1900); // a new burst
+    await run.poll();
+    expect(heap.modes).toEqual([true, false]);
+    expect(await run.reclaims()).toBe(0);
+    heap.set(130, 160, 10);
+    await run.poll();
+    heap.set(130, 160, 10);
+    await run.poll();
+    expect(heap.modes).toEqual([true, false, true]);
+    await run.stop();
+    expect(heap.modes).toEqual([true, false, true, false]);
+  });
+
+  it('never touches the mode while the heap stays small', async () => {
+    const heap = new ScriptedHeap();
+    const run = start(heap);
+    for (let i = 0; i < 10; i += 1) {
+      heap.set(25, 40, 10);
+      await run.poll();
+    }
+    expect(heap.modes).toEqual([]);
+    await run.stop();
+  });
+
+  it('gives up after the window when the heap does not shrink, and waits for new growth', async () => {
+    const heap = new ScriptedHeap();
+    const run = start(heap);
+    heap.set(100, 150, 1900);
+    await run.poll();
+    for (let i = 0; i < 2; i += 1) {
+      heap.set(100, 150, 10);
+      await run.poll();
+    }
+    expect(heap.modes).toEqual([true]);
+    for (let i = 0; i < 15; i += 1) {
+      heap.set(100, 150, 10);
+      await run.poll();
+    }
+    expect(heap.modes).toEqual([true, false]);
+    for (let i = 0; i < 5; i += 1) {
+      heap.set(100, 150, 10);
+      await run.poll();
+    }
+    expect(heap.modes).toEqual([true, false]);
+    await run.stop();
+  });
+});
