@@ -146,13 +146,13 @@ function openIdConfiguration(issuer: string): Record<string, unknown> {
   };
 }
 
-/** The port a listening server is bound to; throws for a server not listening on TCP. */
 /** The key set of both rings: every key a token of this server may name. */
 async function publishedKeySet(...rings: readonly SigningKeyRing[]): Promise<{ keys: JWK[] }> {
   const sets = await Promise.all(rings.map((ring) => ring.keySet()));
   return { keys: sets.flatMap((set) => set.keys) };
 }
 
+/** The port a listening server is bound to; throws for a server not listening on TCP. */
 function listeningPort(server: { address(): AddressInfo | string | null }): number {
   const bound = server.address();
   if (bound === null || typeof bound === 'string') throw new TypeError(`the management server is not listening on a TCP port (its address is ${String(bound)})`);
