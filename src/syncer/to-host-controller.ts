@@ -102,6 +102,9 @@ export class ToHostController<V extends KubeObject> {
   readonly #hostEventsWhileBusy = new Map<string, string>();
   /** True from the start of the workers until the first moment nothing is queued or in flight. */
   #initialPass = false;
+  /** Keys queued when the caches synced, and when (clock ms): what the end of the initial pass reports. */
+  #initialTotal = 0;
+  #initialStarted = 0;
 
   constructor(options: ToHostControllerOptions<V>) {
     this.#options = options;
@@ -141,9 +144,11 @@ export class ToHostController<V extends KubeObject> {
       const initial = this.#queue.len();
       this.#logger.info({ queued: initial, virtual: this.#options.virtualInformer.list().length }, 'caches synced, starting workers');
       this.#initialPass = true;
+      this.#initialTotal = initial;
+      this.#initialStarted = this.#clock.now();
       this.#endOfInitialPass();
       const workers = Array.from({ length: this.#workers }, () => this.#work(signal));
-      workers.push(this.#reportInitialSync(initial, signal), this.#summary.run(signal));
+      workers.push(this.#reportInitialProgress(signal), this.#summary.run(signal));
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
         else signal.addEventListener('abort', () => resolve(), { once: true });
@@ -158,24 +163,29 @@ export class ToHostController<V extends KubeObject> {
   }
 
   /**
-   * Logs progress of the initial sync when it is large (a restart with many objects, or a first
-   * start), every {@link PROGRESS_INTERVAL_MS}, and once when the queue first drains.
+   * Logs the progress of a large initial pass (a restart with many objects, or a first start)
+   * every {@link PROGRESS_INTERVAL_MS} until it ends; its end is logged by {@link #endOfInitialPass}.
    */
-  async #reportInitialSync(initial: number, signal: AbortSignal): Promise<void> {
-    if (initial < LARGE_INITIAL_SYNC) return;
-    const started = this.#clock.now();
-    while (this.#queue.len() > 0) {
+  async #reportInitialProgress(signal: AbortSignal): Promise<void> {
+    if (this.#initialTotal < LARGE_INITIAL_SYNC) return;
+    while (this.#initialPass) {
       if (!(await sleep(this.#clock, PROGRESS_INTERVAL_MS, signal))) return;
-      this.#logger.info({ remaining: this.#queue.len(), total: initial }, 'initial sync in progress');
+      if (this.#initialPass) this.#logger.info({ remaining: this.#queue.len(), total: this.#initialTotal }, 'initial sync in progress');
     }
-    this.#logger.info({ total: initial, seconds: Math.round((this.#clock.now() - started) / 1000) }, 'initial sync done');
   }
 
-  /** Records the end of the initial pass the first time nothing is queued and no reconcile runs. */
+  /**
+   * Records the end of the initial pass the first time nothing is queued and no reconcile runs:
+   * the metric `vcsync_initial_sync_done_timestamp_seconds`, and for a large pass the log line,
+   * both at that moment.
+   */
   #endOfInitialPass(): void {
     if (!this.#initialPass || this.#queue.len() > 0 || this.#busy.size > 0) return;
     this.#initialPass = false;
     this.#options.metrics.initialSyncDone();
+    if (this.#initialTotal >= LARGE_INITIAL_SYNC) {
+      this.#logger.info({ total: this.#initialTotal, seconds: (this.#clock.now() - this.#initialStarted) / 1000 }, 'initial sync done');
+    }
   }
 
   #registerHandlers(): () => void {

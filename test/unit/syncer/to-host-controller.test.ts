@@ -6,12 +6,16 @@ import { defaultConfig } from '../../../src/config/index.js';
 import { endpointsResource } from '../../../src/syncer/endpoints/endpoints-resource.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
 import { SyncerMetrics } from '../../../src/syncer/metrics.js';
-import { ToHostController } from '../../../src/syncer/to-host-controller.js';
+import { ToHostController, type EventSink } from '../../../src/syncer/to-host-controller.js';
+import { FakeClock } from '../../../src/kube/fake-clock.js';
+import type { Clock } from '../../../src/kube/clock.js';
+import type { Logger } from '../../../src/observe/logger.js';
 import { ToHostReconciler, type ClusterWriter } from '../../../src/syncer/to-host-reconciler.js';
 import { createTranslator } from '../../../src/translate/translator.js';
 import { metricValue } from '../../support/metrics.js';
 import { passThrough } from '../../support/hand-filled-cache.js';
 import { waitFor } from '../../support/wait-for.js';
+import { captureLogger } from '../../support/log-capture.js';
 
 /** An informer whose cache and events the test drives by hand. */
 class HandDriven {
@@ -29,11 +33,49 @@ class HandDriven {
   }
 }
 
-describe('ToHostController: which host events it queues', () => {
-  const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
-  const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
-  const resource = endpointsResource({ get: () => ({ spec: {} }) });
+const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
+const resource = endpointsResource({ get: () => ({ spec: {} }) });
+const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
 
+/** What a test hands the controller; the rest (translator, resource, metrics registry) is shared. */
+interface ControllerSetup {
+  virtualInformer: HandDriven;
+  hostInformer: HandDriven;
+  hostClient: ClusterWriter;
+  queue?: RateLimitingWorkQueue;
+  events?: EventSink;
+  workers?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** An Endpoints controller with a pass-through patcher over hand-driven informers, and its metrics registry. */
+function controllerOver(setup: ControllerSetup): { sync: ToHostController<Endpoints>; registry: Registry } {
+  const registry = new Registry();
+  const reconciler = new ToHostReconciler<Endpoints>({
+    resource,
+    virtualCache: setup.virtualInformer.asInformer(),
+    hostCache: setup.hostInformer.asInformer(),
+    virtualClient: setup.hostClient,
+    hostClient: setup.hostClient,
+    state: { enabled: true, translator, patcher: passThrough },
+  });
+  const sync = new ToHostController<Endpoints>({
+    kind: resource,
+    reconciler,
+    virtualInformer: setup.virtualInformer.asInformer(),
+    hostInformer: setup.hostInformer.asInformer(),
+    queue: setup.queue ?? new RateLimitingWorkQueue(),
+    events: setup.events ?? { warning: () => { throw new Error('no event expected'); } },
+    metrics: new SyncerMetrics(registry).controller('endpoints'),
+    ...(setup.workers === undefined ? {} : { workers: setup.workers }),
+    ...(setup.clock === undefined ? {} : { clock: setup.clock }),
+    ...(setup.logger === undefined ? {} : { logger: setup.logger }),
+  });
+  return { sync, registry };
+}
+
+describe('ToHostController: which host events it queues', () => {
   /**
    * A running controller over hand-driven informers whose handlers are registered, recording
    * every key it queues; `stop()` ends it.
@@ -46,24 +88,7 @@ describe('ToHostController: which host events it queues', () => {
       queued.push(key);
       add(key);
     };
-    const registry = new Registry();
-    const reconciler = new ToHostReconciler<Endpoints>({
-      resource,
-      virtualCache: virtualInformer.asInformer(),
-      hostCache: hostInformer.asInformer(),
-      virtualClient: hostClient,
-      hostClient,
-      state: { enabled: true, translator, patcher: passThrough },
-    });
-    const sync = new ToHostController<Endpoints>({
-      kind: resource,
-      reconciler,
-      virtualInformer: virtualInformer.asInformer(),
-      hostInformer: hostInformer.asInformer(),
-      queue,
-      events: { warning: () => { throw new Error('no event expected'); } },
-      metrics: new SyncerMetrics(registry).controller('endpoints'),
-    });
+    const { sync, registry } = controllerOver({ virtualInformer, hostInformer, hostClient, queue });
     const controller = new AbortController();
     const running = sync.run(controller.signal);
     const stop = async (): Promise<void> => {
@@ -153,9 +178,6 @@ describe('ToHostController: which host events it queues', () => {
 });
 
 describe('ToHostController at the end of a leadership term', () => {
-  const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
-  const resource = endpointsResource({ get: () => ({ spec: {} }) });
-
   it('takes no queued key once its signal fired, and does not report the write the end of the term cut as a sync error', async () => {
     const virtualInformer = new HandDriven();
     for (const name of ['a', 'b', 'c']) virtualInformer.byKey.set(`default/${name}`, { metadata: { name, namespace: 'default', uid: `v-${name}`, resourceVersion: '1' }, subsets: [] });
@@ -173,24 +195,11 @@ describe('ToHostController at the end of a leadership term', () => {
       delete: () => Promise.reject(new Error('unexpected delete')),
     };
     const events: string[] = [];
-    const registry = new Registry();
-    const hostInformer = new HandDriven().asInformer();
-    const reconciler = new ToHostReconciler<Endpoints>({
-      resource,
-      virtualCache: virtualInformer.asInformer(),
-      hostCache: hostInformer,
-      virtualClient: hostClient,
+    const { sync, registry } = controllerOver({
+      virtualInformer,
+      hostInformer: new HandDriven(),
       hostClient,
-      state: { enabled: true, translator, patcher: passThrough },
-    });
-    const sync = new ToHostController<Endpoints>({
-      kind: resource,
-      reconciler,
-      virtualInformer: virtualInformer.asInformer(),
-      hostInformer,
-      queue: new RateLimitingWorkQueue(),
       events: { warning: (_object, reason) => events.push(reason) },
-      metrics: new SyncerMetrics(registry).controller('endpoints'),
       workers: 1,
     });
     const term = new AbortController();
@@ -208,10 +217,6 @@ describe('ToHostController at the end of a leadership term', () => {
 });
 
 describe('ToHostController: the end of the initial pass', () => {
-  const translator = createTranslator({ vclusterName: 'vc', hostNamespace: 'host-ns', config: defaultConfig() });
-  const virtual: Endpoints = { metadata: { name: 'web', namespace: 'default', uid: 'v-uid', resourceVersion: '1' }, subsets: [] };
-  const resource = endpointsResource({ get: () => ({ spec: {} }) });
-
   it('is recorded once every key queued by the initial lists was reconciled and none is in flight, not before', async () => {
     const virtualInformer = new HandDriven();
     const hostInformer = new HandDriven();
@@ -233,24 +238,7 @@ describe('ToHostController: the end of the initial pass', () => {
       update: () => Promise.reject(new Error('unexpected update')),
       delete: () => Promise.reject(new Error('unexpected delete')),
     };
-    const registry = new Registry();
-    const reconciler = new ToHostReconciler<Endpoints>({
-      resource,
-      virtualCache: virtualInformer.asInformer(),
-      hostCache: hostInformer.asInformer(),
-      virtualClient: hostClient,
-      hostClient,
-      state: { enabled: true, translator, patcher: passThrough },
-    });
-    const sync = new ToHostController<Endpoints>({
-      kind: resource,
-      reconciler,
-      virtualInformer: virtualInformer.asInformer(),
-      hostInformer: hostInformer.asInformer(),
-      queue: new RateLimitingWorkQueue(),
-      events: { warning: () => { throw new Error('no event expected'); } },
-      metrics: new SyncerMetrics(registry).controller('endpoints'),
-    });
+    const { sync, registry } = controllerOver({ virtualInformer, hostInformer, hostClient });
     const controller = new AbortController();
     const running = sync.run(controller.signal);
     const doneAt = (): Promise<number> => metricValue(registry, 'vcsync_initial_sync_done_timestamp_seconds', { controller: 'endpoints' });
@@ -269,6 +257,38 @@ describe('ToHostController: the end of the initial pass', () => {
         return value > 0 ? value : undefined;
       });
       expect(done).toBeGreaterThanOrEqual(Math.floor(before));
+    } finally {
+      controller.abort();
+      await running;
+    }
+  });
+
+  it('logs a large pass\'s end at the moment it records it, with the keys it reconciled, without waiting for a progress tick', async () => {
+    const virtualInformer = new HandDriven();
+    const hostInformer = new HandDriven();
+    const keys = 1000; // the size from which a pass logs its progress and its end
+    for (let i = 0; i < keys; i += 1) virtualInformer.byKey.set(`default/e${i}`, { metadata: { name: `e${i}`, namespace: 'default', uid: `v-${i}`, resourceVersion: '1' }, subsets: [] });
+    const hostClient: ClusterWriter = {
+      get: () => Promise.reject(new Error('unexpected get')),
+      create: <T>(_path: string, body: T): Promise<T> => {
+        const b = body as Endpoints;
+        return Promise.resolve({ ...b, metadata: { ...b.metadata, uid: `h-${b.metadata?.name ?? ''}`, resourceVersion: '70' } } as T);
+      },
+      update: () => Promise.reject(new Error('unexpected update')),
+      delete: () => Promise.reject(new Error('unexpected delete')),
+    };
+    const log = captureLogger('info');
+    const clock = new FakeClock(); // never advanced: no progress tick ever fires
+    const queue = new RateLimitingWorkQueue();
+    for (const key of virtualInformer.byKey.keys()) queue.add(key); // what the initial list's adds queue
+    const { sync, registry } = controllerOver({ virtualInformer, hostInformer, hostClient, queue, clock, logger: log.logger });
+    const controller = new AbortController();
+    const running = sync.run(controller.signal);
+    try {
+      await waitFor('the end of the initial pass recorded', async () => (await metricValue(registry, 'vcsync_initial_sync_done_timestamp_seconds', { controller: 'endpoints' })) > 0);
+      expect(log.matching('initial sync done', { total: keys })).toHaveLength(1);
+      expect(log.matching('initial sync in progress')).toEqual([]);
+      expect(await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })).toBe(keys);
     } finally {
       controller.abort();
       await running;
