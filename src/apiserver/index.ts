@@ -32,7 +32,7 @@ export { createAuthenticator } from './security/authenticator.js';
 export { createCertificateRequest } from './security/certificate-request-builder.js';
 export { childrenOf, type DerElement, expectTag, MalformedDerError, objectIdentifierOf, pemBlock, readElement } from './security/der-reader.js';
 export { DerTag } from './security/der-writer.js';
-export { ClientCertificateAuthority, signClientCertificateRequest, type ClientKeyUsage, type ClientRequestSigning } from './security/client-certificate-authority.js';
+export { certificateRequestParts, ClientCertificateAuthority, signClientCertificateRequest, type CertificateRequestParts, type ClientKeyUsage, type ClientRequestSigning } from './security/client-certificate-authority.js';
 export type { CertificateAndKey, ClientSubject } from './security/certificate-issuer.js';
 export { ensureTlsAssets } from './security/tls-assets.js';
 export type { TlsAssets } from './security/tls-assets.js';

@@ -7,7 +7,7 @@
  * signer reads it (`ClientCertificateAuthority`). Errors are worded as Go's crypto/x509 words them.
  */
 import { createPublicKey, verify } from 'node:crypto';
-import { childrenOf, type DerElement, DerTag, expectTag, MalformedDerError, objectIdentifierOf, pemBlock, readElement } from '../apiserver/index.js';
+import { certificateRequestParts, childrenOf, type DerElement, DerTag, expectTag, MalformedDerError, objectIdentifierOf, pemBlock, readElement } from '../apiserver/index.js';
 
 /** `attributes [0] IMPLICIT SET OF Attribute` of the CertificationRequestInfo. */
 const ATTRIBUTES = 0xa0;
@@ -25,8 +25,9 @@ const SIGNATURE_DIGESTS: Readonly<Record<string, string | null>> = {
 
 /**
  * Why the PEM certificate request in `pem` is refused, as the real server refuses it (no PEM block
- * of type `CERTIFICATE REQUEST`, a structure that is not a PKCS#10 request, an unsupported
- * signature algorithm, a self-signature that does not verify), or undefined when it is valid.
+ * of type `CERTIFICATE REQUEST`, a structure that is not a PKCS#10 request, attributes and
+ * requested extensions included; an unsupported signature algorithm; a self-signature that does
+ * not verify), or undefined when it is valid.
  */
 export function certificateRequestError(pem: string): string | undefined {
   const der = pemBlock(pem, 'CERTIFICATE REQUEST');
@@ -51,6 +52,8 @@ export function certificateRequestError(pem: string): string | undefined {
     const bits = expectTag(signatureElement, DerTag.BIT_STRING, 'signature');
     if (der[bits.contentStart] !== 0) throw new MalformedDerError('signature with unused bits');
     signature = der.subarray(bits.contentStart + 1, bits.end);
+    // Every attribute and requested extension, as the signer reads them: a request stored here never fails at signing.
+    certificateRequestParts(der);
   } catch (error: unknown) {
     if (error instanceof MalformedDerError) return 'x509: malformed certificate request';
     throw error;

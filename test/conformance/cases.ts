@@ -4,6 +4,8 @@
  * `normalize.ts`). Paths and bodies may name `{ns}` (the case's own namespace) and values saved
  * by earlier steps: `{x}` (resourceVersion), `{xName}`, `{xUid}`, `{xContinue}` for `save: 'x'`.
  */
+import { derBoolean, derContext, derObjectIdentifier, derOctetString, derSequence, derSet, derSmallInteger } from '../../src/apiserver/security/der-writer.js';
+import { extensionRequest, requestWithAttributes } from '../support/certificate-requests.js';
 
 /** The issue's categories, in the order the suite reports them. */
 export type Category = 'lists' | 'watches' | 'writes' | 'deletion' | 'metadata' | 'endpoints-service' | 'apply' | 'certificates' | 'rbac' | 'statefulsets' | 'discovery' | 'errors';
@@ -100,6 +102,17 @@ k8WP58ys7n8VAiEApNwuHp2aTkdP6qvdT5DTjA5AoWoGOmvK5k0MFOqxaXI=
 -----END CERTIFICATE-----
 `;
 const base64 = (text: string): string => Buffer.from(text).toString('base64');
+/** A validly self-signed request whose requested subjectAltName extension has no value. */
+const EXTENSION_WITHOUT_VALUE_CSR_PEM = requestWithAttributes([extensionRequest(derSequence(derObjectIdentifier('2.5.29.17')))], 'conformance');
+/** A validly self-signed request with attributes that do not parse beside a well-formed subjectAltName request. */
+const ODD_ATTRIBUTES_CSR_PEM = requestWithAttributes(
+  [
+    derSmallInteger(7),
+    derSequence(derObjectIdentifier('1.2.840.113549.1.9.2'), derSet()),
+    extensionRequest(derSequence(derObjectIdentifier('2.5.29.17'), derBoolean(false), derOctetString(derSequence(derContext(2, false, Buffer.from('x.example')))))),
+  ],
+  'conformance',
+);
 /**
  * A CertificateSigningRequest named after the case (`{ns}-<suffix>`: cluster-scoped, unique per
  * case). Its signer is nobody's by default, so kube-controller-manager leaves it alone.
@@ -596,6 +609,8 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'csr: list by spec.signerName', category: 'certificates', steps: [createCsr('s'), { path: `${CSRS}?fieldSelector=spec.signerName%3Dexample.com%2Fconformance,metadata.name%3D{ns}-s`, pick: names }] },
   { name: 'csr: a request that is not a PEM CSR is Invalid', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('p', { request: base64('not a request') }) }] },
   { name: 'csr: a CSR whose signature does not verify is Invalid', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('v', { request: base64(CSR_PEM.replace('7cQS', '7cQT')) }) }] },
+  { name: 'csr: a signed CSR whose requested extension has no value is Invalid', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('h', { request: base64(EXTENSION_WITHOUT_VALUE_CSR_PEM) }) }] },
+  { name: 'csr: attributes that do not parse are passed over', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('o', { request: base64(ODD_ATTRIBUTES_CSR_PEM) }), pick: withoutRequester }] },
   { name: 'csr: usages are required', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('u', { usages: [] }) }] },
   { name: 'csr: unknown and duplicate usages', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('d', { usages: ['client auth', 'flying', 'client auth'] }) }] },
   { name: 'csr: signerName is required', category: 'certificates', steps: [{ method: 'POST', path: CSRS, body: csr('n', { signerName: '' }) }] },

@@ -1,6 +1,8 @@
 import { webcrypto } from 'node:crypto';
 import { loadX509 } from '../../src/apiserver/security/load-x509.js';
 
+export { extensionRequest, requestWithAttributes } from '../../testbed/fuzz/hand-written-requests.js';
+
 /** A PKCS#10 request and the private key it was made with, both PEM. */
 export interface ClientRequest {
   csrPem: string;
@@ -34,3 +36,4 @@ export function certificateSigningRequest(name: string, csrPem: string, spec: Re
     spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'], ...spec },
   };
 }
+

@@ -97,25 +97,67 @@ function caParts(certPem: string): CaParts {
   return { subject: Buffer.from(encodingOf(der, subject)), notAfter: timeOf(der, notAfter), keyIdentifier };
 }
 
-/** The encoded subject, subjectPublicKeyInfo and subjectAltName extension (if requested) of a PKCS#10 request. */
-function requestParts(csrPem: string): { subject: Buffer; publicKeyInfo: Buffer; subjectAltName: Buffer | undefined } {
-  const der = pemBlock(csrPem, 'CERTIFICATE REQUEST');
-  if (der === undefined) throw new TypeError('the request is not a PEM CERTIFICATE REQUEST');
+/** The parts of a PKCS#10 request a signer copies into the certificate. */
+export interface CertificateRequestParts {
+  /** The encoded subject Name. */
+  readonly subject: Buffer;
+  /** The encoded subjectPublicKeyInfo. */
+  readonly publicKeyInfo: Buffer;
+  /** The encoded subjectAltName extension, when the request asks for one. */
+  readonly subjectAltName: Buffer | undefined;
+}
+
+/**
+ * The encoded subject, subjectPublicKeyInfo and subjectAltName extension (if requested) of the
+ * DER of a PKCS#10 request, reading every attribute and requested extension as a signer must.
+ * Throws {@link MalformedDerError}: a server that accepts a request runs this first, so that no
+ * request it stores fails at signing.
+ */
+export function certificateRequestParts(der: Buffer): CertificateRequestParts {
   const request = expectTag(readElement(der, 0), DerTag.SEQUENCE, 'certificationRequest');
   const info = childrenOf(der, expectTag(childrenOf(der, request)[0], DerTag.SEQUENCE, 'certificationRequestInfo'));
   const subject = encodingOf(der, expectTag(info[1], DerTag.SEQUENCE, 'subject'));
   const publicKeyInfo = encodingOf(der, expectTag(info[2], DerTag.SEQUENCE, 'subjectPKInfo'));
   let subjectAltName: Buffer | undefined;
   for (const attribute of childrenOf(der, expectTag(info[3], 0xa0, 'attributes'))) {
-    const [type, values] = childrenOf(der, attribute);
-    if (objectIdentifierOf(der, expectTag(type, DerTag.OBJECT_IDENTIFIER, 'attribute type')) !== EXTENSION_REQUEST_OID) continue;
-    const extensions = expectTag(childrenOf(der, expectTag(values, DerTag.SET, 'attribute values'))[0], DerTag.SEQUENCE, 'extensions');
+    const parsed = attributeOf(der, attribute);
+    if (parsed?.type !== EXTENSION_REQUEST_OID) continue;
+    const extensions = expectTag(parsed.values[0], DerTag.SEQUENCE, 'extensions');
     for (const item of childrenOf(der, extensions)) {
-      const id = objectIdentifierOf(der, expectTag(childrenOf(der, item)[0], DerTag.OBJECT_IDENTIFIER, 'extnID'));
+      const [idElement, ...rest] = childrenOf(der, expectTag(item, DerTag.SEQUENCE, 'extension'));
+      const id = objectIdentifierOf(der, expectTag(idElement, DerTag.OBJECT_IDENTIFIER, 'extnID'));
+      if (rest.length === 2) expectTag(rest[0], DerTag.BOOLEAN, 'critical');
+      else if (rest.length !== 1) throw new MalformedDerError(`extension ${id}: expected [critical] extnValue, got ${rest.length} elements`);
+      expectTag(rest.at(-1), DerTag.OCTET_STRING, 'extnValue');
       if (id === SUBJECT_ALT_NAME_OID) subjectAltName = encodingOf(der, item);
     }
   }
   return { subject, publicKeyInfo, subjectAltName };
+}
+
+/**
+ * An attribute's type and values, or undefined when it is not `SEQUENCE { OID, SET (non-empty) }`:
+ * such an attribute is passed over, as Go's crypto/x509 passes over attributes that do not parse
+ * (a malformed extension request is still refused by the caller).
+ */
+function attributeOf(der: Buffer, attribute: DerElement): { type: string; values: DerElement[] } | undefined {
+  try {
+    if (attribute.tag !== DerTag.SEQUENCE) return undefined;
+    const [type, values, ...extra] = childrenOf(der, attribute);
+    if (extra.length > 0 || type?.tag !== DerTag.OBJECT_IDENTIFIER || values?.tag !== DerTag.SET) return undefined;
+    const items = childrenOf(der, values);
+    return items.length === 0 ? undefined : { type: objectIdentifierOf(der, type), values: items };
+  } catch (error: unknown) {
+    if (error instanceof MalformedDerError) return undefined;
+    throw error;
+  }
+}
+
+/** {@link certificateRequestParts} of a PEM request. Throws a TypeError when it is not one. */
+function requestParts(csrPem: string): CertificateRequestParts {
+  const der = pemBlock(csrPem, 'CERTIFICATE REQUEST');
+  if (der === undefined) throw new TypeError('the request is not a PEM CERTIFICATE REQUEST');
+  return certificateRequestParts(der);
 }
 
 /** 16 random bytes with the top bit cleared and the next set: a positive 16-octet DER integer, as RFC 5280 wants. */

@@ -20,7 +20,12 @@ export class MalformedDerError extends Error {
   override readonly name = 'MalformedDerError';
 }
 
-/** The element at `offset`, which must end by `limit`. Throws {@link MalformedDerError}. */
+/**
+ * The element at `offset`, which must end by `limit`. Throws {@link MalformedDerError} for a
+ * truncated element, an indefinite or over-long (more than 4 octets) length, and a length not in
+ * its shortest form, which DER forbids (as Go's encoding/asn1, which a real API server parses
+ * with, does).
+ */
 export function readElement(der: Buffer, offset: number, limit = der.length): DerElement {
   if (offset + 2 > limit) throw new MalformedDerError('truncated');
   const tag = der[offset] ?? 0;
@@ -29,8 +34,10 @@ export function readElement(der: Buffer, offset: number, limit = der.length): De
   if (length & 0x80) {
     const octets = length & 0x7f;
     if (octets === 0 || octets > 4 || contentStart + octets > limit) throw new MalformedDerError('bad length');
+    if (der[contentStart] === 0) throw new MalformedDerError('non-minimal length: a leading zero octet');
     length = 0;
     for (let index = 0; index < octets; index += 1) length = length * 256 + (der[contentStart + index] ?? 0);
+    if (length < 0x80) throw new MalformedDerError('non-minimal length: a long form for a short length');
     contentStart += octets;
   }
   const end = contentStart + length;
@@ -65,22 +72,35 @@ export function contentsOf(der: Buffer, item: DerElement): Buffer {
   return der.subarray(item.contentStart, item.end);
 }
 
-/** The dotted form of an OBJECT IDENTIFIER element. */
+/** The largest subidentifier an OBJECT IDENTIFIER may hold here (Go's encoding/asn1 limit: an int32). */
+const MAX_SUBIDENTIFIER = 0x7fff_ffff;
+
+/**
+ * The dotted form of an OBJECT IDENTIFIER element. Throws {@link MalformedDerError} for an empty
+ * identifier, a subidentifier cut off (its last octet has the continuation bit), one with a leading
+ * 0x80 octet (not minimal) or one beyond {@link MAX_SUBIDENTIFIER}.
+ */
 export function objectIdentifierOf(der: Buffer, item: DerElement): string {
   const bytes = contentsOf(der, item);
   if (bytes.length === 0) throw new MalformedDerError('empty object identifier');
-  const first = bytes[0] ?? 0;
-  const top = Math.min(Math.floor(first / 40), 2);
-  const arcs = [top, first - top * 40];
+  const subidentifiers: number[] = [];
   let value = 0;
-  for (const byte of bytes.subarray(1)) {
+  let octets = 0;
+  for (const byte of bytes) {
+    if (octets === 0 && byte === 0x80) throw new MalformedDerError('object identifier: a subidentifier not minimally encoded');
     value = value * 128 + (byte & 0x7f);
+    octets += 1;
+    if (value > MAX_SUBIDENTIFIER) throw new MalformedDerError('object identifier: a subidentifier too large');
     if ((byte & 0x80) === 0) {
-      arcs.push(value);
+      subidentifiers.push(value);
       value = 0;
+      octets = 0;
     }
   }
-  return arcs.join('.');
+  if (octets > 0) throw new MalformedDerError('object identifier: the last subidentifier is cut off');
+  const first = subidentifiers[0] ?? 0;
+  const top = Math.min(Math.floor(first / 40), 2);
+  return [top, first - top * 40, ...subidentifiers.slice(1)].join('.');
 }
 
 /** The DER of the first PEM block of `pem` when its label is `label`, else undefined. */
