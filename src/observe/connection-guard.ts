@@ -88,8 +88,15 @@ export function guardConnections(server: HttpServer, limits: Readonly<Connection
     entry.timer = undefined;
     if (entry.busy > 0) return;
     const [timeoutMs, reason] = entry.served ? [limits.idleTimeoutMs, 'idle_timeout' as const] : [limits.headersTimeoutMs, 'headers_timeout' as const];
-    entry.timer = setTimeout(() => close(entry, reason), timeoutMs);
-    entry.timer.unref();
+    const timer = setTimeout(() => {
+      // Timers run before the event loop reads its sockets: after a busy stretch, a head that
+      // arrived in time is still unread. Decide after the next read (a request re-arms the timer).
+      setImmediate(() => {
+        if (entry.timer === timer) close(entry, reason);
+      });
+    }, timeoutMs);
+    timer.unref();
+    entry.timer = timer;
   };
   const makeRoom = (): boolean => {
     for (const entry of tracked.values()) {
