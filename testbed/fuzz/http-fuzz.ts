@@ -1,6 +1,10 @@
 import { gzipSync } from 'node:zlib';
+import { certificateRequestParts, MalformedDerError, pemBlock } from '#vcsync/apiserver/index.js';
+import { createCertificateRequest } from '#vcsync/apiserver/security/certificate-request-builder.js';
+import { pemOf } from '#vcsync/apiserver/security/der-writer.js';
 import { startDevCluster } from '#vcsync/devcluster/index.js';
 import { SeededRandom } from '../seeded-random.js';
+import { fuzzAttribute, requestWithAttributes } from './hand-written-requests.js';
 import { copyDoublingPatch, hugeMergePatch, manyOperationsPatch, stringDoublingPatch } from './growing-patches.js';
 import { replyProblem, sendFuzzRequest, type FuzzReply, type FuzzRequest } from './fuzz-request.js';
 import { runPressureFuzz, type PressureReport } from './pressure-fuzz.js';
@@ -9,9 +13,11 @@ import { runPressureFuzz, type PressureReport } from './pressure-fuzz.js';
  * HTTP fuzzing of devcluster: seeded random requests (paths, methods, headers,
  * bodies in JSON, YAML with alias bombs, protobuf garbage, binary, huge and deeply nested; patches
  * that grow an object by copying it into itself or whose result is too large to store, sent to an
- * object that exists: {@link GROWTH_TARGET}), with and without credentials. Every answer must be a 2xx or a 4xx Kubernetes Status, never a 5xx, a
- * dropped connection or a hang; requests without credentials change nothing stored; the server
- * still answers a known-good request at the end. Shared by test/integration/devcluster/
+ * object that exists: {@link GROWTH_TARGET}; certificate requests cut, flipped or written by hand),
+ * with and without credentials. Every answer must be a 2xx or a 4xx Kubernetes Status, never a 5xx, a
+ * dropped connection or a hang; requests without credentials change nothing stored; every
+ * certificate request stored is one its signer can read; the server still answers a known-good
+ * request at the end. Shared by test/integration/devcluster/
  * devcluster-fuzz.test.ts and benchmarks/fuzz.mjs; the same seed yields the same requests.
  */
 
@@ -37,7 +43,9 @@ const MiB = 1024 * 1024;
 const FUZZ_LIMITS = { maxWatchesPerUser: 8, headersTimeoutMs: 1000 } as const;
 
 const NAMESPACED = ['configmaps', 'secrets', 'services', 'endpoints', 'pods', 'serviceaccounts', 'events'];
-const KINDS: Record<string, string> = { configmaps: 'ConfigMap', secrets: 'Secret', services: 'Service', endpoints: 'Endpoints', pods: 'Pod', serviceaccounts: 'ServiceAccount', events: 'Event', namespaces: 'Namespace' };
+const CSRS = 'certificatesigningrequests';
+const CSRS_PATH = `/apis/certificates.k8s.io/v1/${CSRS}`;
+const KINDS: Record<string, string> = { [CSRS]: 'CertificateSigningRequest', configmaps: 'ConfigMap', secrets: 'Secret', services: 'Service', endpoints: 'Endpoints', pods: 'Pod', serviceaccounts: 'ServiceAccount', events: 'Event', namespaces: 'Namespace' };
 // CONNECT is left out: node's HTTP client waits for a tunnel (the raw-request management fuzzer sends it).
 const METHODS = ['GET', 'GET', 'POST', 'POST', 'PUT', 'PATCH', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'MKCOL'];
 const CONTENT_TYPES = [
@@ -134,10 +142,56 @@ function query(random: SeededRandom): string {
   ).join('&');
 }
 
+/** A valid request, made once: the fuzz cuts and flips its bytes. */
+let validRequestDer: Buffer | undefined;
+
+/**
+ * A PEM certificate request for a CertificateSigningRequest's spec.request: a valid one; one cut
+ * short or with bytes flipped; or one written by hand, validly self-signed, with attributes and
+ * requested extensions of every shape (hand-written-requests.ts).
+ */
+function certificateRequest(random: SeededRandom): string {
+  validRequestDer ??= pemBlock(createCertificateRequest({ commonName: 'fuzz' }).requestPem, 'CERTIFICATE REQUEST') as Buffer;
+  const der = validRequestDer;
+  const variants: Array<() => string> = [
+    () => pemOf('CERTIFICATE REQUEST', der),
+    () => pemOf('CERTIFICATE REQUEST', der.subarray(0, random.int(der.length))),
+    () => {
+      const mutant = Buffer.from(der);
+      for (let flips = 1 + random.int(3); flips > 0; flips -= 1) mutant[random.int(mutant.length)] = random.int(256);
+      return pemOf('CERTIFICATE REQUEST', mutant);
+    },
+    () => pemOf('CERTIFICATE REQUEST', Buffer.concat([Buffer.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff]), random.bytes(random.int(64))])),
+    () => requestWithAttributes(Array.from({ length: 1 + random.int(3) }, () => fuzzAttribute(random)), `fuzz-${random.int(100)}`),
+    () => requestWithAttributes([fuzzAttribute(random)], `fuzz-${random.int(100)}`),
+  ];
+  return random.pick(variants)();
+}
+
+/** A CertificateSigningRequest whose request comes from {@link certificateRequest}. */
+function certificateSigningRequest(random: SeededRandom): Record<string, unknown> {
+  return {
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name: `fuzz-${random.int(1000)}` },
+    spec: {
+      request: Buffer.from(certificateRequest(random)).toString('base64'),
+      signerName: random.pick(['kubernetes.io/kube-apiserver-client', 'example.com/fuzz']),
+      usages: random.pick([['client auth'], ['client auth', 'digital signature'], ['server auth']]),
+    },
+  };
+}
+
+/** The create of a CertificateSigningRequest, as a body of {@link body}'s shape. */
+function certificateSigningRequestCreate(random: SeededRandom): [string, Buffer, string] {
+  return ['csr:create', Buffer.from(JSON.stringify(certificateSigningRequest(random))), 'application/json'];
+}
+
 /** A plausible object for `resource`, often broken on purpose. */
 function objectBody(random: SeededRandom, resource: string): Record<string, unknown> {
   const kind = KINDS[resource] ?? 'ConfigMap';
   const object: Record<string, unknown> = { apiVersion: 'v1', kind, metadata: { name: `fuzz-${random.int(1000)}`, namespace: 'default', labels: { app: 'fuzz' } } };
+  if (kind === 'CertificateSigningRequest') Object.assign(object, certificateSigningRequest(random));
   if (kind === 'ConfigMap') object['data'] = { a: 'b' };
   if (kind === 'Secret') object['stringData'] = { a: 'b' };
   if (kind === 'Service') object['spec'] = { ports: [{ port: 80 }] };
@@ -242,13 +296,15 @@ export function devclusterRequests(seed: number, count: number, authorization: s
     let payload: Buffer | undefined;
     let sent = { method, path };
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) && random.chance(0.9)) {
-      const resource = NAMESPACED.find((r) => path.includes(`/${r}`)) ?? 'configmaps';
-      const [bodyLabel, bytes, contentType] = body(random, resource);
+      const resource = [CSRS, ...NAMESPACED].find((r) => path.includes(`/${r}`)) ?? 'configmaps';
+      // One body in ten is a certificate request's create, whatever the path: the signer's input class.
+      const [bodyLabel, bytes, contentType] = random.chance(0.1) ? certificateSigningRequestCreate(random) : body(random, resource);
       payload = headers['content-encoding'] === 'gzip' && random.chance(0.5) ? gzipSync(bytes) : bytes;
       if (contentType !== '') headers['content-type'] = method === 'PATCH' && random.chance(0.3) ? random.pick(CONTENT_TYPES) : contentType;
       label += `:${bodyLabel}`;
       // A growing patch only grows an object that exists: most go to the target, half of them as a dry run.
       if (bodyLabel.startsWith('growth:') && random.chance(0.8)) sent = { method: 'PATCH', path: random.chance(0.5) ? `${GROWTH_PATH}?dryRun=All` : GROWTH_PATH };
+      if (bodyLabel === 'csr:create') sent = { method: 'POST', path: CSRS_PATH };
     }
     requests.push({ index, label, method: sent.method, path: sent.path, headers, ...(payload !== undefined ? { body: payload } : {}) });
   }
@@ -284,6 +340,26 @@ export async function sendAllFuzz(
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   return { statuses, growthStatuses, problems };
+}
+
+/**
+ * The stored CertificateSigningRequests whose request the signer could not read: a request the
+ * server accepts must be one it can sign (it is refused at create otherwise).
+ */
+async function unsignableRequests(get: (path: string) => Promise<FuzzReply>): Promise<string[]> {
+  const reply = await get(CSRS_PATH);
+  const list = JSON.parse(reply.body.toString('utf8')) as { items?: Array<{ metadata?: { name?: string }; spec?: { request?: string } }> };
+  const problems: string[] = [];
+  for (const item of list.items ?? []) {
+    const der = pemBlock(Buffer.from(item.spec?.request ?? '', 'base64').toString('latin1'), 'CERTIFICATE REQUEST');
+    try {
+      if (der === undefined) throw new MalformedDerError('no CERTIFICATE REQUEST block');
+      certificateRequestParts(der);
+    } catch (error: unknown) {
+      problems.push(`stored CertificateSigningRequest ${item.metadata?.name ?? '?'} has a request its signer cannot read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return problems;
 }
 
 const TOKEN = 'fuzz-admin-token';
@@ -336,6 +412,7 @@ export async function runDevclusterFuzz(options: { seed: number; count: number; 
     add(authorized.statuses);
     add(authorized.growthStatuses, growthStatuses);
     problems.push(...authorized.problems);
+    problems.push(...(await unsignableRequests(get)));
     const good = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `after-fuzz-${options.seed}`, namespace: 'default' }, data: { a: 'b' } };
     const created = await sendFuzzRequest(cluster.url, { index: -1, label: 'after', method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: { ...admin, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(good)) }, deadlineMs);
     const read = await get(`/api/v1/namespaces/default/configmaps/${good.metadata.name}`);
