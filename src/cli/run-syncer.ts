@@ -50,6 +50,8 @@ export interface RunSyncerOptions {
   /** Patch sandbox heap limit (MiB) and per-object evaluation timeout (ms). */
   sandboxMemoryMiB: number;
   sandboxTimeoutMs: number;
+  /** Give the heap pages of a sync burst back to the system once the process is quiet (`--no-heap-reclaim` turns it off). Default true. */
+  heapReclaim?: boolean;
   /** Serve the management API on every replica, storing in host Secrets. Default off. */
   management?: Pick<DaemonManagementOptions, 'host' | 'port' | 'tls' | 'insecureHttp' | 'bootstrapKeyPath' | 'tokens' | 'watchLimits' | 'connectionLimits'>;
   logger: Logger;
@@ -198,7 +200,7 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   manager.add({ name: 'config-watcher', needsLeader: false, run: (stop) => watcher.run(stop) });
   manager.add(sync);
   // Gives back the heap pages of the initial sync's (or a restart's) burst once it is over.
-  manager.add(new HeapReclaimer({ registry, logger }));
+  if (options.heapReclaim !== false) manager.add(new HeapReclaimer({ registry, logger }));
   const management = options.management;
   // Its own client and request budget: kube-config CSRs must not spend the syncer's, nor wait behind it.
   const kubeConfigClient =

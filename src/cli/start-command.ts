@@ -33,6 +33,7 @@ interface StartFlags {
   leaderElectRetryPeriodMs: number;
   sandboxMemoryMib: number;
   sandboxTimeoutMs: number;
+  heapReclaim: boolean;
   logLevel: LogLevel;
   listenManagement?: { host: string; port: number };
   managementTlsCert?: string;
@@ -119,6 +120,7 @@ export function registerStartCommand(program: Command): void {
     .addOption(new Option('--leader-elect-retry-period-ms <n>', 'wait between attempts to take or renew the Lease, ms (below the renew deadline)').env('VCSYNC_LEADER_ELECT_RETRY_PERIOD_MS').default(2_000).argParser(positiveInteger))
     .addOption(new Option('--sandbox-memory-mib <n>', 'heap limit of the patch sandbox, MiB').env('VCSYNC_SANDBOX_MEMORY_MIB').default(32).argParser(positiveInteger))
     .addOption(new Option('--sandbox-timeout-ms <n>', 'time limit of the patches of one object, ms').env('VCSYNC_SANDBOX_TIMEOUT_MS').default(50).argParser(positiveInteger))
+    .addOption(new BooleanEnvOption('--no-heap-reclaim', "keep the heap pages of a sync burst instead of giving them back once the process is quiet (V8's memory-saving mode for a few seconds)", 'VCSYNC_NO_HEAP_RECLAIM'))
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('VCSYNC_LOG_LEVEL').default('info').argParser(parseLogLevel))
     .addOption(new Option('--listen-management <host:port>', 'serve the management API (access keys) at this address on every replica (HOST:PORT, :PORT or PORT); off by default').env('VCSYNC_LISTEN_MANAGEMENT').argParser(parseListenAddress))
     .addOption(new Option('--management-tls-cert <file>', "the management API's serving certificate (PEM; reloaded when it changes)").env('VCSYNC_MANAGEMENT_TLS_CERT'))
@@ -171,6 +173,7 @@ export function registerStartCommand(program: Command): void {
         leaderElection: { leaseDurationMs: flags.leaderElectLeaseDurationMs, renewDeadlineMs: flags.leaderElectRenewDeadlineMs, retryPeriodMs: flags.leaderElectRetryPeriodMs },
         sandboxMemoryMiB: flags.sandboxMemoryMib,
         sandboxTimeoutMs: flags.sandboxTimeoutMs,
+        heapReclaim: flags.heapReclaim,
         ...(flags.listenManagement !== undefined
           ? {
               management: {

@@ -33,6 +33,7 @@ describe('vcsync start: every option is validated before any I/O', () => {
     [['--name', 'vc', '--leader-elect-retry-period-ms', '0'], {}, "option '--leader-elect-retry-period-ms <n>' argument '0' is invalid. expected a positive integer"],
     [['--name', 'vc', '--leader-elect-lease-duration-ms', '3000'], {}, '--leader-elect-renew-deadline-ms (10000) must be smaller than --leader-elect-lease-duration-ms (3000)'],
     [['--name', 'vc'], { VCSYNC_LEADER_ELECT_RETRY_PERIOD_MS: '10000' }, '--leader-elect-retry-period-ms (10000) must be smaller than --leader-elect-renew-deadline-ms (10000)'],
+    [['--name', 'vc'], { VCSYNC_NO_HEAP_RECLAIM: 'off' }, "option '--no-heap-reclaim' value from env 'VCSYNC_NO_HEAP_RECLAIM' is invalid: expected true, false, 1 or 0, got \"off\""],
     [['--name', 'vc'], { VCSYNC_MANAGEMENT_INSECURE_HTTP: 'maybe' }, "option '--management-insecure-http' value from env 'VCSYNC_MANAGEMENT_INSECURE_HTTP' is invalid"],
   ])('%j %j exits 2 with one line naming the option', async (args, env, message) => {
     const result = await runVcsync([...base, ...args], { env: { VCSYNC_NAME: undefined, ...env } });

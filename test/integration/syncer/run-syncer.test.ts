@@ -285,6 +285,15 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
     const { version } = (await import('../../../package.json', { with: { type: 'json' } })).default as { version: string };
     expect(metrics).toContain(`vcsync_build_info{version="${version}",node_version="${process.version}"} 1`);
   });
+
+  it('runs the heap reclaimer unless told not to (--no-heap-reclaim)', async () => {
+    await start(ENABLED);
+    expect(await (await fetch(`${metricsUrl}/metrics`)).text()).toMatch(/^vcsync_heap_reclaims_total /m);
+    await daemon?.stop();
+    daemon = undefined;
+    await start(ENABLED, { heapReclaim: false });
+    expect(await (await fetch(`${metricsUrl}/metrics`)).text()).not.toContain('vcsync_heap_reclaims_total');
+  });
 });
 
 describe('runSyncer: refuses to start on a config that vcsync validate rejects', () => {
