@@ -1,5 +1,6 @@
-import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { Agent, ClientRequest, IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
+import type { AgentOptions, RequestOptions as TlsRequestOptions } from 'node:https';
+import { createRequire } from 'node:module';
 import { Registry } from 'prom-client';
 import { ApiError, type Status, statusFromHttpCode } from '../apimachinery/index.js';
 import { BadResponseError, TransportError } from './kube-errors.js';
@@ -12,6 +13,12 @@ import { InFlightAborts } from './in-flight-aborts.js';
 import { RequestDeadline } from './request-deadline.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
+
+// Required, not imported: an ESM import of node:http builds its facade by reading every export,
+// and the lazy WebSocket export then loads undici (~100 ms of start CPU without a snapshot).
+const require = createRequire(import.meta.url);
+const http = require('node:http') as typeof import('node:http');
+const https = require('node:https') as typeof import('node:https');
 
 /** Options of {@link RestClient}. */
 export interface RestClientOptions {
@@ -124,9 +131,9 @@ const CREDENTIALS_REFRESH_MS = 60_000;
 
 interface Credentials {
   /** The headers of every request: auth (bearer token, basic auth, …), Accept and User-Agent. */
-  readonly headers: Readonly<http.OutgoingHttpHeaders>;
+  readonly headers: Readonly<OutgoingHttpHeaders>;
   /** TLS options for the connection agent (ca, cert, key, …). */
-  readonly tls: https.RequestOptions;
+  readonly tls: TlsRequestOptions;
 }
 
 /**
@@ -145,7 +152,7 @@ export class RestClient {
   readonly #metrics: RestClientMetrics;
   readonly #target: ServerTarget;
   readonly #aborts = new InFlightAborts();
-  #agent: http.Agent | undefined;
+  #agent: Agent | undefined;
   #cachedCredentials: { value: Credentials; expiresAt: number } | undefined;
 
   constructor(options: RestClientOptions) {
@@ -277,7 +284,7 @@ export class RestClient {
     signal?.throwIfAborted();
     const transport = target.protocol === 'https:' ? https : http;
     const agent = this.#agentFor(target.protocol, credentials.tls);
-    const options: http.RequestOptions = { ...target.options, path: requestPath(target, spec.path + queryString(spec.query)), method: spec.method, headers, agent };
+    const options: RequestOptions = { ...target.options, path: requestPath(target, spec.path + queryString(spec.query)), method: spec.method, headers, agent };
     if (attachAbort === undefined && signal !== undefined) options.signal = signal;
 
     let response: IncomingMessage;
@@ -313,19 +320,19 @@ export class RestClient {
   async #credentials(): Promise<Credentials> {
     const now = this.#options.clock.now();
     if (this.#cachedCredentials !== undefined && now < this.#cachedCredentials.expiresAt) return this.#cachedCredentials.value;
-    const tls: https.RequestOptions = { headers: {} };
+    const tls: TlsRequestOptions = { headers: {} };
     await this.#options.cluster.applyToHTTPSOptions(tls);
-    const headers: http.OutgoingHttpHeaders = { ...(tls.headers as http.OutgoingHttpHeaders), Accept: 'application/json', 'User-Agent': this.#options.userAgent };
+    const headers: OutgoingHttpHeaders = { ...(tls.headers as OutgoingHttpHeaders), Accept: 'application/json', 'User-Agent': this.#options.userAgent };
     if (tls.auth !== undefined && tls.auth !== null) headers['Authorization'] = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
     const value = { headers, tls };
     this.#cachedCredentials = { value, expiresAt: now + CREDENTIALS_REFRESH_MS };
     return value;
   }
 
-  #agentFor(protocol: string, tls: https.RequestOptions): http.Agent {
+  #agentFor(protocol: string, tls: TlsRequestOptions): Agent {
     if (this.#agent !== undefined) return this.#agent;
     if (protocol === 'https:') {
-      const agentOptions: https.AgentOptions = { keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, pfx: tls.pfx, passphrase: tls.passphrase };
+      const agentOptions: AgentOptions = { keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, pfx: tls.pfx, passphrase: tls.passphrase };
       if (tls.rejectUnauthorized !== undefined) agentOptions.rejectUnauthorized = tls.rejectUnauthorized;
       if (tls.servername !== undefined) agentOptions.servername = tls.servername;
       this.#agent = new https.Agent(agentOptions);
@@ -343,7 +350,7 @@ interface ServerTarget {
   readonly server: string;
   /** Its path (e.g. a proxy's prefix), `''` for none. */
   readonly pathPrefix: string;
-  readonly options: Readonly<Pick<http.RequestOptions, 'protocol' | 'hostname' | 'port'>>;
+  readonly options: Readonly<Pick<RequestOptions, 'protocol' | 'hostname' | 'port'>>;
 }
 
 function serverTarget(server: string): ServerTarget {
