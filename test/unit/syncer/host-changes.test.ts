@@ -18,6 +18,9 @@ describe('hostMatchesDesired', () => {
     ['an extra host field', { extra: 'x' }],
     ['a changed label', { metadata: { name: 'a', labels: { x: '2' }, annotations: { y: '2' } } }],
     ['a missing annotation', { metadata: { name: 'a', labels: { x: '1' } } }],
+    ['an extra label', { metadata: { name: 'a', labels: { x: '1', z: '1' }, annotations: { y: '2' } } }],
+    ['a label renamed, same count', { metadata: { name: 'a', labels: { w: '1' }, annotations: { y: '2' } } }],
+    ['an empty annotation value', { metadata: { name: 'a', labels: { x: '1' }, annotations: { y: '' } } }],
   ])('sees %s', (_name, change) => {
     expect(hostMatchesDesired({ ...desired, ...change }, desired)).toBe(false);
   });
@@ -57,6 +60,11 @@ describe('hostMatchesDesired on a host copy cached without its body (compared by
     const host = { metadata: { name: 'a', uid: 'u', resourceVersion: '9', labels: { x: '1' } }, ...body };
     expect(hostMatchesDesired(digested(host), desired)).toBe(same);
     expect(hostMatchesDesired(object(host), desired)).toBe(same);
+  });
+
+  it('finds labels and annotations equal whatever their key order', () => {
+    const host = { ...desired, metadata: { name: 'a', labels: { b: '2', a: '1' }, annotations: { d: '', c: 'x' } } };
+    expect(hostMatchesDesired(host, { ...desired, metadata: { name: 'a', labels: { a: '1', b: '2' }, annotations: { c: 'x', d: '' } } })).toBe(true);
   });
 
   it('still compares labels and annotations from the metadata it keeps', () => {
