@@ -7,6 +7,7 @@ import { BadResponseError, TransportError } from './kube-errors.js';
 import { realClock, type Clock } from './clock.js';
 import type { ClusterConfig } from './kube-config.js';
 import type { KubeList, KubeObject } from './kube-object.js';
+import { withoutManagedFieldsText } from './managed-fields-text.js';
 import { KubeMetrics, type RestClientMetrics } from './metrics.js';
 import { TokenBucket } from './token-bucket.js';
 import { InFlightAborts } from './in-flight-aborts.js';
@@ -85,6 +86,12 @@ export interface ListOptions extends CallOptions {
   continue?: string;
   /** `0` = any version (served from cache on real servers); unset = most recent. */
   resourceVersion?: string;
+  /**
+   * Items without `metadata.managedFields`: every `managedFields` member is cut from the answer's
+   * text before it is parsed (see `withoutManagedFieldsText`), for a cache that drops them anyway.
+   * Only for kinds with no other field of that name. Default false.
+   */
+  withoutManagedFields?: boolean;
 }
 
 /** Options of {@link RestClient.watch}. */
@@ -116,6 +123,8 @@ interface RequestSpec {
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
+  /** Applied to a 2xx answer's bytes before they are decoded and parsed. */
+  editBody?: (body: Buffer) => Buffer;
 }
 
 /** What a request that got no (complete) answer rejects with: the caller's abort reason, or a TransportError. */
@@ -182,7 +191,14 @@ export class RestClient {
       continue: options.continue,
       resourceVersion: options.resourceVersion,
     };
-    const list = await this.#json<KubeList<T>>({ verb: 'LIST', method: 'GET', path, query, signal: options.signal });
+    const list = await this.#json<KubeList<T>>({
+      verb: 'LIST',
+      method: 'GET',
+      path,
+      query,
+      signal: options.signal,
+      ...(options.withoutManagedFields === true ? { editBody: withoutManagedFieldsText } : {}),
+    });
     if (!Array.isArray(list.items)) {
       if ((list as { items?: unknown }).items === null || (list as { items?: unknown }).items === undefined) {
         return { ...list, items: [] };
@@ -248,7 +264,7 @@ export class RestClient {
     let text: string;
     try {
       const response = await this.#send(spec, deadline, signal === undefined ? undefined : (request) => (release = this.#aborts.track(signal, request)));
-      text = await readBody(response, spec, deadline);
+      text = await readBody(response, spec, deadline, spec.editBody);
     } finally {
       release?.();
     }
@@ -390,7 +406,7 @@ function queryString(query: Query | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
-async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: RequestDeadline | undefined): Promise<string> {
+async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: RequestDeadline | undefined, edit?: (body: Buffer) => Buffer): Promise<string> {
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of response) {
@@ -400,7 +416,8 @@ async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: 
   } catch (err) {
     throw transportFailure(spec, err, deadline);
   }
-  return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  return (edit === undefined ? body : edit(body)).toString('utf8');
 }
 
 function parseStatus(text: string, code: number): Status {
