@@ -1,6 +1,10 @@
 import type { Duplex } from 'node:stream';
-import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
 import { failureStatus, type StatusObject } from '../apimachinery/index.js';
+
+// Required, not imported: an ESM import of node:http builds its facade by reading every export,
+// and the lazy WebSocket export then loads undici (~100 ms of start CPU without a snapshot).
+const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /**
  * Status answers for requests that never reach a route, written straight to the connection: HTTP

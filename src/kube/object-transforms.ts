@@ -25,5 +25,8 @@ export function withoutManagedFields<T extends KubeObject>(object: T): T {
   return metadata === object.metadata ? object : { ...object, metadata };
 }
 
-/** {@link withoutManagedFields} as a shared informer's transform. */
-export const WITHOUT_MANAGED_FIELDS: NamedTransform = Object.freeze({ name: 'without-managed-fields', apply: withoutManagedFields });
+/**
+ * {@link withoutManagedFields} as a shared informer's transform; its list pages are parsed without
+ * them (for the built-in kinds it caches, whose only field of that name is metadata's).
+ */
+export const WITHOUT_MANAGED_FIELDS: NamedTransform = Object.freeze({ name: 'without-managed-fields', apply: withoutManagedFields, dropsManagedFields: true });

@@ -47,6 +47,11 @@ export interface NamedTransform {
   /** A fixed word, e.g. `without-managed-fields`. */
   readonly name: string;
   apply<T extends KubeObject>(object: T): T;
+  /**
+   * `apply` never keeps `metadata.managedFields`, and the kind has no other field of that name: the
+   * informer's list pages may be parsed without them (`ReflectorOptions.listWithoutManagedFields`).
+   */
+  readonly dropsManagedFields?: boolean;
 }
 
 /** Options of {@link Reflector}. */
@@ -67,6 +72,11 @@ export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   transform?: ObjectTransform<T>;
   /** Items per list page (`limit`). Default 500. */
   pageSize?: number;
+  /**
+   * List pages are parsed without `metadata.managedFields` (`ListOptions.withoutManagedFields`):
+   * for a `transform` that drops them anyway. Watch events still carry them. Default false.
+   */
+  listWithoutManagedFields?: boolean;
   /** Lower bound of the random `timeoutSeconds` asked of each watch. Default 300. */
   minWatchTimeoutSeconds?: number;
   /** Upper bound (exclusive) of the random `timeoutSeconds`. Default 600. */
@@ -89,8 +99,8 @@ export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   metrics?: KubeMetrics;
 }
 
-type Resolved<T extends KubeObject> = Readonly<Required<Omit<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform'>>> &
-  Readonly<Pick<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform'>>;
+type Resolved<T extends KubeObject> = Readonly<Required<Omit<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform' | 'listWithoutManagedFields'>>> &
+  Readonly<Pick<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform' | 'listWithoutManagedFields'>>;
 
 function withDefaults<T extends KubeObject>(options: ReflectorOptions<T>): Resolved<T> {
   return Object.freeze({
@@ -248,6 +258,7 @@ export class Reflector<T extends KubeObject> {
         fieldSelector: this.#options.fieldSelector,
         limit: this.#options.pageSize,
         continue: token,
+        ...(this.#options.listWithoutManagedFields === true ? { withoutManagedFields: true } : {}),
       });
       const transform = this.#options.transform;
       for (const item of page.items) items.push(transform === undefined ? item : transform(item));

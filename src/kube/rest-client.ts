@@ -1,17 +1,25 @@
-import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { Agent, ClientRequest, IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
+import type { AgentOptions, RequestOptions as TlsRequestOptions } from 'node:https';
+import { createRequire } from 'node:module';
 import { Registry } from 'prom-client';
 import { ApiError, type Status, statusFromHttpCode } from '../apimachinery/index.js';
 import { BadResponseError, TransportError } from './kube-errors.js';
 import { realClock, type Clock } from './clock.js';
 import type { ClusterConfig } from './kube-config.js';
 import type { KubeList, KubeObject } from './kube-object.js';
+import { withoutManagedFieldsText } from './managed-fields-text.js';
 import { KubeMetrics, type RestClientMetrics } from './metrics.js';
 import { TokenBucket } from './token-bucket.js';
 import { InFlightAborts } from './in-flight-aborts.js';
 import { RequestDeadline } from './request-deadline.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
+
+// Required, not imported: an ESM import of node:http builds its facade by reading every export,
+// and the lazy WebSocket export then loads undici (~100 ms of start CPU without a snapshot).
+const require = createRequire(import.meta.url);
+const http = require('node:http') as typeof import('node:http');
+const https = require('node:https') as typeof import('node:https');
 
 /** Options of {@link RestClient}. */
 export interface RestClientOptions {
@@ -78,6 +86,12 @@ export interface ListOptions extends CallOptions {
   continue?: string;
   /** `0` = any version (served from cache on real servers); unset = most recent. */
   resourceVersion?: string;
+  /**
+   * Items without `metadata.managedFields`: every `managedFields` member is cut from the answer's
+   * text before it is parsed (see `withoutManagedFieldsText`), for a cache that drops them anyway.
+   * Only for kinds with no other field of that name. Default false.
+   */
+  withoutManagedFields?: boolean;
 }
 
 /** Options of {@link RestClient.watch}. */
@@ -109,6 +123,8 @@ interface RequestSpec {
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
+  /** Applied to a 2xx answer's bytes before they are decoded and parsed. */
+  editBody?: (body: Buffer) => Buffer;
 }
 
 /** What a request that got no (complete) answer rejects with: the caller's abort reason, or a TransportError. */
@@ -124,9 +140,9 @@ const CREDENTIALS_REFRESH_MS = 60_000;
 
 interface Credentials {
   /** The headers of every request: auth (bearer token, basic auth, …), Accept and User-Agent. */
-  readonly headers: Readonly<http.OutgoingHttpHeaders>;
+  readonly headers: Readonly<OutgoingHttpHeaders>;
   /** TLS options for the connection agent (ca, cert, key, …). */
-  readonly tls: https.RequestOptions;
+  readonly tls: TlsRequestOptions;
 }
 
 /**
@@ -145,7 +161,7 @@ export class RestClient {
   readonly #metrics: RestClientMetrics;
   readonly #target: ServerTarget;
   readonly #aborts = new InFlightAborts();
-  #agent: http.Agent | undefined;
+  #agent: Agent | undefined;
   #cachedCredentials: { value: Credentials; expiresAt: number } | undefined;
 
   constructor(options: RestClientOptions) {
@@ -175,7 +191,14 @@ export class RestClient {
       continue: options.continue,
       resourceVersion: options.resourceVersion,
     };
-    const list = await this.#json<KubeList<T>>({ verb: 'LIST', method: 'GET', path, query, signal: options.signal });
+    const list = await this.#json<KubeList<T>>({
+      verb: 'LIST',
+      method: 'GET',
+      path,
+      query,
+      signal: options.signal,
+      ...(options.withoutManagedFields === true ? { editBody: withoutManagedFieldsText } : {}),
+    });
     if (!Array.isArray(list.items)) {
       if ((list as { items?: unknown }).items === null || (list as { items?: unknown }).items === undefined) {
         return { ...list, items: [] };
@@ -241,7 +264,7 @@ export class RestClient {
     let text: string;
     try {
       const response = await this.#send(spec, deadline, signal === undefined ? undefined : (request) => (release = this.#aborts.track(signal, request)));
-      text = await readBody(response, spec, deadline);
+      text = await readBody(response, spec, deadline, spec.editBody);
     } finally {
       release?.();
     }
@@ -277,7 +300,7 @@ export class RestClient {
     signal?.throwIfAborted();
     const transport = target.protocol === 'https:' ? https : http;
     const agent = this.#agentFor(target.protocol, credentials.tls);
-    const options: http.RequestOptions = { ...target.options, path: requestPath(target, spec.path + queryString(spec.query)), method: spec.method, headers, agent };
+    const options: RequestOptions = { ...target.options, path: requestPath(target, spec.path + queryString(spec.query)), method: spec.method, headers, agent };
     if (attachAbort === undefined && signal !== undefined) options.signal = signal;
 
     let response: IncomingMessage;
@@ -313,19 +336,19 @@ export class RestClient {
   async #credentials(): Promise<Credentials> {
     const now = this.#options.clock.now();
     if (this.#cachedCredentials !== undefined && now < this.#cachedCredentials.expiresAt) return this.#cachedCredentials.value;
-    const tls: https.RequestOptions = { headers: {} };
+    const tls: TlsRequestOptions = { headers: {} };
     await this.#options.cluster.applyToHTTPSOptions(tls);
-    const headers: http.OutgoingHttpHeaders = { ...(tls.headers as http.OutgoingHttpHeaders), Accept: 'application/json', 'User-Agent': this.#options.userAgent };
+    const headers: OutgoingHttpHeaders = { ...(tls.headers as OutgoingHttpHeaders), Accept: 'application/json', 'User-Agent': this.#options.userAgent };
     if (tls.auth !== undefined && tls.auth !== null) headers['Authorization'] = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
     const value = { headers, tls };
     this.#cachedCredentials = { value, expiresAt: now + CREDENTIALS_REFRESH_MS };
     return value;
   }
 
-  #agentFor(protocol: string, tls: https.RequestOptions): http.Agent {
+  #agentFor(protocol: string, tls: TlsRequestOptions): Agent {
     if (this.#agent !== undefined) return this.#agent;
     if (protocol === 'https:') {
-      const agentOptions: https.AgentOptions = { keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, pfx: tls.pfx, passphrase: tls.passphrase };
+      const agentOptions: AgentOptions = { keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, pfx: tls.pfx, passphrase: tls.passphrase };
       if (tls.rejectUnauthorized !== undefined) agentOptions.rejectUnauthorized = tls.rejectUnauthorized;
       if (tls.servername !== undefined) agentOptions.servername = tls.servername;
       this.#agent = new https.Agent(agentOptions);
@@ -343,7 +366,7 @@ interface ServerTarget {
   readonly server: string;
   /** Its path (e.g. a proxy's prefix), `''` for none. */
   readonly pathPrefix: string;
-  readonly options: Readonly<Pick<http.RequestOptions, 'protocol' | 'hostname' | 'port'>>;
+  readonly options: Readonly<Pick<RequestOptions, 'protocol' | 'hostname' | 'port'>>;
 }
 
 function serverTarget(server: string): ServerTarget {
@@ -383,7 +406,7 @@ function queryString(query: Query | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
-async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: RequestDeadline | undefined): Promise<string> {
+async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: RequestDeadline | undefined, edit?: (body: Buffer) => Buffer): Promise<string> {
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of response) {
@@ -393,7 +416,8 @@ async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: 
   } catch (err) {
     throw transportFailure(spec, err, deadline);
   }
-  return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  return (edit === undefined ? body : edit(body)).toString('utf8');
 }
 
 function parseStatus(text: string, code: number): Status {

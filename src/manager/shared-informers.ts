@@ -67,6 +67,7 @@ export class SharedInformerFactory {
         ...(request.namespace !== undefined ? { namespace: request.namespace } : {}),
         ...(request.labelSelector !== undefined ? { labelSelector: request.labelSelector } : {}),
         ...(transform !== undefined ? { transform: (object: KubeObject) => transform.apply(object) } : {}),
+        ...(transform?.dropsManagedFields === true ? { listWithoutManagedFields: true } : {}),
       });
       this.#informers.set(key, informer);
       if (this.#signal !== undefined) this.#start(informer, this.#signal);

@@ -51,10 +51,25 @@ export function hostMatchesDesired(host: KubeObject, desired: KubeObject): boole
       if (!isDeepStrictEqual(normalizeEmpty(hostRecord[field]), normalizeEmpty(desiredRecord[field]))) return false;
     }
   }
-  return (
-    isDeepStrictEqual(host.metadata?.labels ?? {}, desired.metadata?.labels ?? {}) &&
-    isDeepStrictEqual(host.metadata?.annotations ?? {}, desired.metadata?.annotations ?? {})
-  );
+  return sameStringMap(host.metadata?.labels ?? {}, desired.metadata?.labels ?? {}) && sameStringMap(host.metadata?.annotations ?? {}, desired.metadata?.annotations ?? {});
+}
+
+/**
+ * `isDeepStrictEqual` for labels and annotations: the same keys with the same values. A string map
+ * is compared key by key (the generic comparison's setup was a tenth of a restart's reconciles,
+ * which all find the copy converged); a value that is not a string is compared deeply.
+ */
+function sameStringMap(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(b, key)) return false;
+    const left = a[key];
+    const right = b[key];
+    if (left === right) continue;
+    if (typeof left === 'string' || typeof right === 'string' || !isDeepStrictEqual(left, right)) return false;
+  }
+  return true;
 }
 
 /**
@@ -100,10 +115,24 @@ function normalizeEmpty(value: unknown): unknown {
 /**
  * The JSON of `normalizeEmpty(value)` with object keys sorted at every depth (one text per value,
  * whatever the key order), `undefined` where `normalizeEmpty` gives undefined (an empty item of an
- * array writes `{}`, as `normalizeEmpty` makes it). Built in one pass over `value`.
+ * array writes `{}`, as `normalizeEmpty` makes it). Built in one pass over `value`: it runs for
+ * every host object a list or watch delivers and for every desired object compared, so keys that
+ * arrive sorted are not sorted again and the quoted field names are reused.
  */
 function normalizedCanonicalJson(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return value === undefined ? undefined : (JSON.stringify(value) ?? 'null');
+  }
+  if (value === null) return undefined;
   if (Array.isArray(value)) {
     if (value.length === 0) return undefined;
     let text = '[';
@@ -113,15 +142,36 @@ function normalizedCanonicalJson(value: unknown): string | undefined {
     }
     return `${text}]`;
   }
-  if (typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    let text = '';
-    for (const field of Object.keys(record).sort()) {
-      const inner = normalizedCanonicalJson(record[field]);
-      if (inner === undefined) continue;
-      text += `${text === '' ? '{' : ','}${JSON.stringify(field)}:${inner}`;
-    }
-    return text === '' ? undefined : `${text}}`;
+  const record = value as Record<string, unknown>;
+  const fields = sortedKeys(record);
+  let text = '';
+  for (let i = 0; i < fields.length; i += 1) {
+    const field = fields[i] as string;
+    const inner = normalizedCanonicalJson(record[field]);
+    if (inner === undefined) continue;
+    text += (text === '' ? '{' : ',') + quotedField(field) + ':' + inner;
   }
-  return JSON.stringify(value) ?? 'null';
+  return text === '' ? undefined : `${text}}`;
+}
+
+/** The keys of `record` in `Array.prototype.sort` order; sorted only when they are not already. */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  for (let i = 1; i < keys.length; i += 1) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) return keys.sort();
+  }
+  return keys;
+}
+
+/** Field names as JSON strings, for the few thousand names objects repeat (bounded: maps with arbitrary keys pass through). */
+const QUOTED_FIELDS = new Map<string, string>();
+const MAX_QUOTED_FIELDS = 4096;
+
+function quotedField(field: string): string {
+  let quoted = QUOTED_FIELDS.get(field);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(field);
+    if (QUOTED_FIELDS.size < MAX_QUOTED_FIELDS) QUOTED_FIELDS.set(field, quoted);
+  }
+  return quoted;
 }

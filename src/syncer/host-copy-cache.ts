@@ -34,5 +34,6 @@ export function hostCopyTransform(keepBodies: () => boolean): NamedTransform {
   return {
     name: 'host-copy',
     apply: <T extends KubeObject>(object: T): T => cachedHostCopy(object, keepBodies()),
+    dropsManagedFields: true,
   };
 }

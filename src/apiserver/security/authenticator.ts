@@ -1,8 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import { LRUCache } from 'lru-cache';
 import { silentLogger, type Logger } from '../../observe/logger.js';
+
+// Required, not imported: an ESM import of node:http builds its facade by reading every export,
+// and the lazy WebSocket export then loads undici (~100 ms of start CPU without a snapshot).
+const require = createRequire(import.meta.url);
+const { request: httpRequest } = require('node:http') as typeof import('node:http');
+const { request: httpsRequest } = require('node:https') as typeof import('node:https');
 
 /** Options of {@link createAuthenticator}. */
 export interface AuthenticatorOptions {

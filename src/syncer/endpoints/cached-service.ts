@@ -26,4 +26,5 @@ export const SERVICE_SELECTOR_ONLY: NamedTransform = Object.freeze({
   name: 'service-selector',
   // The informer of Services caches Services: the object is one, typed as the cache's T.
   apply: <T extends KubeObject>(object: T): T => cachedService(object as Service) as T,
+  dropsManagedFields: true,
 });

@@ -48,6 +48,19 @@ describe('what `vcsync start` loads on its way to ready', () => {
     expect(modules.filter((url) => NOT_ON_THE_START_PATH.test(url))).toEqual([]);
   });
 
+  it("does not load Node's undici (an ESM import of node:http builds a facade that reads its lazy WebSocket export)", async () => {
+    assertBuilt(['src/cli', 'src/kube', 'src/observe', 'src/apiserver']);
+    const dist = (file: string): string => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', file)).href);
+    await loadedModules(
+      [
+        `await import(${dist('cli/run-cli.js')});`,
+        `await Promise.all([import(${dist('observe/logger.js')}), import(${dist('cli/run-syncer.js')}), import(${dist('kube/rest-client.js')}), import(${dist('observe/metrics-server.js')})]);`,
+        "const undici = process.moduleLoadList.filter((name) => name.includes('undici'));",
+        "if (undici.length > 0) throw new Error(`loaded ${undici.join(', ')}`);",
+      ].join('\n'),
+    );
+  });
+
   it('loads and checks the config with the precompiled validator: ajv itself is never loaded, only its runtime helpers', async () => {
     assertBuilt(['src/config', 'src/syncer']);
     const dist = (file: string): string => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', file)).href);

@@ -18,6 +18,9 @@ describe('hostMatchesDesired', () => {
     ['an extra host field', { extra: 'x' }],
     ['a changed label', { metadata: { name: 'a', labels: { x: '2' }, annotations: { y: '2' } } }],
     ['a missing annotation', { metadata: { name: 'a', labels: { x: '1' } } }],
+    ['an extra label', { metadata: { name: 'a', labels: { x: '1', z: '1' }, annotations: { y: '2' } } }],
+    ['a label renamed, same count', { metadata: { name: 'a', labels: { w: '1' }, annotations: { y: '2' } } }],
+    ['an empty annotation value', { metadata: { name: 'a', labels: { x: '1' }, annotations: { y: '' } } }],
   ])('sees %s', (_name, change) => {
     expect(hostMatchesDesired({ ...desired, ...change }, desired)).toBe(false);
   });
@@ -59,6 +62,11 @@ describe('hostMatchesDesired on a host copy cached without its body (compared by
     expect(hostMatchesDesired(object(host), desired)).toBe(same);
   });
 
+  it('finds labels and annotations equal whatever their key order', () => {
+    const host = { ...desired, metadata: { name: 'a', labels: { b: '2', a: '1' }, annotations: { d: '', c: 'x' } } };
+    expect(hostMatchesDesired(host, { ...desired, metadata: { name: 'a', labels: { a: '1', b: '2' }, annotations: { c: 'x', d: '' } } })).toBe(true);
+  });
+
   it('still compares labels and annotations from the metadata it keeps', () => {
     expect(hostMatchesDesired(digested({ ...desired, metadata: { name: 'a', labels: { x: '2' } } }), desired)).toBe(false);
     expect(hostMatchesDesired(digested({ ...desired, metadata: { name: 'a', labels: { x: '1' }, annotations: { y: '1' } } }), desired)).toBe(false);
@@ -87,6 +95,8 @@ describe('hostBodyDigest', () => {
     [{ metadata: { name: 'a' } }, 'RBNvo1WzZ4oRRq0W9-hknp'],
     [{ kind: 'X', spec: { a: null, b: [], c: {}, d: [[], {}, null, 0, '', false], 'é"\\': { z: 1, a: [1, 'x'] } }, status: 'ok' }, 'CxlJRFpvPSFqNZ0tYiuoNa'],
     [{ addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }, {}], ports: [{ name: 'http', port: 80 }], __proto__x: 1 }, 'D_rzEJlkrA760b4Ciu3IZA'],
+    // Keys sorted and unsorted side by side at every depth, numbers JSON writes differently from their source.
+    [{ spec: { b: 1.5, a: -0, c: 1e21, d: -7, nested: { y: true, x: [{ q: 'z', p: 'y' }, { p: 'a', q: 'b' }] } }, data: { zeta: '1', alpha: '2', Beta: '3', 'a-b': '4', ab: '5' } }, 'lPCkprzQEpZn8Nbt2mZMnJ'],
   ])('digests %j as before', (fields, digest) => {
     expect(hostBodyDigest(object(fields))).toBe(digest);
   });
