@@ -7,6 +7,7 @@
 import { ApiError, invalid } from '../apimachinery/index.js';
 import { type CertificateAndKey, type ClientSubject, createCertificateRequest } from '../apiserver/index.js';
 import type { RestClient } from '../kube/rest-client.js';
+import type { CertificateRequestCleaner } from './certificate-request-cleaner.js';
 import type { CertificateRequestWatch, CsrCondition } from './certificate-request-watch.js';
 import { KUBE_CONFIG_REQUEST_LABEL } from './management-constants.js';
 
@@ -62,19 +63,27 @@ function asApiError(error: unknown, doing: string): unknown {
   return new ApiError('BadRequest', message);
 }
 
+/** Where {@link requestClientCertificate} learns a request's outcome and leaves it to be deleted. */
+export interface CertificateRequestTracking {
+  outcomes: CertificateRequestWatch;
+  cleaner: CertificateRequestCleaner;
+}
+
 /**
- * Creates the CertificateSigningRequest (labelled {@link KUBE_CONFIG_REQUEST_LABEL}), approves it,
- * waits at most `timeoutMs` for its outcome on `requests` (registered before the approval), and
- * deletes the request. Throws an ApiError for the caller when the cluster refuses the request (422
- * with its reason), denies or fails it, or does not sign in time.
+ * Creates the CertificateSigningRequest (labelled {@link KUBE_CONFIG_REQUEST_LABEL} with its
+ * cleaner's batch), approves it, waits at most `timeoutMs` for its outcome on the shared watch
+ * (registered before the approval), and leaves it to its batch's delete. Throws an ApiError for
+ * the caller when the cluster refuses the request (422 with its reason), denies or fails it, or
+ * does not sign in time.
  */
-export async function requestClientCertificate(options: ClientCertificateRequest, requests: CertificateRequestWatch): Promise<CertificateAndKey> {
+export async function requestClientCertificate(options: ClientCertificateRequest, tracking: CertificateRequestTracking): Promise<CertificateAndKey> {
   const { client } = options;
   const { requestPem, keyPem } = createCertificateRequest(options.subject);
+  const membership = tracking.cleaner.join();
   const body: Csr = {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',
-    metadata: { generateName: 'vcsync-kubeconfig-', labels: { [KUBE_CONFIG_REQUEST_LABEL]: 'true' } },
+    metadata: { generateName: 'vcsync-kubeconfig-', labels: { [KUBE_CONFIG_REQUEST_LABEL]: membership.batch } },
     spec: {
       request: Buffer.from(requestPem).toString('base64'),
       signerName: CLIENT_SIGNER,
@@ -83,11 +92,12 @@ export async function requestClientCertificate(options: ClientCertificateRequest
     },
   };
   const created = await client.create<Csr>(CSR_COLLECTION, body).catch((error: unknown) => {
+    membership.finish(undefined);
     throw asApiError(error, 'create the certificate signing request');
   });
   const name = created.metadata.name ?? '';
   const path = `${CSR_COLLECTION}/${encodeURIComponent(name)}`;
-  const waiting = requests.wait(name, options.timeoutMs);
+  const waiting = tracking.outcomes.wait(name, options.timeoutMs);
   try {
     const approval: CsrCondition = { type: 'Approved', status: 'True', reason: 'VcsyncKubeConfig', message: `approved by vcsync for a kube config requested by ${options.approver}` };
     await client.update<Csr>(`${path}/approval`, { ...created, status: { ...created.status, conditions: [...(created.status?.conditions ?? []), approval] } }).catch((error: unknown) => {
@@ -112,6 +122,6 @@ export async function requestClientCertificate(options: ClientCertificateRequest
     }
   } finally {
     waiting.cancel();
-    await client.delete(path).catch(() => undefined); // tidy up; the cluster would collect it within an hour anyway
+    membership.finish(name);
   }
 }

@@ -8,6 +8,7 @@ import { ApiError, isJsonObject, type JsonObject, notFound } from '../apimachine
 import type { AuthenticatedUser, ProcedureRequest } from '../apiserver/index.js';
 import type { KubeMetrics } from '../kube/index.js';
 import type { Logger } from '../observe/logger.js';
+import { CertificateRequestCleaner } from './certificate-request-cleaner.js';
 import { CertificateRequestWatch } from './certificate-request-watch.js';
 import { requestClientCertificate, type CsrClient } from './client-certificates.js';
 import type { DirectTokens } from './direct-tokens.js';
@@ -123,7 +124,7 @@ export class KubeConfigs {
   readonly #tokens: DirectTokens;
   readonly #group: string;
   readonly #writer = new KubeConfigWriter();
-  readonly #requests: CertificateRequestWatch;
+  readonly #requests: { outcomes: CertificateRequestWatch; cleaner: CertificateRequestCleaner };
 
   /**
    * Does no I/O; `group` is the management group (for 404s). The watch of the certificate
@@ -134,17 +135,22 @@ export class KubeConfigs {
     this.#access = access;
     this.#tokens = tokens;
     this.#group = group;
-    this.#requests = new CertificateRequestWatch({
-      client: access.client,
-      labelSelector: `${KUBE_CONFIG_REQUEST_LABEL}=true`,
-      ...(access.watchMetrics !== undefined ? { metrics: access.watchMetrics } : {}),
-      ...(logger !== undefined ? { logger: logger.child({ component: 'kube-configs' }) } : {}),
-    });
+    const childLogger = logger?.child({ component: 'kube-configs' });
+    this.#requests = {
+      outcomes: new CertificateRequestWatch({
+        client: access.client,
+        labelSelector: KUBE_CONFIG_REQUEST_LABEL,
+        ...(access.watchMetrics !== undefined ? { metrics: access.watchMetrics } : {}),
+        ...(childLogger !== undefined ? { logger: childLogger } : {}),
+      }),
+      cleaner: new CertificateRequestCleaner({ client: access.client, labelKey: KUBE_CONFIG_REQUEST_LABEL, ...(childLogger !== undefined ? { logger: childLogger } : {}) }),
+    };
   }
 
-  /** Stops the watch of certificate requests and waits for it. Idempotent. */
-  close(): Promise<void> {
-    return this.#requests.close();
+  /** Stops the watch of certificate requests, deletes the finished ones and waits for both. Idempotent. */
+  async close(): Promise<void> {
+    await this.#requests.outcomes.close();
+    await this.#requests.cleaner.close();
   }
 
   /**

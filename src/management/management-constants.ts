@@ -151,7 +151,8 @@ export const DEFAULT_CERTIFICATE_TTL_SECONDS = 86_400;
 
 /**
  * The label of the CertificateSigningRequests vcsync creates for client-certificate kube configs:
- * its one watch of their outcomes selects them by it.
+ * its one watch of their outcomes selects them by the key, and its value names the batch they are
+ * deleted with (one deletecollection per batch).
  */
 export const KUBE_CONFIG_REQUEST_LABEL = 'management.vcsync.dev/kube-config-request';
 
