@@ -167,6 +167,7 @@ function summary(list) {
     p50Ms: pick((run) => run.p50Ms, 2),
     p99Ms: pick((run) => run.p99Ms, 2),
     clientCpuShare: pick((run) => run.clientCpuShare, 2),
+    clientCpuUsPerRequest: pick((run) => (run.requestsPerSecond > 0 ? (run.clientCpuShare * 1e6) / run.requestsPerSecond : 0), 0),
     serverCpuShare: pick((run) => run.serverCpuShare, 2),
     serverCpuUsPerRequest: pick((run) => run.serverCpuUsPerRequest, 0),
     ...(list[0]?.otherCpuUsPerRequest?.virtualCluster !== undefined ? { virtualClusterCpuUsPerRequest: pick((run) => run.otherCpuUsPerRequest.virtualCluster, 0) } : {}),
@@ -192,7 +193,7 @@ const results = Object.fromEntries(KINDS.map((kind) => [kind, summary(runs[kind]
  * processes leave; this is what the same CPU per operation allows once the 2 cores are ours.
  */
 function twoCoreFigures(r) {
-  const clientCpuUs = r.requestsPerSecond > 0 ? (r.clientCpuShare * 1e6) / r.requestsPerSecond : 0;
+  const clientCpuUs = r.clientCpuUsPerRequest;
   const cpuUs = r.serverCpuUsPerRequest + (r.virtualClusterCpuUsPerRequest ?? 0) + clientCpuUs;
   return {
     clientCpuUs: round(clientCpuUs, 0),
