@@ -7,9 +7,10 @@
 // the rate (the machine is shared: the CPU time varies less than the rate). Measured:
 //
 //   kubeconfig cert   POST virtualclusterinstances/vc1/kubeconfig with clientCert: true: a fresh
-//                     ECDSA P-256 key, a CSR created, approved and read back (polled until signed)
-//                     on the virtual cluster (a TLS devcluster whose signer signs it), the CSR
-//                     deleted; the devcluster's CPU per kube config is reported too;
+//                     ECDSA P-256 key, a CSR created and approved on the virtual cluster (a TLS
+//                     devcluster whose signer signs it), its certificate seen on the management
+//                     server's one watch of its CSRs, the CSR deleted; the devcluster's CPU per kube
+//                     config is reported too, and the rate 2 free cores give at the CPU measured;
 //   kubeconfig token  the same with clientCert: false: a DirectClusterEndpointToken-style JWT
 //                     (ES256, the kube-config tokens' own key ring) inside;
 //   tokens issued     POST directclusterendpointtokens (RS256, the default);
@@ -166,6 +167,7 @@ function summary(list) {
     p50Ms: pick((run) => run.p50Ms, 2),
     p99Ms: pick((run) => run.p99Ms, 2),
     clientCpuShare: pick((run) => run.clientCpuShare, 2),
+    clientCpuUsPerRequest: pick((run) => (run.requestsPerSecond > 0 ? (run.clientCpuShare * 1e6) / run.requestsPerSecond : 0), 0),
     serverCpuShare: pick((run) => run.serverCpuShare, 2),
     serverCpuUsPerRequest: pick((run) => run.serverCpuUsPerRequest, 0),
     ...(list[0]?.otherCpuUsPerRequest?.virtualCluster !== undefined ? { virtualClusterCpuUsPerRequest: pick((run) => run.otherCpuUsPerRequest.virtualCluster, 0) } : {}),
@@ -184,8 +186,28 @@ function summary(list) {
 }
 
 const results = Object.fromEntries(KINDS.map((kind) => [kind, summary(runs[kind])]));
+
+/**
+ * The CPU per operation of every process it took (server + virtual cluster + load generator, µs)
+ * and the rate 2 free cores give at it: on a shared machine the measured rate is what the other
+ * processes leave; this is what the same CPU per operation allows once the 2 cores are ours.
+ */
+function twoCoreFigures(r) {
+  const clientCpuUs = r.clientCpuUsPerRequest;
+  const cpuUs = r.serverCpuUsPerRequest + (r.virtualClusterCpuUsPerRequest ?? 0) + clientCpuUs;
+  return {
+    clientCpuUs: round(clientCpuUs, 0),
+    cpuUs: round(cpuUs, 0),
+    twoCoreRate: cpuUs > 0 ? round(2e6 / cpuUs, 0) : 0,
+    virtualCpuShare: round(((r.virtualClusterCpuUsPerRequest ?? 0) * r.requestsPerSecond) / 1e6, 2),
+  };
+}
+
 if (only.length < KINDS.length) {
-  printSummary(`management-credentials --only ${options.only} (not written to results)`, only.map((kind) => [kind, JSON.stringify({ ...results[kind], runs: undefined })]));
+  printSummary(
+    `management-credentials --only ${options.only} (not written to results)`,
+    only.map((kind) => [kind, JSON.stringify({ ...results[kind], runs: undefined, ...(kind === 'kubeConfigCert' ? twoCoreFigures(results[kind]) : {}) })]),
+  );
   process.exit(0);
 }
 const ratio = (value, baseline) => round(value / baseline, 2);
@@ -209,6 +231,15 @@ for (const [kind, base, what] of rows) {
 }
 const cert = results.kubeConfigCert;
 const goalMet = cert.requestsPerSecond >= GOAL_KUBECONFIGS_PER_SECOND;
+// The CPU shares say how much of a core each server got: the measured rate is the machine's when they are far from 1.
+const { clientCpuUs: certClientCpuUs, cpuUs: certCpuUs, twoCoreRate, virtualCpuShare } = twoCoreFigures(cert);
+table.push({
+  benchmark: 'management-credentials',
+  metric: `kube configs/s with client certificates that 2 free cores give at this run's CPU per config (management ${cert.serverCpuUsPerRequest} + virtual cluster ${cert.virtualClusterCpuUsPerRequest ?? 0} + load generator ${certClientCpuUs} µs; CPU shares ${cert.serverCpuShare} + ${virtualCpuShare} of a core measured)`,
+  value: twoCoreRate,
+  baseline: GOAL_KUBECONFIGS_PER_SECOND,
+  ratio: ratio(twoCoreRate, GOAL_KUBECONFIGS_PER_SECOND),
+});
 table.push({
   benchmark: 'management-credentials',
   metric: `goal: ≥ ${GOAL_KUBECONFIGS_PER_SECOND} kube configs/s with client certificates on 2 cores, CSR round trip included`,
@@ -221,7 +252,7 @@ printSummary(`management-credentials, medians of ${options.rounds} rounds of ${o
     const virtualCpu = r.virtualClusterCpuUsPerRequest !== undefined ? ` + virtual cluster ${r.virtualClusterCpuUsPerRequest} µs/op` : '';
     return [kind, `${r.requestsPerSecond}/s, ${r.p50Ms} / ${r.p99Ms} ms, CPU ${r.clientCpuShare} / ${r.serverCpuShare}, server ${r.serverCpuUsPerRequest} µs/op${virtualCpu}`];
   }),
-  ['goal', `>= ${GOAL_KUBECONFIGS_PER_SECOND} kube configs/s with client certificates: ${goalMet ? 'met' : 'not met'} (${cert.requestsPerSecond}/s)`],
+  ['goal', `>= ${GOAL_KUBECONFIGS_PER_SECOND} kube configs/s with client certificates: ${goalMet ? 'met' : 'not met'} (${cert.requestsPerSecond}/s; 2 free cores at this CPU per config: ${twoCoreRate}/s, CPU shares management ${cert.serverCpuShare} + virtual cluster ${virtualCpuShare})`],
   ['load average before', loadBefore.map((value) => round(value)).join(' / ')],
 ]);
 const file = await writeResult('management-credentials', {
@@ -235,7 +266,7 @@ const file = await writeResult('management-credentials', {
   virtualCluster: 'a TLS devcluster process (its CSR signer signs kubernetes.io/kube-apiserver-client requests); the ConfigMap baseline runs on it too',
   loadAverageBefore: loadBefore.map((value) => round(value)),
   results,
-  goal: { kubeConfigsPerSecondWithClientCert: GOAL_KUBECONFIGS_PER_SECOND, measured: cert.requestsPerSecond, met: goalMet },
+  goal: { kubeConfigsPerSecondWithClientCert: GOAL_KUBECONFIGS_PER_SECOND, measured: cert.requestsPerSecond, met: goalMet, twoFreeCoresAtMeasuredCpu: twoCoreRate, cpuUsPerConfig: certCpuUs },
   table,
 });
 console.log(`\nwrote ${file}`);

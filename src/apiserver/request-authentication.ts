@@ -7,7 +7,7 @@ export interface PresentedCertificate {
   /** Whether the certificate chains to the server's client CA. */
   authorized: boolean;
   commonName?: string;
-  organizations?: string[];
+  organizations?: readonly string[];
 }
 
 /** The user a request authenticated as. */
@@ -38,16 +38,37 @@ function asList(value: string | string[] | undefined): string[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** The client certificate presented on the request's TLS connection, if any. */
+/**
+ * The certificate each TLS connection presented, read on its first request: a connection's peer
+ * certificate and whether it verified are settled by its handshake (the servers never
+ * renegotiate), and `getPeerCertificate` builds a new object from the DER on every call (a few
+ * per cent of a server's CPU when keep-alive connections send many requests). `null`: none.
+ */
+const certificatesBySocket = new WeakMap<TLSSocket, Readonly<PresentedCertificate> | null>();
+
+function readPresentedCertificate(socket: TLSSocket): Readonly<PresentedCertificate> | null {
+  const certificate = socket.getPeerCertificate();
+  if (certificate === null || Object.keys(certificate).length === 0) return null;
+  const subject = certificate.subject as unknown as Record<string, string | string[] | undefined> | undefined;
+  const commonName = asList(subject?.['CN'])[0];
+  const organizations = Object.freeze(asList(subject?.['O']));
+  return Object.freeze({ authorized: socket.authorized, ...(commonName !== undefined ? { commonName } : {}), organizations });
+}
+
+/**
+ * The client certificate presented on the request's TLS connection, if any; read once per
+ * connection (see {@link certificatesBySocket}), the same frozen object for its later requests.
+ */
 export function presentedCertificate(request: IncomingMessage): PresentedCertificate | undefined {
   const socket = request.socket;
   if (!(socket instanceof TLSSocket)) return undefined;
-  const certificate = socket.getPeerCertificate();
-  if (certificate === null || Object.keys(certificate).length === 0) return undefined;
-  const subject = certificate.subject as unknown as Record<string, string | string[] | undefined> | undefined;
-  const commonName = asList(subject?.['CN'])[0];
-  const organizations = asList(subject?.['O']);
-  return { authorized: socket.authorized, ...(commonName !== undefined ? { commonName } : {}), organizations };
+  let presented = certificatesBySocket.get(socket);
+  if (presented === undefined) {
+    // A request is read only once its connection's handshake is done.
+    presented = readPresentedCertificate(socket);
+    certificatesBySocket.set(socket, presented);
+  }
+  return presented ?? undefined;
 }
 
 /**

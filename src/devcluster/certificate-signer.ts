@@ -108,7 +108,8 @@ export class CertificateSigner implements StoreController {
 
   async reconcile(name: string): Promise<void> {
     const { writer, requests } = this.#init;
-    const current = structuredClone(await writer.get(requests, '', name)) as JsonObject;
+    // Read only: the writer copies the body it is given, so the stored (frozen) object needs no copy here.
+    const current = (await writer.get(requests, '', name)) as JsonObject;
     if (!awaitsSigning(current)) return;
     const spec = record(current['spec']);
     const status = record(current['status']);

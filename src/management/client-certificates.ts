@@ -4,10 +4,12 @@
  * `kubernetes.io/kube-apiserver-client`, approved by vcsync, signed by the cluster's signer
  * (kube-controller-manager, or devcluster's). The private key never leaves this process.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError, invalid } from '../apimachinery/index.js';
 import { type CertificateAndKey, type ClientSubject, createCertificateRequest } from '../apiserver/index.js';
 import type { RestClient } from '../kube/rest-client.js';
+import type { CertificateRequestCleaner } from './certificate-request-cleaner.js';
+import type { CertificateRequestWatch, CsrCondition } from './certificate-request-watch.js';
+import { KUBE_CONFIG_REQUEST_LABEL } from './management-constants.js';
 
 /** The CertificateSigningRequest API of a cluster. */
 export const CSR_COLLECTION = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
@@ -15,8 +17,8 @@ export const CSR_COLLECTION = '/apis/certificates.k8s.io/v1/certificatesigningre
 /** The signer of client certificates a kube-apiserver trusts. */
 export const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
 
-/** The calls made on the virtual cluster. */
-export type CsrClient = Pick<RestClient, 'get' | 'create' | 'update' | 'delete'>;
+/** The calls made on the virtual cluster (list and watch: one shared watch of the requests' outcomes). */
+export type CsrClient = Pick<RestClient, 'get' | 'list' | 'watch' | 'create' | 'update' | 'delete'>;
 
 /**
  * A {@link CsrClient} whose calls go to the client `resolve` returns at call time: for a management
@@ -25,25 +27,20 @@ export type CsrClient = Pick<RestClient, 'get' | 'create' | 'update' | 'delete'>
 export function deferredCsrClient(resolve: () => CsrClient): CsrClient {
   return {
     get: (...args) => resolve().get(...args),
+    list: (...args) => resolve().list(...args),
+    watch: (...args) => resolve().watch(...args),
     create: (...args) => resolve().create(...args),
     update: (...args) => resolve().update(...args),
     delete: (...args) => resolve().delete(...args),
   };
 }
 
-interface Condition {
-  type?: string;
-  status?: string;
-  reason?: string;
-  message?: string;
-}
-
 interface Csr {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; generateName?: string; resourceVersion?: string };
+  metadata: { name?: string; generateName?: string; resourceVersion?: string; labels?: Record<string, string> };
   spec: { request: string; signerName: string; usages: string[]; expirationSeconds?: number };
-  status?: { conditions?: Condition[]; certificate?: string };
+  status?: { conditions?: CsrCondition[]; certificate?: string };
 }
 
 /** Options of {@link requestClientCertificate}. */
@@ -58,10 +55,6 @@ export interface ClientCertificateRequest {
   approver: string;
 }
 
-function conditionOf(csr: Csr, type: string): Condition | undefined {
-  return csr.status?.conditions?.find((condition) => condition.type === type && condition.status === 'True');
-}
-
 /** A refusal of the cluster's API as this API's error: 422 stays 422 (with the cluster's reason), anything else a 400 naming the cluster. */
 function asApiError(error: unknown, doing: string): unknown {
   if (!(error instanceof ApiError) || error.request === undefined) return error;
@@ -70,18 +63,27 @@ function asApiError(error: unknown, doing: string): unknown {
   return new ApiError('BadRequest', message);
 }
 
+/** Where {@link requestClientCertificate} learns a request's outcome and leaves it to be deleted. */
+export interface CertificateRequestTracking {
+  outcomes: CertificateRequestWatch;
+  cleaner: CertificateRequestCleaner;
+}
+
 /**
- * Creates the CertificateSigningRequest, approves it, waits for the certificate (at most
- * `timeoutMs`), and deletes the request. Throws an ApiError for the caller when the cluster
- * refuses the request (422 with its reason), denies or fails it, or does not sign in time.
+ * Creates the CertificateSigningRequest (labelled {@link KUBE_CONFIG_REQUEST_LABEL} with its
+ * cleaner's batch), approves it, waits at most `timeoutMs` for its outcome on the shared watch
+ * (registered before the approval), and leaves it to its batch's delete. Throws an ApiError for
+ * the caller when the cluster refuses the request (422 with its reason), denies or fails it, or
+ * does not sign in time.
  */
-export async function requestClientCertificate(options: ClientCertificateRequest): Promise<CertificateAndKey> {
+export async function requestClientCertificate(options: ClientCertificateRequest, tracking: CertificateRequestTracking): Promise<CertificateAndKey> {
   const { client } = options;
   const { requestPem, keyPem } = createCertificateRequest(options.subject);
+  const membership = tracking.cleaner.join();
   const body: Csr = {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',
-    metadata: { generateName: 'vcsync-kubeconfig-' },
+    metadata: { generateName: 'vcsync-kubeconfig-', labels: { [KUBE_CONFIG_REQUEST_LABEL]: membership.batch } },
     spec: {
       request: Buffer.from(requestPem).toString('base64'),
       signerName: CLIENT_SIGNER,
@@ -90,33 +92,36 @@ export async function requestClientCertificate(options: ClientCertificateRequest
     },
   };
   const created = await client.create<Csr>(CSR_COLLECTION, body).catch((error: unknown) => {
+    membership.finish(undefined);
     throw asApiError(error, 'create the certificate signing request');
   });
   const name = created.metadata.name ?? '';
   const path = `${CSR_COLLECTION}/${encodeURIComponent(name)}`;
+  const waiting = tracking.outcomes.wait(name, options.timeoutMs);
   try {
-    const approval: Condition = { type: 'Approved', status: 'True', reason: 'VcsyncKubeConfig', message: `approved by vcsync for a kube config requested by ${options.approver}` };
+    const approval: CsrCondition = { type: 'Approved', status: 'True', reason: 'VcsyncKubeConfig', message: `approved by vcsync for a kube config requested by ${options.approver}` };
     await client.update<Csr>(`${path}/approval`, { ...created, status: { ...created.status, conditions: [...(created.status?.conditions ?? []), approval] } }).catch((error: unknown) => {
       throw asApiError(error, 'approve the certificate signing request');
     });
-    const deadline = Date.now() + options.timeoutMs;
-    for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
-      const current = await client.get<Csr>(path);
-      const certificate = current.status?.certificate;
-      if (certificate !== undefined && certificate !== '') return { certPem: Buffer.from(certificate, 'base64').toString('utf8'), keyPem };
-      const refused = conditionOf(current, 'Denied') ?? conditionOf(current, 'Failed');
-      if (refused !== undefined) {
-        throw new ApiError('BadRequest', `the virtual cluster's signer did not sign the client certificate (${refused.type}: ${refused.reason ?? ''} ${refused.message ?? ''}); use clientCert: false for a token`);
+    const outcome = await waiting.outcome;
+    switch (outcome.kind) {
+      case 'issued':
+        return { certPem: Buffer.from(outcome.certificate, 'base64').toString('utf8'), keyPem };
+      case 'refused': {
+        const refused = outcome.condition;
+        throw new ApiError('BadRequest', `the virtual cluster's signer did not sign the client certificate (${refused.type ?? ''}: ${refused.reason ?? ''} ${refused.message ?? ''}); use clientCert: false for a token`);
       }
-      if (Date.now() >= deadline) {
+      case 'deleted':
+        throw new ApiError('BadRequest', `the certificate signing request ${name} was deleted on the virtual cluster before it was signed; retry, or use clientCert: false`);
+      case 'timeout':
+      case 'cancelled':
         throw new ApiError(
           'Timeout',
           `the virtual cluster did not sign the client certificate within ${options.timeoutMs / 1000} s (is a signer for ${CLIENT_SIGNER} running, e.g. kube-controller-manager's csrsigning controller?); retry, or use clientCert: false`,
         );
-      }
-      await delay(wait);
     }
   } finally {
-    await client.delete(path).catch(() => undefined); // tidy up; the cluster would collect it within an hour anyway
+    waiting.cancel();
+    membership.finish(name);
   }
 }

@@ -6,9 +6,13 @@
 import { stringify as toYaml } from 'yaml';
 import { ApiError, isJsonObject, type JsonObject, notFound } from '../apimachinery/index.js';
 import type { AuthenticatedUser, ProcedureRequest } from '../apiserver/index.js';
+import type { KubeMetrics } from '../kube/index.js';
+import type { Logger } from '../observe/logger.js';
+import { CertificateRequestCleaner } from './certificate-request-cleaner.js';
+import { CertificateRequestWatch } from './certificate-request-watch.js';
 import { requestClientCertificate, type CsrClient } from './client-certificates.js';
 import type { DirectTokens } from './direct-tokens.js';
-import { CERTIFICATE_SIGNING_TIMEOUT_MS, DEFAULT_CERTIFICATE_TTL_SECONDS, KUBECONFIG_USER } from './management-constants.js';
+import { CERTIFICATE_SIGNING_TIMEOUT_MS, DEFAULT_CERTIFICATE_TTL_SECONDS, KUBE_CONFIG_REQUEST_LABEL, KUBECONFIG_USER } from './management-constants.js';
 
 /** What the management API knows of the virtual cluster it serves kube configs for. */
 export interface VirtualClusterAccess {
@@ -23,8 +27,10 @@ export interface VirtualClusterAccess {
   ingressHost: () => string | undefined;
   /** The virtual cluster's CA certificate (PEM), for the kube config's certificate-authority-data. */
   caCertPem: string;
-  /** A client of the virtual cluster allowed to create, approve and delete CertificateSigningRequests. */
+  /** A client of the virtual cluster allowed to create, approve, get, list, watch and delete CertificateSigningRequests. */
   client: CsrClient;
+  /** Metrics of the watch of the requests' outcomes (informer `kube-config-csrs`). Default a private registry. */
+  watchMetrics?: KubeMetrics;
   /** How long to wait for the signer, in ms. Default {@link CERTIFICATE_SIGNING_TIMEOUT_MS}. */
   signingTimeoutMs?: number;
 }
@@ -118,12 +124,33 @@ export class KubeConfigs {
   readonly #tokens: DirectTokens;
   readonly #group: string;
   readonly #writer = new KubeConfigWriter();
+  readonly #requests: { outcomes: CertificateRequestWatch; cleaner: CertificateRequestCleaner };
 
-  /** Does no I/O; `group` is the management group (for 404s). */
-  constructor(access: VirtualClusterAccess, tokens: DirectTokens, group: string) {
+  /**
+   * Does no I/O; `group` is the management group (for 404s). The watch of the certificate
+   * requests' outcomes starts with the first client-certificate kube config (see
+   * {@link CertificateRequestWatch}); {@link close} stops it.
+   */
+  constructor(access: VirtualClusterAccess, tokens: DirectTokens, group: string, logger?: Logger) {
     this.#access = access;
     this.#tokens = tokens;
     this.#group = group;
+    const childLogger = logger?.child({ component: 'kube-configs' });
+    this.#requests = {
+      outcomes: new CertificateRequestWatch({
+        client: access.client,
+        labelSelector: KUBE_CONFIG_REQUEST_LABEL,
+        ...(access.watchMetrics !== undefined ? { metrics: access.watchMetrics } : {}),
+        ...(childLogger !== undefined ? { logger: childLogger } : {}),
+      }),
+      cleaner: new CertificateRequestCleaner({ client: access.client, labelKey: KUBE_CONFIG_REQUEST_LABEL, ...(childLogger !== undefined ? { logger: childLogger } : {}) }),
+    };
+  }
+
+  /** Stops the watch of certificate requests, deletes the finished ones and waits for both. Idempotent. */
+  async close(): Promise<void> {
+    await this.#requests.outcomes.close();
+    await this.#requests.cleaner.close();
   }
 
   /**
@@ -165,7 +192,7 @@ export class KubeConfigs {
       expirationSeconds: certificateLifetime(certificateTtl),
       timeoutMs: this.#access.signingTimeoutMs ?? CERTIFICATE_SIGNING_TIMEOUT_MS,
       approver: user.username,
-    });
+    }, this.#requests);
     return { 'client-certificate-data': Buffer.from(issued.certPem).toString('base64'), 'client-key-data': Buffer.from(issued.keyPem).toString('base64') };
   }
 }

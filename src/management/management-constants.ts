@@ -149,6 +149,13 @@ export const MIN_CERTIFICATE_TTL_SECONDS = 600;
 /** `certificateTTL` when a kube config request does not set it: one day, as the Platform's. */
 export const DEFAULT_CERTIFICATE_TTL_SECONDS = 86_400;
 
+/**
+ * The label of the CertificateSigningRequests vcsync creates for client-certificate kube configs:
+ * its one watch of their outcomes selects them by the key, and its value names the batch they are
+ * deleted with (one deletecollection per batch).
+ */
+export const KUBE_CONFIG_REQUEST_LABEL = 'management.vcsync.dev/kube-config-request';
+
 /** How long a kube config request waits for the virtual cluster to sign its client certificate, in ms. */
 export const CERTIFICATE_SIGNING_TIMEOUT_MS = 30_000;
 

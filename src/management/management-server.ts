@@ -225,7 +225,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     maxTtlSeconds,
     now,
   });
-  const kubeConfigs = options.virtualCluster !== undefined ? new KubeConfigs(options.virtualCluster, directTokens, managementGroup(platform)) : undefined;
+  const kubeConfigs = options.virtualCluster !== undefined ? new KubeConfigs(options.virtualCluster, directTokens, managementGroup(platform), logger) : undefined;
   const registry = new ResourceRegistry([
     ownedAccessKeyDefinition,
     directClusterEndpointTokenKind({ platform, issue: (request) => directTokens.issue(request) }),
@@ -279,6 +279,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
       stopping.abort();
       endWatches();
       await app.close();
+      await kubeConfigs?.close();
       await watching;
       await collecting;
       logger.info({ address }, 'Management API stopped');

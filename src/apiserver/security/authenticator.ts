@@ -70,7 +70,7 @@ export interface AuthenticationInput {
   /** The raw `Authorization` header, if any. */
   authorization: string | undefined;
   /** The TLS client certificate, if one was presented; `authorized` when it chains to our CA. */
-  clientCertificate: { authorized: boolean; commonName?: string; organizations?: string[] } | undefined;
+  clientCertificate: { authorized: boolean; commonName?: string; organizations?: readonly string[] } | undefined;
 }
 
 /** Decides who a request comes from. */

@@ -113,9 +113,11 @@ describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against a TLS devclus
     const env = await kubectlWith(String(answer.body.status.kubeConfig));
     const whoami = JSON.parse(await env.ok(['auth', 'whoami', '-o', 'json'])) as { status: { userInfo: { username: string; groups: string[] } } };
     expect(whoami.status.userInfo).toMatchObject({ username: 'dana', groups: expect.arrayContaining(['viewers', 'system:authenticated']) });
-    // vcsync cleans up the request it made.
-    const csrs = await client.get<{ items: unknown[] }>('/apis/certificates.k8s.io/v1/certificatesigningrequests');
-    expect(csrs.items).toEqual([]);
+    // vcsync cleans up the request it made (its batch is deleted within a fraction of a second).
+    await waitFor('the certificate signing request to be deleted', async () => {
+      const csrs = await client.get<{ items: unknown[] }>('/apis/certificates.k8s.io/v1/certificatesigningrequests');
+      return csrs.items.length === 0;
+    }, { timeoutMs: 15_000 });
   });
 
   it('certificateTTL the API refuses is 422 with the reason; 0 asks for no duration (the signer\'s default applies)', async () => {

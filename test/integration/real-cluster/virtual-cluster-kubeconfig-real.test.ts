@@ -2,11 +2,12 @@ import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { realClusterMissing } from '../../support/kube-assets.js';
-import { deferredCsrClient } from '../../../src/management/index.js';
+import { deferredCsrClient, KUBE_CONFIG_REQUEST_LABEL } from '../../../src/management/index.js';
 import { KubectlEnv } from '../../support/kubectl.js';
 import { ManagementFixture, type Answer } from '../../support/management-fixture.js';
 import type { RealControlPlane } from '../../support/real-control-plane.js';
 import { startTokenWebhookPlane, type TokenWebhookPlane } from '../../support/token-webhook-plane.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const missing = realClusterMissing('VirtualClusterInstanceKubeConfig against the real kube-apiserver');
 const KUBECONFIG_PATH = '/apis/management.loft.sh/v1/namespaces/vcluster-vc1/virtualclusterinstances/vc1/kubeconfig';
@@ -78,5 +79,10 @@ describe.skipIf(missing)('VirtualClusterInstanceKubeConfig against the real kube
     expect(Date.parse(certificate.validTo) - Date.parse(certificate.validFrom)).toBeLessThanOrEqual(3600_000 + 10 * 60_000);
     expect(JSON.parse(await env.ok(['auth', 'whoami', '-o', 'json'])).status.userInfo).toMatchObject({ username: 'dana', groups: expect.arrayContaining(['viewers']) });
     expect(await env.ok(['get', 'endpoints', '-A', '-o', 'name'])).toContain('endpoints/probe');
+    // vcsync deletes the requests it made (its batch as a collection, by its label).
+    await waitFor('vcsync\'s certificate signing requests to be deleted', async () => {
+      const csrs = await plane.adminClient.list('/apis/certificates.k8s.io/v1/certificatesigningrequests', { labelSelector: KUBE_CONFIG_REQUEST_LABEL });
+      return csrs.items.length === 0;
+    }, { timeoutMs: 30_000 });
   });
 });
