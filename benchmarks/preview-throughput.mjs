@@ -24,8 +24,8 @@
 // The figure the goal is about: (with − without − the fixed cost of the patches) / (N − 1), CPU
 // µs per object; against the engine's figure for one object measured in this process in the same
 // round: the same 3 patches through the syncer's patcher (`state.patcher.toHost`, as the controller
-// and the preview call it) on the same translated object, with 32 concurrent callers (how the
-// preview calls it) and, for reference, one object at a time without coalescing.
+// and the preview call it) on the same translated object, with 32 concurrent callers (the figure the
+// goal names; the preview patches 64 at a time) and, for reference, one object at a time without coalescing.
 //
 // Writes benchmarks/results/preview-throughput.json and prints a summary.
 import { spawn } from 'node:child_process';

@@ -27,6 +27,11 @@ export interface PreviewOptions {
   resources?: readonly SyncableResource[];
   /** Read when `objectPath` is `-`. Default process.stdin. */
   stdin?: AsyncIterable<string | Buffer> | Iterable<string | Buffer>;
+  /**
+   * Called once, before any object is previewed, when the input is JSON and the output is not
+   * YAML (no YAML is read or written). The command tunes the process there. Default: nothing.
+   */
+  onJsonOnly?: () => void;
 }
 
 /** One object found in the input, with where it starts (for errors). */
@@ -118,6 +123,7 @@ export async function runPreview(options: PreviewOptions): Promise<number> {
     } else {
       inputs.push({ value, ...position(json.start), label: 'document 1' });
     }
+    if (output !== 'yaml') options.onJsonOnly?.();
   } else {
     const lineCounter = new LineCounter();
     const documents = parseAllDocuments(text, { lineCounter });

@@ -69,8 +69,8 @@ export function createHostPreview(
     const inputs = values.map(asVirtualObject);
     const resourcesByKind = new Map([...byKind].map(([kind, match]) => [kind, { ...match, resource: match.resource.previewResource(inputs.filter(isObject)) }]));
     const outcomes: PreviewOutcome[] = [];
-    // The objects to patch, by their index in `outcomes`: patched below, many at once.
-    const toPatch: { index: number; resource: ToHostResource<KubeObject>; state: SyncState; virtual: KubeObject }[] = [];
+    // The objects to patch, by their index in `outcomes`, per kind: patched below, many at once.
+    const toPatch = new Map<string, { index: number; resource: ToHostResource<KubeObject>; state: SyncState; virtual: KubeObject }[]>();
     for (const object of inputs) {
       if (object === undefined) {
         outcomes.push({ kind: 'failed', message: 'expected a Kubernetes object (a map with kind and metadata)' });
@@ -91,16 +91,24 @@ export function createHostPreview(
         outcomes.push({ kind: 'skipped', cause: plan.cause, message: `skipped ${match.resource.kind} ${key} (${plan.cause}): ${plan.reason}` });
         continue;
       }
-      toPatch.push({ index: outcomes.length, resource: match.resource, state: match.state, virtual: plan.virtual });
+      const ofKind = toPatch.get(match.resource.kind) ?? [];
+      if (ofKind.length === 0) toPatch.set(match.resource.kind, ofKind);
+      ofKind.push({ index: outcomes.length, resource: match.resource, state: match.state, virtual: plan.virtual });
       outcomes.push({ kind: 'failed', message: 'not previewed' });
     }
-    await forEachConcurrently(toPatch, PREVIEW_CONCURRENCY, async ({ index, resource, state, virtual }) => {
-      try {
-        outcomes[index] = { kind: 'host', ...(await desiredHostObject(resource, state, virtual, undefined)) };
-      } catch (error) {
-        outcomes[index] = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
-      }
-    });
+    // One kind after the other, in waves: see PREVIEW_WAVE.
+    const ordered = [...toPatch.values()].flat();
+    for (let start = 0; start < ordered.length; start += PREVIEW_WAVE) {
+      await Promise.all(
+        ordered.slice(start, start + PREVIEW_WAVE).map(async ({ index, resource, state, virtual }) => {
+          try {
+            outcomes[index] = { kind: 'host', ...(await desiredHostObject(resource, state, virtual, undefined)) };
+          } catch (error) {
+            outcomes[index] = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+          }
+        }),
+      );
+    }
     return outcomes;
   };
 
@@ -117,25 +125,15 @@ export function createHostPreview(
 }
 
 /**
- * Host objects computed at once. As the controller's concurrent workers' do, their patches share
- * sandbox crossings instead of taking one crossing (a round trip to a worker process) each. 32
- * keeps a crossing well under the sandbox's batch size: a larger one is more likely to run past
- * the crossing time limit on a loaded machine, and then to be evaluated again object by object.
+ * Host objects computed at once, in waves. As the controller's concurrent workers' do, the
+ * patches of a wave share sandbox crossings instead of taking one crossing (a round trip to a
+ * worker process) each. A crossing carries the objects of one resource (one program) that wait at
+ * the same time, up to the sandbox's batch of 64: so the objects go kind after kind, and in waves
+ * rather than a sliding window, where the callers answered by one crossing would call again while
+ * the next one runs and the batches split (measured: 16 and 48 instead of 64, 283 crossings
+ * instead of 188 for 12,000 objects; 925 interleaving kinds 32 at a time).
  */
-const PREVIEW_CONCURRENCY = 32;
-
-/** Runs `task` over `items` with at most `concurrency` in flight; `task` must not throw. */
-async function forEachConcurrently<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const loop = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      await task(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, loop));
-}
+const PREVIEW_WAVE = 64;
 
 function isObject(value: KubeObject | undefined): value is KubeObject {
   return value !== undefined;
