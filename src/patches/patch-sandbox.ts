@@ -183,6 +183,17 @@ function kill(worker: ChildProcess): void {
  * - Calls may overlap; each worker runs one crossing at a time, calls are taken in order.
  * - After `dispose()` every call answers `unavailable`.
  */
+/**
+ * A deadline: calls `abandon` once `ms` passed and the event loop has read its sockets and pipes
+ * since. Timers run before the loop reads its I/O, so after this process was busy past a deadline,
+ * an answer that arrived in time is still unread when the plain timer fires; `abandon` checks
+ * that what it gives up on is still pending (the crossing still in flight, the worker still not
+ * ready), which that answer has settled.
+ */
+function afterNextRead(abandon: () => void, ms: number): NodeJS.Timeout {
+  return setTimeout(() => setImmediate(abandon), ms);
+}
+
 export class PatchSandbox {
   readonly #options: ResolvedSandboxOptions;
   readonly #sources: SandboxSources;
@@ -361,12 +372,12 @@ export class PatchSandbox {
     if (!entry.loaded.has(programId)) {
       // A program new to this worker is compiled first: our code, under the setup limit.
       entry.loaded.add(programId);
-      const deadline = setTimeout(() => this.#abandon(entry, id), this.#options.setupTimeoutMs);
+      const deadline = afterNextRead(() => this.#abandon(entry, id), this.#options.setupTimeoutMs);
       entry.busy = { id, batch, deadline, loading: true, programId };
       entry.worker.send({ type: 'load', programId, factorySource: program.factorySource, staticJson: program.staticJson });
       return;
     }
-    entry.busy = { id, batch, deadline: setTimeout(() => this.#abandon(entry, id), 2 * this.#options.timeoutMs), loading: false, programId };
+    entry.busy = { id, batch, deadline: afterNextRead(() => this.#abandon(entry, id), 2 * this.#options.timeoutMs), loading: false, programId };
     this.#cross(entry);
   }
 
@@ -391,7 +402,7 @@ export class PatchSandbox {
       return;
     }
     busy.loading = false;
-    busy.deadline = setTimeout(() => this.#abandon(entry, busy.id), 2 * this.#options.timeoutMs);
+    busy.deadline = afterNextRead(() => this.#abandon(entry, busy.id), 2 * this.#options.timeoutMs);
     this.#cross(entry);
   }
 
@@ -407,7 +418,7 @@ export class PatchSandbox {
         // The worker sets up a fresh isolate now and reports ready again.
         this.#replacements += 1;
         entry.ready = false;
-        entry.setupTimer = setTimeout(() => this.#setupFailed(entry, `the sandbox worker did not set up a new isolate within ${this.#options.setupTimeoutMs} ms`), this.#options.setupTimeoutMs);
+        entry.setupTimer = afterNextRead(() => this.#setupFailed(entry, `the sandbox worker did not set up a new isolate within ${this.#options.setupTimeoutMs} ms`), this.#options.setupTimeoutMs);
         this.#options.logger.warn({ worker: entry.serial, kind: message.kind }, 'Patch sandbox isolate lost; the worker sets up a new one');
       }
       this.#settleFailure(busy.batch, { ok: false, kind: message.kind, detail: message.detail });
@@ -479,7 +490,7 @@ export class PatchSandbox {
     worker.unref();
     worker.channel?.unref();
     const entry: PoolWorker = { worker, serial: ++this.#nextWorkerSerial, ready: false, busy: undefined, loaded: new Set(), setupTimer: undefined };
-    entry.setupTimer = setTimeout(() => this.#setupFailed(entry, `the sandbox worker did not start within ${this.#options.setupTimeoutMs} ms`), this.#options.setupTimeoutMs);
+    entry.setupTimer = afterNextRead(() => this.#setupFailed(entry, `the sandbox worker did not start within ${this.#options.setupTimeoutMs} ms`), this.#options.setupTimeoutMs);
     this.#workers.add(entry);
     worker.on('message', (message: WorkerMessage) => this.#onMessage(entry, message));
     worker.on('error', (error: Error) => this.#lost(entry, `the sandbox worker failed: ${error.message}`));
@@ -525,7 +536,8 @@ export class PatchSandbox {
   // A worker that could not set up its isolate: the calls waiting for it fail (our code failed,
   // not theirs), so a broken installation does not retry forever.
   #setupFailed(entry: PoolWorker, detail: string): void {
-    if (!this.#workers.has(entry)) return;
+    // Ready meanwhile: its report was read after the deadline had passed, not sent after it.
+    if (!this.#workers.has(entry) || entry.ready) return;
     this.#remove(entry);
     kill(entry.worker);
     this.#options.logger.error({ worker: entry.serial, detail }, 'Patch sandbox worker could not start its isolate');

@@ -194,6 +194,24 @@ describe('failures become PatchEvaluationError data', () => {
     expect(!result.ok && result.error.code).toBe(PatchEvaluationErrorCode.SANDBOX_UNAVAILABLE);
   });
 
+  test('keeps a worker whose answer arrived in time, however long this process was too busy to read it', async () => {
+    const own = new PatchSandbox({ timeoutMs: 20 });
+    try {
+      const patches = plan([{ path: 'metadata.annotations.a', expression: '"patched"' }]);
+      const run = () => applyPatches(patches, { object: endpoints(), virtualObject: null, hostObject: null }, { ...env, sandbox: own });
+      expect((await run()).ok).toBe(true); // the worker started and the program loaded
+      const answered = run();
+      // The crossing is sent on the next turn; right after it, this process is held well past
+      // twice the time limit while the worker answers at once, as on a loaded machine.
+      setImmediate(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300));
+      const result = await answered;
+      expect(result.ok && (result.object['metadata'] as { annotations: Record<string, unknown> }).annotations['a']).toBe('patched');
+      expect(own.abandoned).toBe(0);
+    } finally {
+      own.dispose();
+    }
+  });
+
   test('options are validated and frozen', () => {
     expect(() => new PatchSandbox({ memoryLimitMiB: 4 })).toThrow(RangeError);
     expect(() => new PatchSandbox({ timeoutMs: 0 })).toThrow(RangeError);
