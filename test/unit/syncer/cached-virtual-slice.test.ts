@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { withoutManagedFields } from '../../../src/kube/object-transforms.js';
 import type { EndpointConditions, EndpointSlice } from '../../../src/syncer/endpointslices/endpointslice-types.js';
 import { cachedVirtualSlice, sharedConditions, VIRTUAL_SLICE } from '../../../src/syncer/endpointslices/cached-virtual-slice.js';
 
@@ -43,7 +44,7 @@ describe('sharedConditions', () => {
     expect(sharedConditions({ ready: true, serving: true, terminating: false })).toBe(a);
     expect(sharedConditions({ ready: false })).toEqual({ ready: false });
     expect(sharedConditions({ serving: true })).toEqual({ serving: true });
-    expect(sharedConditions({ terminating: true, })).not.toBe(sharedConditions({ terminating: false }));
+    expect(sharedConditions({ terminating: true })).not.toBe(sharedConditions({ terminating: false }));
     expect(sharedConditions({})).toEqual({});
   });
 
@@ -58,7 +59,7 @@ describe('cachedVirtualSlice', () => {
   it('keeps every field but managedFields, equal and in order, with shared conditions where they can be', () => {
     const object = served();
     const cached = cachedVirtualSlice(object);
-    const { managedFields: _dropped, ...metadata } = object.metadata ?? {};
+    const metadata = withoutManagedFields(object).metadata;
     expect(cached).toEqual({ ...object, metadata });
     expect(JSON.stringify(cached)).toBe(JSON.stringify({ ...object, metadata }));
     const [first, second, third, fourth, fifth, sixth] = cached.endpoints ?? [];
