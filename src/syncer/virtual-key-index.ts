@@ -7,15 +7,16 @@ import { objectKey } from '../kube/object-key.js';
  * names), kept by the virtual informer's events: what a secondary source reads to wake the keys a
  * change concerns at the cost of their number, not of a scan of the cache. Register
  * {@link VirtualKeyIndex.handler} on the informer before its handlers that read the index (an
- * informer calls handlers in the order they were added, after its cache is updated). Memory: one
- * entry per cached object that yields a value.
+ * informer calls handlers in the order they were added, after its cache is updated). `valueOf`
+ * must be pure: a change moves a key from the value of the object's previous state (which the
+ * informer hands to `onUpdate` and `onDelete`) to that of its new one. Memory: one map entry per
+ * value, holding its one key as a string (the usual case, e.g. a Service with one slice) and a
+ * set only while several objects yield the value.
  */
 export class VirtualKeyIndex<V extends KubeObject> {
   readonly #valueOf: (object: V) => string | undefined;
-  /** Value → keys (`namespace/name`) of the objects yielding it. */
-  readonly #keys = new Map<string, Set<string>>();
-  /** Key → the value it was indexed under (to move or drop it on change). */
-  readonly #indexedAs = new Map<string, string>();
+  /** Value → the key (`namespace/name`) of the one object yielding it, or the keys of several. */
+  readonly #keys = new Map<string, string | Set<string>>();
 
   /** `valueOf` gives the value an object is found by, or `undefined` to leave it out. */
   constructor(valueOf: (object: V) => string | undefined) {
@@ -24,37 +25,44 @@ export class VirtualKeyIndex<V extends KubeObject> {
 
   /** The informer handler that keeps the index. */
   readonly handler: InformerHandler<V> = {
-    onAdd: (object) => this.#put(object),
-    onUpdate: (_old, object) => this.#put(object),
-    onDelete: (object) => this.#drop(objectKey(object)),
+    onAdd: (object) => this.#add(this.#valueOf(object), objectKey(object)),
+    onUpdate: (old, object) => {
+      const key = objectKey(object);
+      const before = this.#valueOf(old);
+      const after = this.#valueOf(object);
+      if (before !== after) this.#remove(before, key);
+      this.#add(after, key);
+    },
+    onDelete: (object) => this.#remove(this.#valueOf(object), objectKey(object)),
   };
 
   /** Keys of the cached objects indexed under `value`; empty when none. */
   keysOf(value: string): string[] {
-    return [...(this.#keys.get(value) ?? [])];
-  }
-
-  #put(object: V): void {
-    const key = objectKey(object);
-    const value = this.#valueOf(object);
-    if (this.#indexedAs.get(key) === value) return;
-    this.#drop(key);
-    if (value === undefined) return;
-    this.#indexedAs.set(key, value);
-    let keys = this.#keys.get(value);
-    if (keys === undefined) {
-      keys = new Set();
-      this.#keys.set(value, keys);
-    }
-    keys.add(key);
-  }
-
-  #drop(key: string): void {
-    const value = this.#indexedAs.get(key);
-    if (value === undefined) return;
-    this.#indexedAs.delete(key);
     const keys = this.#keys.get(value);
-    keys?.delete(key);
-    if (keys?.size === 0) this.#keys.delete(value);
+    if (keys === undefined) return [];
+    return typeof keys === 'string' ? [keys] : [...keys];
+  }
+
+  #add(value: string | undefined, key: string): void {
+    if (value === undefined) return;
+    const keys = this.#keys.get(value);
+    if (keys === undefined) this.#keys.set(value, key);
+    else if (typeof keys !== 'string') keys.add(key);
+    else if (keys !== key) this.#keys.set(value, new Set([keys, key]));
+  }
+
+  #remove(value: string | undefined, key: string): void {
+    if (value === undefined) return;
+    const keys = this.#keys.get(value);
+    if (keys === undefined) return;
+    if (typeof keys === 'string') {
+      if (keys === key) this.#keys.delete(value);
+      return;
+    }
+    keys.delete(key);
+    if (keys.size > 1) return;
+    const [last] = keys;
+    if (last === undefined) this.#keys.delete(value);
+    else this.#keys.set(value, last);
   }
 }
