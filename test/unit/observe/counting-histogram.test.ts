@@ -43,7 +43,15 @@ describe('PendingCounts', () => {
   it('adds what was counted to the counter when it is collected, once', async () => {
     const registry = new Registry();
     const pending = new PendingCounts<'name'>();
-    const counter = new Counter({ name: 'c_total', help: 'c', labelNames: ['name'], registers: [registry], collect: () => pending.flush(counter) });
+    new Counter({
+      name: 'c_total',
+      help: 'c',
+      labelNames: ['name'],
+      registers: [registry],
+      collect(): void {
+        pending.flush(this);
+      },
+    });
     const count = pending.entry({ name: 'q' });
     expect(pending.entry({ name: 'q' })).toBe(count);
     count.pending += 3;
