@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { CountingHistogram } from '../observe/counting-histogram.js';
+import { PendingCounts } from '../observe/pending-counts.js';
 
 /** What a work queue reports at scrape time about the items being processed right now. */
 export interface InFlightWork {
@@ -60,8 +62,15 @@ export class KubeMetrics {
   readonly #depth: Gauge<'name'>;
   readonly #adds: Counter<'name'>;
   readonly #retries: Counter<'name'>;
-  readonly #queueDuration: Histogram<'name'>;
-  readonly #workDuration: Histogram<'name'>;
+  readonly #queueDuration: CountingHistogram<'name'>;
+  readonly #workDuration: CountingHistogram<'name'>;
+  /** Adds, retries and watch events are counted per call in plain numbers and added to their counters when scraped. */
+  readonly #pendingAdds = new PendingCounts<'name'>();
+  readonly #pendingRetries = new PendingCounts<'name'>();
+  readonly #pendingEvents = new PendingCounts<'informer' | 'type'>();
+  /** Queue depths and last-event times are kept as plain numbers and set on their gauges when scraped. */
+  readonly #depths = new Map<string, { value: number }>();
+  readonly #lastEvents = new Map<string, { seconds: number }>();
   readonly #unfinished: Gauge<'name'>;
   readonly #longest: Gauge<'name'>;
   readonly #inFlight = new Map<string, () => InFlightWork>();
@@ -79,17 +88,46 @@ export class KubeMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.#depth = new Gauge({ name: 'vcsync_workqueue_depth', help: 'Current depth of the work queue.', labelNames: ['name'], registers });
-    this.#adds = new Counter({ name: 'vcsync_workqueue_adds_total', help: 'Adds handled by the work queue.', labelNames: ['name'], registers });
-    this.#retries = new Counter({ name: 'vcsync_workqueue_retries_total', help: 'Rate-limited re-adds handled by the work queue.', labelNames: ['name'], registers });
-    this.#queueDuration = new Histogram({
+    const depths = this.#depths;
+    const pendingAdds = this.#pendingAdds;
+    const pendingRetries = this.#pendingRetries;
+    const pendingEvents = this.#pendingEvents;
+    const lastEvents = this.#lastEvents;
+    this.#depth = new Gauge({
+      name: 'vcsync_workqueue_depth',
+      help: 'Current depth of the work queue.',
+      labelNames: ['name'],
+      registers,
+      collect(): void {
+        for (const [name, depth] of depths) this.set({ name }, depth.value);
+      },
+    });
+    this.#adds = new Counter({
+      name: 'vcsync_workqueue_adds_total',
+      help: 'Adds handled by the work queue.',
+      labelNames: ['name'],
+      registers,
+      collect(): void {
+        pendingAdds.flush(this);
+      },
+    });
+    this.#retries = new Counter({
+      name: 'vcsync_workqueue_retries_total',
+      help: 'Rate-limited re-adds handled by the work queue.',
+      labelNames: ['name'],
+      registers,
+      collect(): void {
+        pendingRetries.flush(this);
+      },
+    });
+    this.#queueDuration = new CountingHistogram({
       name: 'vcsync_workqueue_queue_duration_seconds',
       help: 'How long an item stays in the work queue before being requested.',
       labelNames: ['name'],
       buckets: QUEUE_BUCKETS,
       registers,
     });
-    this.#workDuration = new Histogram({
+    this.#workDuration = new CountingHistogram({
       name: 'vcsync_workqueue_work_duration_seconds',
       help: 'How long processing an item from the work queue takes.',
       labelNames: ['name'],
@@ -117,12 +155,23 @@ export class KubeMetrics {
     });
     this.#watchRestarts = new Counter({ name: 'vcsync_watch_restarts_total', help: 'Watch restarts (clean end, error or silence).', labelNames: ['informer'], registers });
     this.#watchRelists = new Counter({ name: 'vcsync_watch_relists_total', help: 'Full lists made by the reflector, the first included.', labelNames: ['informer'], registers });
-    this.#watchEvents = new Counter({ name: 'vcsync_watch_events_total', help: 'Watch events received, by type.', labelNames: ['informer', 'type'], registers });
+    this.#watchEvents = new Counter({
+      name: 'vcsync_watch_events_total',
+      help: 'Watch events received, by type.',
+      labelNames: ['informer', 'type'],
+      registers,
+      collect(): void {
+        pendingEvents.flush(this);
+      },
+    });
     this.#watchLastEvent = new Gauge({
       name: 'vcsync_watch_last_event_timestamp_seconds',
       help: 'Unix time of the last watch event (bookmarks included) received by the informer.',
       labelNames: ['informer'],
       registers,
+      collect(): void {
+        for (const [informer, last] of lastEvents) this.set({ informer }, last.seconds);
+      },
     });
     this.#handlerErrors = new Counter({ name: 'vcsync_informer_handler_errors_total', help: 'Informer event handlers that threw.', labelNames: ['informer'], registers });
     this.#requests = new Counter({
@@ -151,19 +200,30 @@ export class KubeMetrics {
     const existing = this.#queues.get(name);
     if (existing !== undefined) return existing;
     const labels = { name };
+    const depth = { value: 0 };
+    this.#depths.set(name, depth);
     this.#depth.set(labels, 0);
     this.#adds.inc(labels, 0);
     this.#retries.inc(labels, 0);
-    this.#queueDuration.zero(labels);
-    this.#workDuration.zero(labels);
+    // Every item passes each of these several times: the label lookups are done once, here.
+    const adds = this.#pendingAdds.entry(labels);
+    const retries = this.#pendingRetries.entry(labels);
+    const queueSeconds = this.#queueDuration.series(labels);
+    const workSeconds = this.#workDuration.series(labels);
     this.#unfinished.set(labels, 0);
     this.#longest.set(labels, 0);
     const bound: WorkQueueMetrics = {
-      setDepth: (depth) => this.#depth.set(labels, depth),
-      added: () => this.#adds.inc(labels),
-      retried: () => this.#retries.inc(labels),
-      observeQueueSeconds: (seconds) => this.#queueDuration.observe(labels, seconds),
-      observeWorkSeconds: (seconds) => this.#workDuration.observe(labels, seconds),
+      setDepth: (value) => {
+        depth.value = value;
+      },
+      added: () => {
+        adds.pending += 1;
+      },
+      retried: () => {
+        retries.pending += 1;
+      },
+      observeQueueSeconds: (seconds) => queueSeconds.observe(seconds),
+      observeWorkSeconds: (seconds) => workSeconds.observe(seconds),
       setInFlightProvider: (provider) => {
         this.#inFlight.set(name, provider);
       },
@@ -178,14 +238,22 @@ export class KubeMetrics {
     this.#watchRestarts.inc(labels, 0);
     this.#watchRelists.inc(labels, 0);
     for (const type of WATCH_EVENT_TYPES) this.#watchEvents.inc({ informer, type }, 0);
-    this.#watchLastEvent.set(labels, 0);
+    const events = new Map(WATCH_EVENT_TYPES.map((type) => [type, this.#pendingEvents.entry({ informer, type })]));
+    let last = this.#lastEvents.get(informer);
+    if (last === undefined) {
+      last = { seconds: 0 };
+      this.#lastEvents.set(informer, last);
+    }
+    const lastEvent = last;
+    this.#watchLastEvent.set(labels, lastEvent.seconds);
     this.#handlerErrors.inc(labels, 0);
     return {
       restarted: () => this.#watchRestarts.inc(labels),
       relisted: () => this.#watchRelists.inc(labels),
       event: (type, nowMs) => {
-        this.#watchEvents.inc({ informer, type });
-        this.#watchLastEvent.set(labels, nowMs / 1000);
+        const count = events.get(type);
+        if (count !== undefined) count.pending += 1;
+        lastEvent.seconds = nowMs / 1000;
       },
       handlerFailed: () => this.#handlerErrors.inc(labels),
     };

@@ -20,16 +20,15 @@ export function fencedClient(client: SyncClient, term: LeaderTerm): SyncClient {
     ...options,
     signal: options?.signal === undefined ? term.signal : AbortSignal.any([options.signal, term.signal]),
   });
-  const fenced = <O extends CallOptions>(options: O | undefined): O => {
-    if (!term.holdsLease()) throw new LeadershipEndedError();
-    return withSignal(options) as O;
-  };
+  // A write of a term that ended is refused as a rejected promise, like any failed call. Not async
+  // functions: one per synced object, each would add a promise and two turns to the write path.
+  const refused = <T>(): Promise<T> => Promise.reject(new LeadershipEndedError());
   return {
     list: (path, options) => client.list(path, options),
     watch: (path, options) => client.watch(path, options),
     get: (path, options) => client.get(path, withSignal(options)),
-    create: async (path, body, options) => client.create(path, body, fenced(options)),
-    update: async (path, body, options) => client.update(path, body, fenced(options)),
-    delete: async (path, options) => client.delete(path, fenced(options)),
+    create: (path, body, options) => (term.holdsLease() ? client.create(path, body, withSignal(options)) : refused()),
+    update: (path, body, options) => (term.holdsLease() ? client.update(path, body, withSignal(options)) : refused()),
+    delete: (path, options) => (term.holdsLease() ? client.delete(path, withSignal(options)) : refused()),
   };
 }

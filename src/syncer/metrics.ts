@@ -1,4 +1,6 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { CountingHistogram } from '../observe/counting-histogram.js';
+import { PendingCounts } from '../observe/pending-counts.js';
 import { SKIP_CAUSES, type OutcomeLabel, type SkipCause } from './reconcile-outcome.js';
 
 const OUTCOMES: readonly OutcomeLabel[] = [
@@ -29,7 +31,9 @@ export interface ControllerMetrics {
 export class SyncerMetrics {
   readonly #operations: Counter<'controller' | 'result'>;
   readonly #skips: Counter<'controller' | 'cause'>;
-  readonly #duration: Histogram<'controller'>;
+  readonly #duration: CountingHistogram<'controller'>;
+  /** Reconciles by result, counted per call in plain numbers and added to the counter when scraped. */
+  readonly #pendingOperations = new PendingCounts<'controller' | 'result'>();
   readonly #managed: Gauge<'controller'>;
   readonly #patchErrors: Counter<'controller'>;
   readonly #competingWrites: Counter<'controller'>;
@@ -38,11 +42,15 @@ export class SyncerMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
+    const pendingOperations = this.#pendingOperations;
     this.#operations = new Counter({
       name: 'vcsync_sync_operations_total',
       help: 'Reconciles of a virtual object, by controller and result.',
       labelNames: ['controller', 'result'],
       registers,
+      collect(): void {
+        pendingOperations.flush(this);
+      },
     });
     this.#skips = new Counter({
       name: 'vcsync_sync_skips_total',
@@ -50,7 +58,7 @@ export class SyncerMetrics {
       labelNames: ['controller', 'cause'],
       registers,
     });
-    this.#duration = new Histogram({
+    this.#duration = new CountingHistogram({
       name: 'vcsync_reconcile_duration_seconds',
       help: 'Time to reconcile one key, including API writes.',
       labelNames: ['controller'],
@@ -90,6 +98,9 @@ export class SyncerMetrics {
   /** The metrics of controller `name` (a fixed word such as `endpoints`). */
   controller(name: string): ControllerMetrics {
     for (const result of OUTCOMES) this.#operations.labels(name, result).inc(0);
+    // One reconcile per synced object: its result count and duration skip prom-client's per-call label lookups.
+    const operations = new Map(OUTCOMES.map((result) => [result, this.#pendingOperations.entry({ controller: name, result })]));
+    const duration = this.#duration.series({ controller: name });
     for (const cause of SKIP_CAUSES) this.#skips.labels(name, cause).inc(0);
     this.#managed.labels(name).set(0);
     this.#patchErrors.labels(name).inc(0);
@@ -97,9 +108,11 @@ export class SyncerMetrics {
     this.#initialSyncDone.labels(name).set(0);
     return {
       reconciled: (result, seconds, skipCause) => {
-        this.#operations.labels(name, result).inc();
+        const count = operations.get(result);
+        if (count !== undefined) count.pending += 1;
+        else this.#operations.labels(name, result).inc();
         if (skipCause !== undefined) this.#skips.labels(name, skipCause).inc();
-        this.#duration.labels(name).observe(seconds);
+        duration.observe(seconds);
       },
       observeManaged: (count) => this.#managedSources.set(name, count),
       patchFailed: () => this.#patchErrors.labels(name).inc(),

@@ -257,7 +257,7 @@ export class ToHostReconciler<V extends KubeObject> {
     const updated = await this.#hostWrite(changedBy, () => this.#options.hostClient.update(this.#path(hostRef.namespace, hostRef.name), body));
     await this.#import(imports, updated, state);
     this.#lastSync.remember(key, current, updated, state, imports, { host: host.metadata?.resourceVersion ?? '', virtual: replacedVirtual });
-    this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
+    if (this.#logger.isLevelEnabled('debug')) this.#logger.debug({ key, host: `${hostRef.namespace}/${hostRef.name}` }, 'updated host object');
     return contention !== undefined ? { kind: 'synced', action: 'updated', contention } : { kind: 'synced', action: 'updated' };
   }
 
@@ -267,7 +267,8 @@ export class ToHostReconciler<V extends KubeObject> {
   }
 
   #isOurs(host: V, translator: Translator, key: string): boolean {
-    if (host.metadata === undefined || !translator.isManaged(host.metadata)) return false;
+    if (host.metadata === undefined) return false;
+    // virtualRef accepts exactly the objects isManaged does.
     const ref = translator.virtualRef(host.metadata);
     return ref !== undefined && `${ref.namespace}/${ref.name}` === key;
   }
@@ -311,7 +312,7 @@ export class ToHostReconciler<V extends KubeObject> {
     const ref = desired.metadata ?? {};
     try {
       const created = await this.#hostWrite(changedBy, () => this.#options.hostClient.create(collectionPath(this.#resource.type, ref.namespace ?? ''), desired));
-      this.#logger.debug({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
+      if (this.#logger.isLevelEnabled('debug')) this.#logger.debug({ key: objectKey(virtual), host: `${ref.namespace}/${ref.name}` }, 'created host object');
       await this.#import(imports, created, state);
       return { object: created, imports };
     } catch (error) {
@@ -355,12 +356,11 @@ export class ToHostReconciler<V extends KubeObject> {
    * Runs a host write of an object the patches `changedBy` produced: a refusal of the object
    * itself then names those patches (see {@link withPatchesNamed}).
    */
-  async #hostWrite<T>(changedBy: readonly string[] | undefined, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
+  #hostWrite<T>(changedBy: readonly string[] | undefined, write: () => Promise<T>): Promise<T> {
+    // Not an async function: the write path of every synced object goes through here.
+    return write().catch((error: unknown) => {
       throw withPatchesNamed(error, changedBy);
-    }
+    });
   }
 
   /** The field managers other than ours of the host object `namespace/name`, as the server has it now. */
