@@ -53,7 +53,10 @@ export interface RunSyncerOptions {
   /** Give the heap pages of a sync burst back to the system once the process is quiet (`--no-heap-reclaim` turns it off). Default true. */
   heapReclaim?: boolean;
   /** Serve the management API on every replica, storing in host Secrets. Default off. */
-  management?: Pick<DaemonManagementOptions, 'host' | 'port' | 'tls' | 'insecureHttp' | 'bootstrapKeyPath' | 'tokens' | 'watchLimits' | 'connectionLimits'>;
+  management?: Pick<DaemonManagementOptions, 'host' | 'port' | 'tls' | 'insecureHttp' | 'bootstrapKeyPath' | 'tokens' | 'watchLimits' | 'connectionLimits'> & {
+    /** The request budget of the kube configs' calls to the virtual cluster (their own client). Default the client's: 40/s, burst 80. */
+    virtualBudget?: { qps?: number; burst?: number };
+  };
   logger: Logger;
   /** Called once the metrics endpoint listens (e.g. to print its URL). */
   onListening?: (urls: { metrics: string }) => void;
@@ -204,7 +207,9 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
   const management = options.management;
   // Its own client and request budget: kube-config CSRs must not spend the syncer's, nor wait behind it.
   const kubeConfigClient =
-    management === undefined ? undefined : new RestClient({ cluster: virtualCluster, logger: logger.child({ cluster: 'virtual', component: 'kube-configs' }), metrics: kubeMetrics });
+    management === undefined
+      ? undefined
+      : new RestClient({ cluster: virtualCluster, logger: logger.child({ cluster: 'virtual', component: 'kube-configs' }), metrics: kubeMetrics, ...management.virtualBudget });
   if (management !== undefined && kubeConfigClient !== undefined) {
     const caCertPem = clusterCaPem(virtualCluster) ?? '';
     // Registered before the manager runs, so its series are on the first scrape; only when served.

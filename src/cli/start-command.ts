@@ -45,6 +45,8 @@ interface StartFlags {
   managementMaxWatches?: number;
   managementMaxWatchesPerUser?: number;
   managementMaxConnections?: number;
+  managementVirtualQps?: number;
+  managementVirtualBurst?: number;
   managementHeadersTimeoutMs?: number;
   managementIdleTimeoutMs?: number;
 }
@@ -54,12 +56,12 @@ interface StartFlags {
  * needs the admin key file and either both TLS files or `--management-insecure-http`.
  */
 export function managementFlagsProblem(
-  flags: Pick<StartFlags, 'listenManagement' | 'managementTlsCert' | 'managementTlsKey' | 'managementInsecureHttp' | 'managementAdminKeyFile' | 'managementTokenIssuer' | 'managementTokenAlgorithm'>,
+  flags: Pick<StartFlags, 'listenManagement' | 'managementTlsCert' | 'managementTlsKey' | 'managementInsecureHttp' | 'managementAdminKeyFile'> & Partial<StartFlags>,
 ): string | undefined {
   const tlsFiles = [flags.managementTlsCert, flags.managementTlsKey].filter((file) => file !== undefined).length;
   if (flags.listenManagement === undefined) {
-    const given =
-      tlsFiles > 0 || flags.managementInsecureHttp === true || flags.managementAdminKeyFile !== undefined || flags.managementTokenIssuer !== undefined || flags.managementTokenAlgorithm !== undefined;
+    // Any --management-* option set (a switch only when on): it would be silently ignored.
+    const given = Object.entries(flags).some(([key, value]) => key.startsWith('management') && value !== undefined && value !== false);
     return given ? 'the --management-* options need --listen-management <host:port> (VCSYNC_LISTEN_MANAGEMENT)' : undefined;
   }
   if (flags.managementInsecureHttp === true && tlsFiles > 0) return '--management-insecure-http serves plain HTTP: drop --management-tls-cert and --management-tls-key, or drop it';
@@ -142,6 +144,12 @@ export function registerStartCommand(program: Command): void {
     )
     .addOption(new Option('--management-headers-timeout-ms <n>', 'a new connection must send a complete request head within this, ms (default: 10000)').env('VCSYNC_MANAGEMENT_HEADERS_TIMEOUT_MS').argParser(positiveInteger))
     .addOption(new Option('--management-idle-timeout-ms <n>', 'a connection with no request in flight is closed after this, ms (default: 60000)').env('VCSYNC_MANAGEMENT_IDLE_TIMEOUT_MS').argParser(positiveInteger))
+    .addOption(
+      new Option('--management-virtual-qps <n>', "requests per second of the kube configs' certificate requests to the virtual cluster, a budget apart from the syncer's (default: 40; a client-certificate kube config makes 3)")
+        .env('VCSYNC_MANAGEMENT_VIRTUAL_QPS')
+        .argParser(positiveNumber),
+    )
+    .addOption(new Option('--management-virtual-burst <n>', 'requests of that budget allowed at once above the rate (default: 80)').env('VCSYNC_MANAGEMENT_VIRTUAL_BURST').argParser(positiveInteger))
     .action(async (flags: StartFlags, command: Command) => {
       const managementProblem = managementFlagsProblem(flags);
       if (managementProblem !== undefined) command.error(`error: ${managementProblem}`, { exitCode: USAGE_EXIT_CODE, code: 'vcsync.invalidOptionCombination' });
@@ -187,6 +195,7 @@ export function registerStartCommand(program: Command): void {
                   headersTimeoutMs: flags.managementHeadersTimeoutMs,
                   idleTimeoutMs: flags.managementIdleTimeoutMs,
                 }),
+                virtualBudget: definedOnly({ qps: flags.managementVirtualQps, burst: flags.managementVirtualBurst }),
                 tokens: {
                   ...(flags.managementTokenIssuer !== undefined ? { issuer: flags.managementTokenIssuer } : {}),
                   ...(flags.managementTokenAlgorithm !== undefined ? { algorithm: flags.managementTokenAlgorithm } : {}),

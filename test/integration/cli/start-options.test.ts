@@ -34,6 +34,8 @@ describe('vcsync start: every option is validated before any I/O', () => {
     [['--name', 'vc', '--leader-elect-lease-duration-ms', '3000'], {}, '--leader-elect-renew-deadline-ms (10000) must be smaller than --leader-elect-lease-duration-ms (3000)'],
     [['--name', 'vc'], { VCSYNC_LEADER_ELECT_RETRY_PERIOD_MS: '10000' }, '--leader-elect-retry-period-ms (10000) must be smaller than --leader-elect-renew-deadline-ms (10000)'],
     [['--name', 'vc'], { VCSYNC_NO_HEAP_RECLAIM: 'off' }, "option '--no-heap-reclaim' value from env 'VCSYNC_NO_HEAP_RECLAIM' is invalid: expected true, false, 1 or 0, got \"off\""],
+    [['--name', 'vc', '--listen-management', ':9443', '--management-insecure-http', '--management-admin-key-file', '/tmp/k', '--management-virtual-qps', '0'], {}, "option '--management-virtual-qps <n>' argument '0' is invalid. expected a positive number"],
+    [['--name', 'vc', '--management-virtual-burst', '5'], {}, 'the --management-* options need --listen-management <host:port> (VCSYNC_LISTEN_MANAGEMENT)'],
     [['--name', 'vc'], { VCSYNC_MANAGEMENT_INSECURE_HTTP: 'maybe' }, "option '--management-insecure-http' value from env 'VCSYNC_MANAGEMENT_INSECURE_HTTP' is invalid"],
   ])('%j %j exits 2 with one line naming the option', async (args, env, message) => {
     const result = await runVcsync([...base, ...args], { env: { VCSYNC_NAME: undefined, ...env } });
