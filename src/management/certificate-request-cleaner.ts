@@ -6,12 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { isForbidden, isMethodNotSupported, isNotFound } from '../apimachinery/index.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
-import { CSR_COLLECTION, type CsrClient } from './client-certificates.js';
+import type { RestClient } from '../kube/rest-client.js';
+import { CSR_COLLECTION } from './management-constants.js';
 
 /** Options of {@link CertificateRequestCleaner}. */
 export interface CertificateRequestCleanerOptions {
   /** The virtual cluster's client. Required. */
-  client: Pick<CsrClient, 'delete'>;
+  client: Pick<RestClient, 'delete'>;
   /** The label whose value names a request's batch (the requests carry it from their create). Required. */
   labelKey: string;
   /** A batch takes requests for this long after its first, in ms. Default 100. */

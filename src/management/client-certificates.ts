@@ -9,10 +9,9 @@ import { type CertificateAndKey, type ClientSubject, createCertificateRequest } 
 import type { RestClient } from '../kube/rest-client.js';
 import type { CertificateRequestCleaner } from './certificate-request-cleaner.js';
 import type { CertificateRequestWatch, CsrCondition } from './certificate-request-watch.js';
-import { KUBE_CONFIG_REQUEST_LABEL } from './management-constants.js';
+import { CSR_COLLECTION, KUBE_CONFIG_REQUEST_LABEL } from './management-constants.js';
 
 /** The CertificateSigningRequest API of a cluster. */
-export const CSR_COLLECTION = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 
 /** The signer of client certificates a kube-apiserver trusts. */
 export const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';

@@ -161,3 +161,6 @@ export const CERTIFICATE_SIGNING_TIMEOUT_MS = 30_000;
 
 /** The user of a returned kube config (the reference CLI reads the client certificate from it). */
 export const KUBECONFIG_USER = 'vcluster';
+
+/** The CertificateSigningRequests of a cluster (certificates.k8s.io/v1). */
+export const CSR_COLLECTION = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
