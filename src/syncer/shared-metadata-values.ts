@@ -10,6 +10,9 @@ import {
   LABEL_NAMESPACE,
 } from '../translate/keys.js';
 
+/** The longest value kept for sharing, in characters (a label value is at most 63). */
+const MAX_SHARED_LENGTH = 512;
+
 /** Options of {@link SharedMetadataValues}. */
 export interface SharedMetadataValuesOptions {
   /** Label keys whose values repeat across objects and are shared. Default none. */
@@ -46,8 +49,16 @@ export class SharedMetadataValues {
     this.#maxValues = options.maxValues ?? 4096;
   }
 
-  /** The kept copy of `value` (kept now when there is room), or `value` itself. */
+  /** How many distinct values are kept. */
+  get size(): number {
+    return this.#values.size;
+  }
+
+  /** The kept copy of `value` (kept now when there is room and it is short), or `value` itself. */
   share(value: string): string {
+    // Kept values outlive their objects: a long one (anyone who can write a host object can set
+    // these keys) is not kept, so the table stays under maxValues × MAX_SHARED_LENGTH characters.
+    if (value.length > MAX_SHARED_LENGTH) return value;
     const kept = this.#values.get(value);
     if (kept !== undefined) return kept;
     if (this.#values.size < this.#maxValues) this.#values.set(value, value);

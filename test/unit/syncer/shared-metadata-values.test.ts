@@ -48,6 +48,17 @@ describe('SharedMetadataValues', () => {
     expect(values.share('first')).toBe('first');
     expect(values.share('second')).toBe('second');
     expect(values.share('fir' + 'st')).toBe('first');
+    expect(values.size).toBe(1);
+  });
+
+  it('keeps no long value: kept values outlive their objects, and anyone writing a host object sets them', () => {
+    const values = new SharedMetadataValues({ annotationKeys: ['k'] });
+    const long = 'x'.repeat(100_000);
+    expect(values.share(long)).toBe(long);
+    expect(values.size).toBe(0);
+    values.metadata({ name: 'a', namespace: 'n', annotations: { k: long } });
+    expect(values.share('short')).toBe('short');
+    expect(values.size).toBe(2); // the namespace and 'short'
   });
 
   it('leaves metadata without labels or annotations without them', () => {
