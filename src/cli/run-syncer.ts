@@ -222,7 +222,9 @@ export async function runSyncer(options: RunSyncerOptions, signal: AbortSignal):
         // Loaded only when served: the management API and its server core are not on the syncer's path to ready.
         const { ingressHostOf, runDaemonManagement } = await import('../management/index.js');
         const virtualClusterAccess = { name: options.name, namespace: options.hostNamespace, ingressHost: () => ingressHostOf(currentConfig), caCertPem, client: kubeConfigClient, watchMetrics: kubeMetrics };
-        await runDaemonManagement({ ...management, virtualCluster: virtualClusterAccess, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, managementMetrics, logger }, stop);
+        // The request budget is spent by kubeConfigClient above; the server takes the rest.
+        const { virtualBudget, ...serving } = management;
+        await runDaemonManagement({ ...serving, virtualCluster: virtualClusterAccess, client: hostClient, namespace: options.hostNamespace, metrics: kubeMetrics, managementMetrics, logger }, stop);
       },
     });
   }

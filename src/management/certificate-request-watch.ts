@@ -6,6 +6,7 @@
  */
 import { isNotFound } from '../apimachinery/index.js';
 import { collectionPath, type KubeMetrics, type KubeObject, type ListerWatcher, Reflector, type ResourceType } from '../kube/index.js';
+import { setDeadline } from '../observe/deadline.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 
 /** certificates.k8s.io/v1 CertificateSigningRequests. */
@@ -129,7 +130,8 @@ export class CertificateRequestWatch {
     };
     this.#waiters.get(name)?.settle({ kind: 'cancelled' });
     this.#waiters.set(name, waiter);
-    const timeout = setTimeout(() => waiter.settle({ kind: 'timeout' }), timeoutMs);
+    // Decided after the next read, so a certificate that arrived in time is not timed out.
+    const timeout = setDeadline(() => waiter.settle({ kind: 'timeout' }), timeoutMs);
     this.#ensureRunning();
     const path = `${collectionPath(CSR_RESOURCE)}/${encodeURIComponent(name)}`;
     let pollMs = FIRST_POLL_MS;

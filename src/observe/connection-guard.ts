@@ -1,5 +1,6 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { setDeadline } from './deadline.js';
 
 /** How long connections may idle and how many a listener holds, so idle or half-open connections cannot exhaust its file descriptors. */
 export interface ConnectionLimits {
@@ -88,12 +89,9 @@ export function guardConnections(server: HttpServer, limits: Readonly<Connection
     entry.timer = undefined;
     if (entry.busy > 0) return;
     const [timeoutMs, reason] = entry.served ? [limits.idleTimeoutMs, 'idle_timeout' as const] : [limits.headersTimeoutMs, 'headers_timeout' as const];
-    const timer = setTimeout(() => {
-      // Timers run before the event loop reads its sockets: after a busy stretch, a head that
-      // arrived in time is still unread. Decide after the next read (a request re-arms the timer).
-      setImmediate(() => {
-        if (entry.timer === timer) close(entry, reason);
-      });
+    // Decided after the next read: a head that arrived in time re-arms the timer first.
+    const timer = setDeadline(() => {
+      if (entry.timer === timer) close(entry, reason);
     }, timeoutMs);
     timer.unref();
     entry.timer = timer;

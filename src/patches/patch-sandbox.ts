@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { setDeadline } from '../observe/deadline.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 import { sandboxSources, type SandboxSources } from './sandbox-runtime.js';
 
@@ -183,17 +184,6 @@ function kill(worker: ChildProcess): void {
  * - Calls may overlap; each worker runs one crossing at a time, calls are taken in order.
  * - After `dispose()` every call answers `unavailable`.
  */
-/**
- * A deadline: calls `abandon` once `ms` passed and the event loop has read its sockets and pipes
- * since. Timers run before the loop reads its I/O, so after this process was busy past a deadline,
- * an answer that arrived in time is still unread when the plain timer fires; `abandon` checks
- * that what it gives up on is still pending (the crossing still in flight, the worker still not
- * ready), which that answer has settled.
- */
-function afterNextRead(abandon: () => void, ms: number): NodeJS.Timeout {
-  return setTimeout(() => setImmediate(abandon), ms);
-}
-
 export class PatchSandbox {
   readonly #options: ResolvedSandboxOptions;
   readonly #sources: SandboxSources;
@@ -252,9 +242,8 @@ export class PatchSandbox {
       const id = ++this.#nextUsageId;
       // Workers do not keep this process alive: the timer does while the answer is due (a busy
       // worker answers after its crossing; one that never does counts as 0).
-      const timer = setTimeout(() => {
-        this.#usageRequests.delete(id);
-        resolve(0);
+      const timer = setDeadline(() => {
+        if (this.#usageRequests.delete(id)) resolve(0);
       }, this.#options.setupTimeoutMs);
       this.#usageRequests.set(id, (micros) => {
         clearTimeout(timer);
@@ -372,12 +361,12 @@ export class PatchSandbox {
     if (!entry.loaded.has(programId)) {
       // A program new to this worker is compiled first: our code, under the setup limit.
       entry.loaded.add(programId);
-      const deadline = afterNextRead(() => this.#abandon(entry, id), this.#options.setupTimeoutMs);
+      const deadline = setDeadline(() => this.#abandon(entry, id), this.#options.setupTimeoutMs);
       entry.busy = { id, batch, deadline, loading: true, programId };
       entry.worker.send({ type: 'load', programId, factorySource: program.factorySource, staticJson: program.staticJson });
       return;
     }
-    entry.busy = { id, batch, deadline: afterNextRead(() => this.#abandon(entry, id), 2 * this.#options.timeoutMs), loading: false, programId };
+    entry.busy = { id, batch, deadline: setDeadline(() => this.#abandon(entry, id), 2 * this.#options.timeoutMs), loading: false, programId };
     this.#cross(entry);
   }
 
@@ -402,7 +391,7 @@ export class PatchSandbox {
       return;
     }
     busy.loading = false;
-    busy.deadline = afterNextRead(() => this.#abandon(entry, busy.id), 2 * this.#options.timeoutMs);
+    busy.deadline = setDeadline(() => this.#abandon(entry, busy.id), 2 * this.#options.timeoutMs);
     this.#cross(entry);
   }
 
@@ -418,7 +407,7 @@ export class PatchSandbox {
         // The worker sets up a fresh isolate now and reports ready again.
         this.#replacements += 1;
         entry.ready = false;
-        entry.setupTimer = afterNextRead(() => this.#setupFailed(entry, `the sandbox worker did not set up a new isolate within ${this.#options.setupTimeoutMs} ms`), this.#options.setupTimeoutMs);
+        entry.setupTimer = setDeadline(() => this.#setupFailed(entry, `the sandbox worker did not set up a new isolate within ${this.#options.setupTimeoutMs} ms`), this.#options.setupTimeoutMs);
         this.#options.logger.warn({ worker: entry.serial, kind: message.kind }, 'Patch sandbox isolate lost; the worker sets up a new one');
       }
       this.#settleFailure(busy.batch, { ok: false, kind: message.kind, detail: message.detail });
@@ -490,7 +479,7 @@ export class PatchSandbox {
     worker.unref();
     worker.channel?.unref();
     const entry: PoolWorker = { worker, serial: ++this.#nextWorkerSerial, ready: false, busy: undefined, loaded: new Set(), setupTimer: undefined };
-    entry.setupTimer = afterNextRead(() => this.#setupFailed(entry, `the sandbox worker did not start within ${this.#options.setupTimeoutMs} ms`), this.#options.setupTimeoutMs);
+    entry.setupTimer = setDeadline(() => this.#setupFailed(entry, `the sandbox worker did not start within ${this.#options.setupTimeoutMs} ms`), this.#options.setupTimeoutMs);
     this.#workers.add(entry);
     worker.on('message', (message: WorkerMessage) => this.#onMessage(entry, message));
     worker.on('error', (error: Error) => this.#lost(entry, `the sandbox worker failed: ${error.message}`));
