@@ -15,7 +15,11 @@ export interface PendingCount {
 export class PendingCounts<L extends string> {
   readonly #entries = new Map<string, { labels: Readonly<Record<L, string>>; count: PendingCount }>();
 
-  /** The count of `labels` (one per label set: asking again gives the same one); increment its `pending`. */
+  /**
+   * The count of `labels` (one per label set: asking again gives the same one); increment its
+   * `pending`. Ask where the label set is set up (a controller, an informer) and keep the answer:
+   * finding it sorts and serializes the labels, the cost this class exists to keep off hot paths.
+   */
   entry(labels: Readonly<Record<L, string>>): PendingCount {
     const key = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
     let entry = this.#entries.get(key);
