@@ -127,7 +127,11 @@ function childrenOf(schema: FieldSchema, value: unknown, schemaPath: string): Ch
   return Object.entries(value).map(([name, child]) => ({ element: `f:${name}`, schemaPath: joinName(schemaPath, name), value: child, item: false }));
 }
 
-/** Which part of the object a write tracks: the main resource leaves status alone when it is a subresource, the status subresource everything else. */
+/**
+ * Which part of the object a write tracks: the main resource leaves status alone when it is a
+ * subresource; a subresource leaves the spec alone (the real server's status strategies reset
+ * only the spec), so labels written through it are its writer's.
+ */
 export type Tracked = 'main' | 'status';
 
 /** Whether the top-level element `element` (below `parentPath`) is tracked at all. */
@@ -135,7 +139,7 @@ function tracked(schema: FieldSchema, parentPath: string, element: string, part:
   if (parentPath === '') {
     if (element === 'f:apiVersion' || element === 'f:kind') return false;
     if (!schema.statusSubresource) return true;
-    return part === 'status' ? element === 'f:status' : element !== 'f:status';
+    return part === 'status' ? element !== 'f:spec' : element !== 'f:status';
   }
   if (parentPath === 'f:metadata') return !STRIPPED_METADATA.has(element.slice(2));
   return true;

@@ -522,16 +522,28 @@ export class ObjectWriter {
 
   /**
    * The object a PUT stores: server-owned fields kept from `current`. A subresource PUT changes
-   * only `status` (what of it the subresource may change is the kind strategy's rule).
+   * `status` and the metadata a PUT may change, as the real server's status strategies (which
+   * keep only the spec) do; what else of it the subresource may change is the kind strategy's rule.
    */
   #merged(type: ResourceType, current: StoredObject, object: JsonObject, subresource: Subresource | undefined): JsonObject {
     if (subresource !== undefined) {
       const next = structuredClone(current) as JsonObject;
       if (object['status'] === undefined) delete next['status'];
       else next['status'] = object['status'];
+      next['metadata'] = this.#writtenMetadata(type, current, object);
       return next;
     }
     const next: JsonObject = { ...object };
+    next['metadata'] = this.#writtenMetadata(type, current, object);
+    if (type.subresources.includes('status')) {
+      if (current['status'] === undefined) delete next['status'];
+      else next['status'] = current['status'];
+    }
+    return next;
+  }
+
+  /** The metadata a PUT of `object` over `current` stores: the request's, with the server-owned fields kept. */
+  #writtenMetadata(type: ResourceType, current: StoredObject, object: JsonObject): JsonObject {
     const metadata: JsonObject = { ...(object['metadata'] as JsonObject) };
     const kept = current.metadata;
     metadata['uid'] = kept.uid;
@@ -545,12 +557,7 @@ export class ObjectWriter {
     delete metadata['selfLink'];
     delete metadata['resourceVersion'];
     if (!type.namespaced) delete metadata['namespace'];
-    if (type.subresources.includes('status')) {
-      if (current['status'] === undefined) delete next['status'];
-      else next['status'] = current['status'];
-    }
-    next['metadata'] = metadata;
-    return next;
+    return metadata;
   }
 
   /**

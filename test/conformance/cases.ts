@@ -624,6 +624,8 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'csr: Approved and Denied are exclusive', category: 'certificates', steps: [createCsr('x'), { method: 'PATCH', path: csrPath('x', 'approval'), contentType: MERGE, body: { status: { conditions: [APPROVED, { type: 'Denied', status: 'True' }] } } }] },
   { name: 'csr: Approved may only be True', category: 'certificates', steps: [createCsr('t'), { method: 'PATCH', path: csrPath('t', 'approval'), contentType: MERGE, body: { status: { conditions: [{ type: 'Approved', status: 'False' }] } } }] },
   { name: 'csr: /approval may not remove Approved', category: 'certificates', steps: [createCsr('m'), { method: 'PATCH', path: csrPath('m', 'approval'), contentType: MERGE, body: { status: { conditions: [APPROVED] } }, setup: true }, { method: 'PATCH', path: csrPath('m', 'approval'), contentType: MERGE, body: { status: { conditions: [] } } }] },
+  { name: 'csr: /approval writes the labels and annotations it is sent (the approval strategy keeps only spec and the certificate)', category: 'certificates', steps: [createCsr('l'), { method: 'PATCH', path: csrPath('l', 'approval'), contentType: MERGE, body: { metadata: { labels: { approved: 'by-conformance' }, annotations: { why: 'test' } }, status: { conditions: [APPROVED] } }, pick: withoutRequester }] },
+  { name: 'csr: /status writes the labels it is sent', category: 'certificates', steps: [createCsr('n'), { method: 'PATCH', path: csrPath('n', 'status'), contentType: MERGE, body: { metadata: { labels: { signed: 'no' } }, status: { conditions: [{ type: 'Failed', status: 'True', reason: 'Test', message: 'conformance' }] } }, pick: withoutRequester }] },
   { name: 'csr: /approval leaves status.certificate alone', category: 'certificates', steps: [createCsr('z'), { method: 'PATCH', path: csrPath('z', 'approval'), contentType: MERGE, body: { status: { conditions: [APPROVED], certificate: base64(CERTIFICATE_PEM) } }, pick: withoutRequester }] },
   { name: 'csr: /status sets the certificate once', category: 'certificates', steps: [createCsr('i'), { method: 'PATCH', path: csrPath('i', 'status'), contentType: MERGE, body: { status: { certificate: base64(CERTIFICATE_PEM) } }, pick: withoutRequester }, { method: 'PATCH', path: csrPath('i', 'status'), contentType: MERGE, body: { status: { certificate: base64(`${CERTIFICATE_PEM}${CERTIFICATE_PEM}`) } } }] },
   { name: 'csr: status.certificate must hold CERTIFICATE blocks', category: 'certificates', steps: [createCsr('j'), { method: 'PATCH', path: csrPath('j', 'status'), contentType: MERGE, body: { status: { certificate: base64('nonsense') } } }, { method: 'PATCH', path: csrPath('j', 'status'), contentType: MERGE, body: { status: { certificate: base64(CSR_PEM) } } }] },
@@ -723,6 +725,14 @@ export const CASES: readonly ConformanceCase[] = [
       createStatefulSet('s'),
       { method: 'PATCH', path: `${STATEFUL_SETS}/s`, contentType: MERGE, body: { spec: { template: { metadata: { annotations: { rev: '2' } } } } }, pick: (o: { metadata?: { generation?: number } }) => o.metadata?.generation },
       { method: 'PATCH', path: `${STATEFUL_SETS}/s/status`, contentType: MERGE, body: { spec: { replicas: 7 }, status: { replicas: 0, collisionCount: 1 } }, pick: (o: { metadata?: { generation?: number }; spec?: { replicas?: number }; status?: { collisionCount?: number } }) => [o.metadata?.generation, o.spec?.replicas, o.status?.collisionCount] },
+    ],
+  },
+  {
+    name: 'statefulset: a status write takes the labels and annotations it is sent, and leaves the spec',
+    category: 'statefulsets',
+    steps: [
+      createStatefulSet('s'),
+      { method: 'PATCH', path: `${STATEFUL_SETS}/s/status`, contentType: MERGE, body: { metadata: { labels: { from: 'status' }, annotations: { from: 'status' } }, spec: { replicas: 9 }, status: { replicas: 0, collisionCount: 2 } }, pick: (o: { metadata?: { labels?: unknown; annotations?: unknown }; spec?: { replicas?: number }; status?: { collisionCount?: number } }) => [o.metadata?.labels, o.metadata?.annotations, o.spec?.replicas, o.status?.collisionCount] },
     ],
   },
   {

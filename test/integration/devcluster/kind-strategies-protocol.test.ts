@@ -54,6 +54,26 @@ describe('metadata.generation per kind', () => {
   });
 });
 
+describe('status writes', () => {
+  it('take the labels and annotations they are sent and leave the spec; a Pod status write keeps its owner references', async () => {
+    // An owner that exists, or the garbage collector deletes the Pod.
+    const ownerMap = await post(`${NS}/configmaps`, { metadata: { name: 'status-pod-owner' } });
+    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'status-pod-owner', uid: ownerMap.body.metadata.uid as string };
+    expect((await post(`${NS}/pods`, { metadata: { name: 'status-pod', ownerReferences: [owner] }, spec: { containers: [{ name: 'c', image: 'busybox' }] } })).status).toBe(201);
+    const written = await mergePatch(`${NS}/pods/status-pod/status`, {
+      metadata: { labels: { written: 'through-status' }, annotations: { note: 'status' }, ownerReferences: null },
+      spec: { activeDeadlineSeconds: 5 },
+      status: { message: 'hi' },
+    });
+    expect(written.status).toBe(200);
+    expect(written.body.metadata).toMatchObject({ labels: { written: 'through-status' }, annotations: { note: 'status' }, ownerReferences: [owner] });
+    expect(written.body.spec.activeDeadlineSeconds).toBeUndefined();
+    expect(written.body.status.message).toBe('hi');
+    const tracked = (written.body.metadata.managedFields as Array<{ subresource?: string; fieldsV1: { 'f:metadata'?: unknown } }>).find((entry) => entry.subresource === 'status');
+    expect(tracked?.fieldsV1['f:metadata']).toEqual({ 'f:annotations': { '.': {}, 'f:note': {} }, 'f:labels': { '.': {}, 'f:written': {} } });
+  });
+});
+
 describe('immutable ConfigMaps and Secrets', () => {
   it('refuses changes to an immutable ConfigMap data, binaryData and flag, and allows metadata changes', async () => {
     await post(`${NS}/configmaps`, { metadata: { name: 'frozen' }, data: { a: '1' }, binaryData: { b: 'AA==' }, immutable: true });
