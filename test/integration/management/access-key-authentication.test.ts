@@ -259,7 +259,7 @@ describe('a key missing from the cache is found through the index of key hashes'
 
   /** Waits until `key`, used as a cache miss on the first server, answers `status`. */
   async function missAnswers(key: string, name: string, status: number, what: string): Promise<void> {
-    await waitFor(what, async () => (await missCall(fixture, key, name)) === status, { timeoutMs: 5000 });
+    await waitFor(what, async () => (await missCall(fixture, key, name)) === status);
   }
 
   /** Changes the key object `name` on the other replica (merge patch of its spec, or a delete) as the admin. */

@@ -162,7 +162,7 @@ describe('OwnedAccessKey over HTTPS', () => {
     const replaced = await fixture.call('PUT', `${KEYS_PATH}/put-me`, { key: fixture.adminKey, body: { ...current.body, spec: { ...current.body.spec, key: rotated } } });
     expect(replaced.status).toBe(200);
     expect(replaced.body.spec.key).toBeUndefined();
-    await waitFor('the old key to stop working', async () => (await fixture.call('GET', `${KEYS_PATH}/put-me`, { key })).status === 401, { timeoutMs: 5000 });
+    await waitFor('the old key to stop working', async () => (await fixture.call('GET', `${KEYS_PATH}/put-me`, { key })).status === 401);
     expect((await fixture.call('GET', `${KEYS_PATH}/put-me`, { key: rotated })).status).toBe(200);
   });
 
@@ -209,10 +209,10 @@ describe('OwnedAccessKey over HTTPS', () => {
     });
     request.end();
     try {
-      await waitFor('the initial ADDED events', () => events.some((event) => event.object.metadata.name === 'full'), { timeoutMs: 5000 });
+      await waitFor('the initial ADDED events', () => events.some((event) => event.object.metadata.name === 'full'));
       await fixture.createKey({ user: 'alice' }, { name: 'watched' });
       await fixture.call('DELETE', `${KEYS_PATH}/watched`, { key: fixture.adminKey });
-      await waitFor('the DELETED event', () => events.some((event) => event.type === 'DELETED' && event.object.metadata.name === 'watched'), { timeoutMs: 5000 });
+      await waitFor('the DELETED event', () => events.some((event) => event.type === 'DELETED' && event.object.metadata.name === 'watched'));
       for (const event of events) expect(event.object.spec['key']).toBeUndefined();
     } finally {
       request.destroy();

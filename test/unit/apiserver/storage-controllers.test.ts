@@ -73,7 +73,7 @@ describe('StorageControllers: controllers over any Storage (list, then watch; li
       await storage.create(RESOURCE, gadget('b', 'uid-b')); // between the list and the watch: Expired
       storage.holdWatches = undefined;
       release();
-      await waitFor('the watch to be open', () => storage.registered.open === 1, { timeoutMs: 5000 });
+      await waitFor('the watch to be open', () => storage.registered.open === 1);
       expect(recorder.seen).toEqual(['ADDED a uid-a', 'MODIFIED a uid-a', 'ADDED b uid-b']);
     } finally {
       stop.abort();
