@@ -277,7 +277,8 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'write: fieldValidation=Warn drops unknown fields at every depth', category: 'writes', steps: [{ method: 'POST', path: SVC, body: svc('f', { ports: [{ port: 80, bogus: 1 }], zzz: { a: 1 } }, { colour: 'red' }), pick: (s: { metadata: { colour?: unknown }; spec: Record<string, unknown> }) => ({ colour: s.metadata.colour, zzz: s.spec['zzz'], ports: s.spec['ports'] }) }] },
   { name: 'write: an invalid fieldValidation value on a patch is refused', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('p'), setup: true }, { method: 'PATCH', path: `${CM}/p?fieldValidation=Loud`, contentType: MERGE, body: { data: { a: '2' } }, keepMessage: true }] },
   { name: 'write: an immutable ConfigMap refuses data changes', category: 'writes', steps: [{ method: 'POST', path: CM, body: { ...cm('i'), immutable: true }, setup: true }, { method: 'PATCH', path: `${CM}/i`, contentType: MERGE, body: { data: { a: '2' } } }] },
-  { name: 'write: a Service clusterIP cannot change', category: 'writes', steps: [{ method: 'POST', path: SVC, body: svc('s'), setup: true }, { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { clusterIP: '10.0.0.200' } } }] },
+  // Outside both servers' ranges, so never the cluster IP the Service was given (which would make the write a no-op).
+  { name: 'write: a Service clusterIP cannot change', category: 'writes', steps: [{ method: 'POST', path: SVC, body: svc('s'), setup: true }, { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { clusterIP: '192.168.99.2' } } }] },
   { name: 'write: a body naming another namespace is refused', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c', { namespace: 'default' }) }] },
   { name: 'write: PUT with another name is refused', category: 'writes', steps: [{ method: 'POST', path: CM, body: cm('c'), setup: true }, { method: 'PUT', path: `${CM}/c`, body: cm('d') }] },
   { name: 'write: generateName gets a suffix', category: 'writes', steps: [{ method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } } }] },
@@ -448,7 +449,8 @@ export const CASES: readonly ConformanceCase[] = [
   { name: 'service: an ExternalName Service', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { type: 'ExternalName', externalName: 'example.com' }), pick: (s: { spec: unknown }) => s.spec }] },
   { name: 'service: duplicate port names are Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { ports: [{ name: 'a', port: 80 }, { name: 'a', port: 81 }] }) }] },
   { name: 'service: a clusterIP that is no IP is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { clusterIP: 'nope', ports: [{ port: 80 }] }), keepMessage: true }] },
-  { name: 'service: clusterIPs must start with the clusterIP', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s'), setup: true }, { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { clusterIPs: ['10.0.0.250'] } } }] },
+  // An address outside both servers' ranges is never the cluster IP just allocated (an address inside them once was).
+  { name: 'service: clusterIPs must start with the clusterIP', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s'), setup: true }, { method: 'PATCH', path: `${SVC}/s`, contentType: MERGE, body: { spec: { clusterIPs: ['192.168.99.1'] } } }] },
   { name: 'service: a clusterIP outside the range is Invalid', category: 'endpoints-service', steps: [{ method: 'POST', path: SVC, body: svc('s', { clusterIP: '192.168.99.1', ports: [{ port: 80 }] }) }] },
 
   // ---- server-side apply

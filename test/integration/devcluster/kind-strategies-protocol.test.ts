@@ -239,12 +239,13 @@ describe('Service cluster IPs, IP families and ExternalName', () => {
   const causes = (body: { details?: { causes?: unknown[] } }) => body.details?.causes;
 
   it('names spec.clusterIPs[0] when a cluster IP would change, and spec.clusterIPs when clusterIPs disagrees with it', async () => {
+    // An address outside the range is never the one just allocated, which would make the writes no-ops.
     const created = await service('fixed-ip', { ports: [{ name: 'http', port: 80 }] });
-    const changed = await mergePatch(`${NS}/services/fixed-ip`, { spec: { clusterIP: '10.96.0.200' } });
+    const changed = await mergePatch(`${NS}/services/fixed-ip`, { spec: { clusterIP: '192.168.0.200' } });
     expect(changed.status).toBe(422);
-    expect(causes(changed.body)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs[0]', message: 'Invalid value: ["10.96.0.200"]: may not change once set' }]);
-    const listed = await mergePatch(`${NS}/services/fixed-ip`, { spec: { clusterIPs: ['10.96.0.200'] } });
-    expect(causes(listed.body)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: 'Invalid value: ["10.96.0.200"]: first value must match `clusterIP`' }]);
+    expect(causes(changed.body)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs[0]', message: 'Invalid value: ["192.168.0.200"]: may not change once set' }]);
+    const listed = await mergePatch(`${NS}/services/fixed-ip`, { spec: { clusterIPs: ['192.168.0.200'] } });
+    expect(causes(listed.body)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: 'Invalid value: ["192.168.0.200"]: first value must match `clusterIP`' }]);
     const cleared = await mergePatch(`${NS}/services/fixed-ip`, { spec: { clusterIP: '', clusterIPs: null } });
     expect(cleared.status).toBe(200);
     expect(cleared.body.spec).toMatchObject({ clusterIP: created.body.spec.clusterIP, clusterIPs: [created.body.spec.clusterIP] });
