@@ -20,9 +20,33 @@ const OPEN_BRACKET = 0x5b;
  * name anywhere are cut: callers pass the answers of kinds that have no other field of that name.
  */
 export function withoutManagedFieldsText(body: Buffer): Buffer {
+  const kept = keptRanges(body);
+  if (kept === undefined) return body;
+  const parts: Buffer[] = [];
+  for (let i = 0; i < kept.length; i += 2) parts.push(body.subarray(kept[i], kept[i + 1]));
+  return Buffer.concat(parts);
+}
+
+/**
+ * {@link withoutManagedFieldsText} decoded as UTF-8: the kept parts are decoded one by one, so a
+ * small text with members cut costs no buffer of its own.
+ */
+export function withoutManagedFieldsString(body: Buffer): string {
+  const kept = keptRanges(body);
+  if (kept === undefined) return body.toString('utf8');
+  let text = '';
+  for (let i = 0; i < kept.length; i += 2) text += body.toString('utf8', kept[i], kept[i + 1]);
+  return text;
+}
+
+/**
+ * The parts of `body` {@link withoutManagedFieldsText} keeps, flat (`[start0, end0, start1, end1,
+ * …]`), or `undefined` when it keeps the text as it is (nothing to cut, or a text it cannot read).
+ */
+function keptRanges(body: Buffer): number[] | undefined {
   let at = body.indexOf(MANAGED_FIELDS_KEY);
-  if (at < 0) return body;
-  const kept: Buffer[] = [];
+  if (at < 0) return undefined;
+  const kept: number[] = [];
   let from = 0;
   while (at >= 0) {
     const valueStart = skipWhitespace(body, at + MANAGED_FIELDS_KEY.length);
@@ -31,7 +55,7 @@ export function withoutManagedFieldsText(body: Buffer): Buffer {
       continue;
     }
     const valueEnd = endOfContainer(body, valueStart);
-    if (valueEnd < 0) return body;
+    if (valueEnd < 0) return undefined;
     let start = at;
     let end = skipWhitespace(body, valueEnd);
     if (body[end] === COMMA) {
@@ -41,11 +65,11 @@ export function withoutManagedFieldsText(body: Buffer): Buffer {
       const before = skipWhitespaceBack(body, at - 1);
       if (before >= from && body[before] === COMMA) start = before;
     }
-    kept.push(body.subarray(from, start));
+    kept.push(from, start);
     from = end;
     at = body.indexOf(MANAGED_FIELDS_KEY, end);
   }
-  if (kept.length === 0) return body;
-  kept.push(body.subarray(from));
-  return Buffer.concat(kept);
+  if (kept.length === 0) return undefined;
+  kept.push(from, body.length);
+  return kept;
 }

@@ -8,7 +8,7 @@ import { realClock, type Clock } from './clock.js';
 import type { ClusterConfig } from './kube-config.js';
 import type { KubeList, KubeObject } from './kube-object.js';
 import { parseListText } from './list-text.js';
-import { withoutManagedFieldsText } from './managed-fields-text.js';
+import { withoutManagedFieldsString } from './managed-fields-text.js';
 import { KubeMetrics, type RestClientMetrics } from './metrics.js';
 import { TokenBucket } from './token-bucket.js';
 import { InFlightAborts } from './in-flight-aborts.js';
@@ -90,7 +90,7 @@ export interface ListOptions extends CallOptions {
   resourceVersion?: string;
   /**
    * Items without `metadata.managedFields`: every `managedFields` member is cut from the answer's
-   * text before it is parsed (see `withoutManagedFieldsText`), for a cache that drops them anyway.
+   * text before it is parsed (see `withoutManagedFieldsString`), for a cache that drops them anyway.
    * Only for kinds with no other field of that name. Default false.
    */
   withoutManagedFields?: boolean;
@@ -133,7 +133,7 @@ interface RequestSpec {
 const parseList = (body: Buffer): unknown => parseListText(body);
 
 /** A list answer parsed item by item, every item's `managedFields` cut from its text first. */
-const parseListWithoutManagedFields = (body: Buffer): unknown => parseListText(body, withoutManagedFieldsText);
+const parseListWithoutManagedFields = (body: Buffer): unknown => parseListText(body, withoutManagedFieldsString);
 
 /** What a request that got no (complete) answer rejects with: the caller's abort reason, or a TransportError. */
 function transportFailure(spec: RequestSpec, err: unknown, deadline: RequestDeadline | undefined): unknown {

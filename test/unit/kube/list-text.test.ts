@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseListText } from '../../../src/kube/list-text.js';
-import { withoutManagedFieldsText } from '../../../src/kube/managed-fields-text.js';
+import { withoutManagedFieldsString } from '../../../src/kube/managed-fields-text.js';
 
-const parse = (text: string, editItem?: (item: Buffer) => Buffer): unknown => parseListText(Buffer.from(text), editItem);
+const parse = (text: string, decodeItem?: (item: Buffer) => string): unknown => parseListText(Buffer.from(text), decodeItem);
 
 /** What the whole text gives, or the error class it throws. */
 function whole(text: string): unknown {
@@ -31,16 +31,16 @@ describe('parseListText', () => {
     }
   });
 
-  it('applies the edit to each item before parsing it', () => {
+  it('decodes each item with the decoder given, e.g. one that cuts members', () => {
     const list = { kind: 'List', items: [{ metadata: { name: 'a', managedFields: [{ manager: 'x' }] } }, { metadata: { managedFields: [], name: 'b' } }] };
-    expect(parse(JSON.stringify(list), withoutManagedFieldsText)).toEqual({ kind: 'List', items: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] });
+    expect(parse(JSON.stringify(list), withoutManagedFieldsString)).toEqual({ kind: 'List', items: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] });
   });
 
-  it('parses whole, edit included, what it does not read as a list', () => {
+  it('parses whole, with the decoder, what it does not read as a list', () => {
     const edited: string[] = [];
-    const edit = (body: Buffer): Buffer => {
+    const edit = (body: Buffer): string => {
       edited.push(body.toString('utf8'));
-      return body;
+      return body.toString('utf8');
     };
     for (const text of ['{"items":null}', '{"kind":"List"}', '[1,2]', '{"items":[1],"items":[2]}', '{"\\u0069tems":[1],"items":[2]}', '{}', '"items"']) {
       edited.length = 0;
