@@ -83,7 +83,7 @@ describe('parseListText', () => {
     for (let i = 0; i < 500; i += 1) {
       const list: Record<string, unknown> = { kind: 'List', metadata: value(1) };
       if (random(5) > 0) list['items'] = Array.from({ length: random(6) }, () => value(1));
-      if (random(3) === 0) list[strings[random(strings.length)]] = value(1);
+      if (random(3) === 0) list[strings[random(strings.length)] ?? 'x'] = value(1);
       let text = JSON.stringify(list, null, random(2) === 0 ? undefined : 1);
       if (random(4) === 0) {
         // A byte removed or doubled somewhere: mostly invalid texts.
