@@ -1,13 +1,10 @@
+import { endOfContainer, escaped, skipWhitespace, skipWhitespaceBack } from './json-text-scan.js';
+
 /** The member name as it appears in a JSON text, with its colon. */
 const MANAGED_FIELDS_KEY = Buffer.from('"managedFields":');
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 /**
  * The JSON text `body` with every object member named `managedFields` whose value is an array cut
@@ -23,9 +20,33 @@ const CLOSE_BRACE = 0x7d;
  * name anywhere are cut: callers pass the answers of kinds that have no other field of that name.
  */
 export function withoutManagedFieldsText(body: Buffer): Buffer {
+  const kept = keptRanges(body);
+  if (kept === undefined) return body;
+  const parts: Buffer[] = [];
+  for (let i = 0; i < kept.length; i += 2) parts.push(body.subarray(kept[i], kept[i + 1]));
+  return Buffer.concat(parts);
+}
+
+/**
+ * {@link withoutManagedFieldsText} decoded as UTF-8: the kept parts are decoded one by one, so a
+ * small text with members cut costs no buffer of its own.
+ */
+export function withoutManagedFieldsString(body: Buffer): string {
+  const kept = keptRanges(body);
+  if (kept === undefined) return body.toString('utf8');
+  let text = '';
+  for (let i = 0; i < kept.length; i += 2) text += body.toString('utf8', kept[i], kept[i + 1]);
+  return text;
+}
+
+/**
+ * The parts of `body` {@link withoutManagedFieldsText} keeps, flat (`[start0, end0, start1, end1,
+ * …]`), or `undefined` when it keeps the text as it is (nothing to cut, or a text it cannot read).
+ */
+function keptRanges(body: Buffer): number[] | undefined {
   let at = body.indexOf(MANAGED_FIELDS_KEY);
-  if (at < 0) return body;
-  const kept: Buffer[] = [];
+  if (at < 0) return undefined;
+  const kept: number[] = [];
   let from = 0;
   while (at >= 0) {
     const valueStart = skipWhitespace(body, at + MANAGED_FIELDS_KEY.length);
@@ -33,8 +54,8 @@ export function withoutManagedFieldsText(body: Buffer): Buffer {
       at = body.indexOf(MANAGED_FIELDS_KEY, at + 1);
       continue;
     }
-    const valueEnd = endOfArray(body, valueStart);
-    if (valueEnd < 0) return body;
+    const valueEnd = endOfContainer(body, valueStart);
+    if (valueEnd < 0) return undefined;
     let start = at;
     let end = skipWhitespace(body, valueEnd);
     if (body[end] === COMMA) {
@@ -44,63 +65,11 @@ export function withoutManagedFieldsText(body: Buffer): Buffer {
       const before = skipWhitespaceBack(body, at - 1);
       if (before >= from && body[before] === COMMA) start = before;
     }
-    kept.push(body.subarray(from, start));
+    kept.push(from, start);
     from = end;
     at = body.indexOf(MANAGED_FIELDS_KEY, end);
   }
-  if (kept.length === 0) return body;
-  kept.push(body.subarray(from));
-  return Buffer.concat(kept);
-}
-
-/** Whether the quote at `index` is escaped: an odd run of backslashes before it. */
-function escaped(body: Buffer, index: number): boolean {
-  let backslashes = 0;
-  for (let i = index - 1; i >= 0 && body[i] === BACKSLASH; i -= 1) backslashes += 1;
-  return backslashes % 2 === 1;
-}
-
-/** The index just past the string whose opening quote is at `start`, or -1 when the text ends first. */
-function endOfString(body: Buffer, start: number): number {
-  let quote = body.indexOf(QUOTE, start + 1);
-  while (quote >= 0 && escaped(body, quote)) quote = body.indexOf(QUOTE, quote + 1);
-  return quote < 0 ? -1 : quote + 1;
-}
-
-/** The index just past the array or object opened at `start`, or -1 when the text ends first. */
-function endOfArray(body: Buffer, start: number): number {
-  let depth = 0;
-  let i = start;
-  while (i < body.length) {
-    const byte = body[i];
-    if (byte === QUOTE) {
-      i = endOfString(body, i);
-      if (i < 0) return -1;
-      continue;
-    }
-    if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
-      depth += 1;
-    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
-      depth -= 1;
-      if (depth === 0) return i + 1;
-    }
-    i += 1;
-  }
-  return -1;
-}
-
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
-
-function skipWhitespace(body: Buffer, index: number): number {
-  let i = index;
-  while (isWhitespace(body[i])) i += 1;
-  return i;
-}
-
-function skipWhitespaceBack(body: Buffer, index: number): number {
-  let i = index;
-  while (i >= 0 && isWhitespace(body[i])) i -= 1;
-  return i;
+  if (kept.length === 0) return undefined;
+  kept.push(from, body.length);
+  return kept;
 }

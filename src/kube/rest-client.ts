@@ -7,11 +7,13 @@ import { BadResponseError, TransportError } from './kube-errors.js';
 import { realClock, type Clock } from './clock.js';
 import type { ClusterConfig } from './kube-config.js';
 import type { KubeList, KubeObject } from './kube-object.js';
-import { withoutManagedFieldsText } from './managed-fields-text.js';
+import { parseListText } from './list-text.js';
+import { withoutManagedFieldsString } from './managed-fields-text.js';
 import { KubeMetrics, type RestClientMetrics } from './metrics.js';
 import { TokenBucket } from './token-bucket.js';
 import { InFlightAborts } from './in-flight-aborts.js';
 import { RequestDeadline } from './request-deadline.js';
+import { ReusedBuffers } from './reused-buffers.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
 
@@ -88,7 +90,7 @@ export interface ListOptions extends CallOptions {
   resourceVersion?: string;
   /**
    * Items without `metadata.managedFields`: every `managedFields` member is cut from the answer's
-   * text before it is parsed (see `withoutManagedFieldsText`), for a cache that drops them anyway.
+   * text before it is parsed (see `withoutManagedFieldsString`), for a cache that drops them anyway.
    * Only for kinds with no other field of that name. Default false.
    */
   withoutManagedFields?: boolean;
@@ -123,9 +125,15 @@ interface RequestSpec {
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
-  /** Applied to a 2xx answer's bytes before they are decoded and parsed. */
-  editBody?: (body: Buffer) => Buffer;
+  /** Parses a 2xx answer's bytes (not empty). Default: decoded and parsed whole. */
+  parseBody?: (body: Buffer) => unknown;
 }
+
+/** A list answer parsed item by item (see {@link parseListText}). */
+const parseList = (body: Buffer): unknown => parseListText(body);
+
+/** A list answer parsed item by item, every item's `managedFields` cut from its text first. */
+const parseListWithoutManagedFields = (body: Buffer): unknown => parseListText(body, withoutManagedFieldsString);
 
 /** What a request that got no (complete) answer rejects with: the caller's abort reason, or a TransportError. */
 function transportFailure(spec: RequestSpec, err: unknown, deadline: RequestDeadline | undefined): unknown {
@@ -161,6 +169,7 @@ export class RestClient {
   readonly #metrics: RestClientMetrics;
   readonly #target: ServerTarget;
   readonly #aborts = new InFlightAborts();
+  readonly #bodyBuffers = new ReusedBuffers();
   #agent: Agent | undefined;
   #cachedCredentials: { value: Credentials; expiresAt: number } | undefined;
 
@@ -197,7 +206,7 @@ export class RestClient {
       path,
       query,
       signal: options.signal,
-      ...(options.withoutManagedFields === true ? { editBody: withoutManagedFieldsText } : {}),
+      parseBody: options.withoutManagedFields === true ? parseListWithoutManagedFields : parseList,
     });
     if (!Array.isArray(list.items)) {
       if ((list as { items?: unknown }).items === null || (list as { items?: unknown }).items === undefined) {
@@ -261,19 +270,35 @@ export class RestClient {
     const deadline = new RequestDeadline(this.#options.requestTimeoutMs);
     const signal = spec.signal;
     let release: (() => void) | undefined;
-    let text: string;
+    let chunks: Buffer[];
     try {
       const response = await this.#send(spec, deadline, signal === undefined ? undefined : (request) => (release = this.#aborts.track(signal, request)));
-      text = await readBody(response, spec, deadline, spec.editBody);
+      chunks = await readChunks(response, spec, deadline);
     } finally {
       release?.();
     }
-    if (text === '') return undefined as T;
+    const { body, joinedInto } = this.#joined(chunks);
     try {
-      return JSON.parse(text) as T;
+      if (body.length === 0) return undefined as T;
+      return (spec.parseBody === undefined ? JSON.parse(body.toString('utf8')) : spec.parseBody(body)) as T;
     } catch (err) {
       throw new BadResponseError(`${spec.verb} ${spec.path}: response is not JSON`, err);
+    } finally {
+      // Parsing copied what it kept out of the bytes (strings are V8's own): the buffer is free again.
+      if (joinedInto !== undefined) this.#bodyBuffers.give(joinedInto);
     }
+  }
+
+  /** The answer's bytes in one buffer: its only chunk, or its chunks copied into a reused buffer (given back by the caller). */
+  #joined(chunks: readonly Buffer[]): { body: Buffer; joinedInto?: Buffer } {
+    if (chunks.length === 0) return { body: EMPTY };
+    if (chunks.length === 1) return { body: chunks[0] as Buffer };
+    let size = 0;
+    for (const chunk of chunks) size += chunk.length;
+    const buffer = this.#bodyBuffers.take(size);
+    let offset = 0;
+    for (const chunk of chunks) offset += chunk.copy(buffer, offset);
+    return { body: buffer.subarray(0, size), joinedInto: buffer };
   }
 
   async #throttle(spec: RequestSpec): Promise<void> {
@@ -406,7 +431,10 @@ function queryString(query: Query | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
-async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: RequestDeadline | undefined, edit?: (body: Buffer) => Buffer): Promise<string> {
+const EMPTY = Buffer.alloc(0);
+
+/** The chunks of an answer's body as they arrived. */
+async function readChunks(response: IncomingMessage, spec: RequestSpec, deadline: RequestDeadline | undefined): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of response) {
@@ -416,8 +444,13 @@ async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: 
   } catch (err) {
     throw transportFailure(spec, err, deadline);
   }
-  const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-  return (edit === undefined ? body : edit(body)).toString('utf8');
+  return chunks;
+}
+
+/** An answer's body as text (an error's Status, read whole). */
+async function readBody(response: IncomingMessage, spec: RequestSpec, deadline: RequestDeadline | undefined): Promise<string> {
+  const chunks = await readChunks(response, spec, deadline);
+  return (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
 }
 
 function parseStatus(text: string, code: number): Status {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withoutManagedFieldsText } from '../../../src/kube/managed-fields-text.js';
+import { withoutManagedFieldsString, withoutManagedFieldsText } from '../../../src/kube/managed-fields-text.js';
 
 /** `value` parsed, with every member named managedFields whose value is an array deleted, at every depth. */
 function expected(value: unknown): unknown {
@@ -105,6 +105,7 @@ describe('withoutManagedFieldsText', () => {
       const object = value(0);
       const text = JSON.stringify(object, null, random(2) === 0 ? undefined : 1);
       expect(JSON.parse(cut(text))).toEqual(expected(object));
+      expect(withoutManagedFieldsString(Buffer.from(text))).toBe(cut(text));
     }
   });
 });
