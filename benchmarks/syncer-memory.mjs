@@ -6,7 +6,9 @@
 // per object (X_N − X_0) / N. RSS is read 30 s after the syncer converged: the daemon gives the
 // heap pages of its sync burst back once it is quiet (src/manager/heap-reclaimer.ts); the reading
 // 3 s after (rssEarlyBytes) is kept beside it. The heap probe also reports the heap's committed
-// size before the gc and each V8 space's size, to tell live objects from pages V8 holds.
+// size before the gc and each V8 space's size, to tell live objects from pages V8 holds. After the gc
+// the anonymous RSS (RssAnon) less V8's resident heap pages is what the process holds outside the
+// V8 heap (outsideHeap…: malloc, thread stacks), read per object like the rest.
 //
 // Per N the clusters are populated once; the syncer then copies all N (reading "afterSync": what
 // a fresh install sees) and is restarted `--samples` times against the synced clusters (readings
@@ -105,10 +107,17 @@ async function reading(syncer, dir) {
   const before = await processMemory(syncer.pid);
   const heap = await liveHeap(syncer, dir);
   const after = await processMemory(syncer.pid);
+  // V8's heap pages in RSS after the gc; the rest of the anonymous RSS is outside the V8 heap
+  // (malloc: socket reads, HTTP body copies, large Buffers, V8's own tables; thread stacks).
+  const heapResidentBytes = Object.values(heap.spaces ?? {}).reduce((sum, space) => sum + space.physical, 0);
   return {
     rssBytes: before.rssBytes,
     rssEarlyBytes: early.rssBytes,
     rssAfterGcBytes: after.rssBytes,
+    rssAnonAfterGcBytes: after.rssAnonBytes,
+    rssFileAfterGcBytes: after.rssFileBytes,
+    heapResidentAfterGcBytes: heapResidentBytes,
+    outsideHeapAfterGcBytes: after.rssAnonBytes - heapResidentBytes,
     peakRssBytes: after.peakRssBytes,
     liveHeapBytes: heap.heapUsed,
     externalBytes: heap.external,
@@ -179,6 +188,8 @@ async function measure(dir, n) {
       rssAfterGcBytes: median(restarts.map((r) => r.rssAfterGcBytes)),
       rssEarlyBytes: median(restarts.map((r) => r.rssEarlyBytes)),
       liveHeapBytes: median(restarts.map((r) => r.liveHeapBytes)),
+      heapResidentAfterGcBytes: median(restarts.map((r) => r.heapResidentAfterGcBytes)),
+      outsideHeapAfterGcBytes: median(restarts.map((r) => r.outsideHeapAfterGcBytes)),
     };
     console.log(
       `  N=${n}: after sync RSS ${round(afterSync.rssBytes / MiB, 1)} MiB, heap ${round(afterSync.liveHeapBytes / MiB, 1)} MiB; ` +
@@ -213,6 +224,9 @@ try {
     rssBytesPerObjectRestartedEarly: perObject(r, 'restarted', 'rssEarlyBytes'),
     rssBytesPerObjectAfterSync: perObject(r, 'afterSync', 'rssBytes'),
     liveHeapBytesPerObjectAfterSync: perObject(r, 'afterSync', 'liveHeapBytes'),
+    // Where RSS beyond the live heap goes: V8's resident heap pages, and anonymous memory outside V8's heap.
+    heapResidentBytesPerObjectRestarted: perObject(r, 'restarted', 'heapResidentAfterGcBytes'),
+    outsideHeapBytesPerObjectRestarted: perObject(r, 'restarted', 'outsideHeapAfterGcBytes'),
   }));
   const emptyRssMiB = round(empty.restarted.rssBytes / MiB, 1);
   const emptyHeapMiB = round(empty.restarted.liveHeapBytes / MiB, 1);
@@ -226,7 +240,7 @@ try {
       syncer: `\`vcsync start\` in its own process (node --expose-gc --import benchmarks/lib/heap-probe.mjs), --no-leader-elect, 10 workers, host QPS/burst 100000, no patches, only the sync of ${RESOURCE.plural} enabled`,
       objects: `N ${RESOURCE.plural} (3 addresses, 1 port) + N selector-less Services in the virtual cluster; N ${RESOURCE.plural} on the host; every object served with metadata.managedFields, as the real kube-apiserver serves them (checked; sizes in raw[].served)`,
       readings: `RSS ${SETTLE_MS / 1000} s after convergence (rssEarlyBytes: ${EARLY_MS / 1000} s after); afterSync: ${SETTLE_MS / 1000} s after the first copy of all N finished; restarted: the median of ${args.samples} new syncer processes against the synced clusters, each ${SETTLE_MS / 1000} s after every key reconciled unchanged`,
-      memory: 'RSS = VmRSS of /proc/<pid>/status before the gc; live heap = process.memoryUsage().heapUsed after two full gc',
+      memory: 'RSS = VmRSS of /proc/<pid>/status before the gc; live heap = process.memoryUsage().heapUsed after two full gc; after the gc, resident heap pages = the sum of V8 spaces\' physical size, outside the V8 heap = RssAnon − resident heap pages (malloc, stacks)',
       perObject: '(X_N − X_0) / N, X_0 = the same syncer with an empty virtual cluster, in the same run',
     },
     raw: runs,
@@ -248,7 +262,8 @@ try {
     ['empty', `RSS ${emptyRssMiB} MiB, live heap ${emptyHeapMiB} MiB`],
     ...rows.map((row) => [
       `N=${row.n}`,
-      `restarted: RSS ${row.rssRestartedMiB} MiB (${row.rssBytesPerObjectRestarted} B/object), live heap ${row.liveHeapRestartedMiB} MiB (${row.liveHeapBytesPerObjectRestarted} B/object); after first sync ${row.rssBytesPerObjectAfterSync} B/object RSS`,
+      `restarted: RSS ${row.rssRestartedMiB} MiB (${row.rssBytesPerObjectRestarted} B/object), live heap ${row.liveHeapRestartedMiB} MiB (${row.liveHeapBytesPerObjectRestarted} B/object; ` +
+        `resident heap pages ${row.heapResidentBytesPerObjectRestarted}, outside the V8 heap ${row.outsideHeapBytesPerObjectRestarted} B/object after the gc); after first sync ${row.rssBytesPerObjectAfterSync} B/object RSS`,
     ]),
     ['results', file],
   ]);

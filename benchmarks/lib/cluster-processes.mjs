@@ -155,11 +155,14 @@ export async function startSyncerProcess({ dir, virtual, host, name, hostNamespa
   return { pid: child.pid, spawnedAt, metricsUrl: started.record.metrics, synced, process: child, args, stop: () => child.stop() };
 }
 
-/** VmRSS and VmHWM (peak RSS) of a Linux process, in bytes. */
+/**
+ * VmRSS and VmHWM (peak RSS) of a Linux process, in bytes, and RSS split into anonymous memory
+ * (the V8 heap, malloc, stacks: RssAnon) and file pages (the node binary and libraries: RssFile).
+ */
 export async function processMemory(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { rssBytes: field('VmRSS'), peakRssBytes: field('VmHWM') };
+  return { rssBytes: field('VmRSS'), peakRssBytes: field('VmHWM'), rssAnonBytes: field('RssAnon'), rssFileBytes: field('RssFile') };
 }
 
 /** Scrapes `<metricsUrl>/metrics` into `{ 'name{labels}': value }`. */
