@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseListText } from '../../../src/kube/list-text.js';
 import { withoutManagedFieldsString } from '../../../src/kube/managed-fields-text.js';
+import { trickyJson } from '../../support/tricky-json.js';
 
 const parse = (text: string, decodeItem?: (item: Buffer) => string): unknown => parseListText(Buffer.from(text), decodeItem);
 
@@ -55,31 +56,8 @@ describe('parseListText', () => {
   });
 
   it('matches JSON.parse for generated list texts, valid or not', () => {
-    let state = 4242;
-    const random = (n: number): number => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state % n;
-    };
     const strings = ['items', '"items":[', '\\', '\\"', '[', ']', '{', '}', ',', 'é', ' ', '', ':'];
-    const value = (depth: number): unknown => {
-      switch (depth > 2 ? random(4) : random(6)) {
-        case 0:
-          return strings[random(strings.length)];
-        case 1:
-          return random(1000) - 500;
-        case 2:
-          return random(2) === 0 ? null : false;
-        case 3:
-          return `${strings[random(strings.length)]}${strings[random(strings.length)]}`;
-        case 4:
-          return Array.from({ length: random(4) }, () => value(depth + 1));
-        default: {
-          const object: Record<string, unknown> = {};
-          for (let i = random(4); i > 0; i -= 1) object[strings[random(strings.length)] + String(random(3))] = value(depth + 1);
-          return object;
-        }
-      }
-    };
+    const { draw: random, value } = trickyJson(4242, { strings, deepAt: 3 });
     for (let i = 0; i < 500; i += 1) {
       const list: Record<string, unknown> = { kind: 'List', metadata: value(1) };
       if (random(5) > 0) list['items'] = Array.from({ length: random(6) }, () => value(1));

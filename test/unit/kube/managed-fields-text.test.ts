@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { withoutManagedFieldsString, withoutManagedFieldsText } from '../../../src/kube/managed-fields-text.js';
+import { trickyJson } from '../../support/tricky-json.js';
 
 /** `value` parsed, with every member named managedFields whose value is an array deleted, at every depth. */
 function expected(value: unknown): unknown {
@@ -73,34 +74,15 @@ describe('withoutManagedFieldsText', () => {
   });
 
   it('matches parsing and deleting for generated objects', () => {
-    let state = 12345;
-    const random = (n: number): number => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state % n;
-    };
     const strings = ['managedFields', '"managedFields":[', '\\', '\\"', '[', ']', '{', '}', ',', 'é', ' ', ''];
-    const value = (depth: number): unknown => {
-      switch (depth > 3 ? random(4) : random(7)) {
-        case 0:
-          return strings[random(strings.length)];
-        case 1:
-          return random(1000) - 500;
-        case 2:
-          return random(2) === 0 ? null : true;
-        case 3:
-          return `${strings[random(strings.length)]}${strings[random(strings.length)]}`;
-        case 4:
-          return Array.from({ length: random(4) }, () => value(depth + 1));
-        default: {
-          const object: Record<string, unknown> = {};
-          for (let i = random(5); i > 0; i -= 1) {
-            const key = random(3) === 0 ? 'managedFields' : strings[random(strings.length)] + String(random(10));
-            object[key] = key === 'managedFields' && random(4) > 0 ? Array.from({ length: random(3) }, () => value(depth + 1)) : value(depth + 1);
-          }
-          return object;
-        }
-      }
-    };
+    const { draw: random, value } = trickyJson(12345, {
+      strings,
+      deepAt: 4,
+      member: (draw, depth, child) => {
+        const key = draw(3) === 0 ? 'managedFields' : (strings[draw(strings.length)] ?? '') + String(draw(10));
+        return [key, key === 'managedFields' && draw(4) > 0 ? Array.from({ length: draw(3) }, () => child(depth + 1)) : child(depth + 1)];
+      },
+    });
     for (let i = 0; i < 500; i += 1) {
       const object = value(0);
       const text = JSON.stringify(object, null, random(2) === 0 ? undefined : 1);
