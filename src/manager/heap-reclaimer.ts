@@ -75,6 +75,20 @@ export function quietBetween(previous: HeapSample, current: HeapSample, elapsedM
   return heapStill && cpuIdle;
 }
 
+/**
+ * Whether work resumed between two readings `elapsedMs` apart while the memory-saving mode is on:
+ * the used heap grew by `quietBytes`, or the process used `quietCpuShare` of a core without its
+ * used heap falling by `quietBytes`. A fall with CPU spent is V8's memory reducer at work (the
+ * compacting collections the mode is on for), not the process's own work.
+ */
+export function resumedWhileReclaiming(previous: HeapSample, current: HeapSample, elapsedMs: number, limits: ReclaimLimits): boolean {
+  const delta = current.usedBytes - previous.usedBytes;
+  if (delta >= limits.quietBytes) return true;
+  const collected = delta <= -limits.quietBytes;
+  const busy = current.cpuMicros - previous.cpuMicros >= limits.quietCpuShare * elapsedMs * 1000;
+  return busy && !collected;
+}
+
 /** Whether the heap's pages grew by `growthBytes` since `baselineCommittedBytes`. */
 export function heapGrown(current: HeapSample, baselineCommittedBytes: number, limits: ReclaimLimits): boolean {
   return current.committedBytes - baselineCommittedBytes >= limits.growthBytes;
@@ -154,8 +168,8 @@ export class HeapReclaimer implements Runnable {
           this.#logger.debug({ committedBefore: before.committedBytes, committedAfter: now.committedBytes, used: now.usedBytes, ms: this.#clock.now() - started }, 'heap pages of a finished burst given back');
           return true;
         }
-        // The mode slows busy work: leave it as soon as work resumes.
-        if (!quietBetween(previous, now, this.#pollMs, this.#limits)) return false;
+        // The mode slows busy work: leave it as soon as work resumes (the reducer's own collections are not work).
+        if (resumedWhileReclaiming(previous, now, this.#pollMs, this.#limits)) return false;
         previous = now;
       }
       return true;

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
-import { HeapReclaimer, heapGrown, quietBetween, type HeapControl, type HeapSample } from '../../../src/manager/heap-reclaimer.js';
+import { HeapReclaimer, heapGrown, quietBetween, resumedWhileReclaiming, type HeapControl, type HeapSample } from '../../../src/manager/heap-reclaimer.js';
 
 const MiB = 2 ** 20;
 const LIMITS = { growthBytes: 32 * MiB, quietBytes: 4 * MiB, quietCpuShare: 0.05 };
@@ -52,6 +52,13 @@ describe('quietBetween and heapGrown', () => {
     expect(quietBetween(at(100, 150, 0), at(100, 150, 500), POLL_MS, LIMITS)).toBe(false); // busy at 25% of a core
   });
 
+  it('while reclaiming, calls the reducer\'s own collection (heap falling, CPU spent) no resumed work', () => {
+    expect(resumedWhileReclaiming(at(100, 150, 0), at(80, 140, 400), POLL_MS, LIMITS)).toBe(false); // the reducer collected
+    expect(resumedWhileReclaiming(at(100, 150, 0), at(101, 150, 50), POLL_MS, LIMITS)).toBe(false); // still quiet
+    expect(resumedWhileReclaiming(at(100, 150, 0), at(110, 150, 50), POLL_MS, LIMITS)).toBe(true); // allocating
+    expect(resumedWhileReclaiming(at(100, 150, 0), at(100, 150, 500), POLL_MS, LIMITS)).toBe(true); // busy, nothing collected
+  });
+
   it('calls a heap grown from growthBytes above the baseline', () => {
     expect(heapGrown(at(0, 61, 0), 30 * MiB, LIMITS)).toBe(false);
     expect(heapGrown(at(0, 62, 0), 30 * MiB, LIMITS)).toBe(true);
@@ -76,6 +83,26 @@ describe('HeapReclaimer', () => {
     await run.poll();
     expect(heap.modes).toEqual([true]);
     heap.set(60, 70, 300); // it ran: pages given back
+    await run.poll();
+    expect(heap.modes).toEqual([true, false]);
+    expect(await run.reclaims()).toBe(1);
+    await run.stop();
+  });
+
+  it('stays in the mode through the reducer\'s own collections, and counts the pages it gives back', async () => {
+    const heap = new ScriptedHeap();
+    const run = start(heap);
+    heap.set(100, 150, 1900);
+    await run.poll();
+    heap.set(100, 150, 10);
+    await run.poll();
+    heap.set(100, 150, 10);
+    await run.poll();
+    expect(heap.modes).toEqual([true]);
+    heap.set(70, 140, 400); // a compacting collection: garbage freed, CPU spent, pages not yet given back
+    await run.poll();
+    expect(heap.modes).toEqual([true]);
+    heap.set(70, 80, 100); // pages given back
     await run.poll();
     expect(heap.modes).toEqual([true, false]);
     expect(await run.reclaims()).toBe(1);
