@@ -42,6 +42,16 @@ function start(heap: ScriptedHeap) {
   return { poll, reclaims, stop: async () => { stop.abort(); await running; } };
 }
 
+/** A burst to 150 MiB committed, then two quiet readings: the reclaimer turns the mode on. */
+async function burstThenQuiet(heap: ScriptedHeap, run: { poll: () => Promise<void> }): Promise<void> {
+  heap.set(100, 150, 1900);
+  await run.poll();
+  heap.set(100, 150, 10);
+  await run.poll();
+  heap.set(100, 150, 10);
+  await run.poll();
+}
+
 describe('quietBetween and heapGrown', () => {
   const at = (usedMiB: number, committedMiB: number, cpuMs: number): HeapSample => ({ usedBytes: usedMiB * MiB, committedBytes: committedMiB * MiB, cpuMicros: cpuMs * 1000 });
 
@@ -92,12 +102,7 @@ describe('HeapReclaimer', () => {
   it('stays in the mode through the reducer\'s own collections, and counts the pages it gives back', async () => {
     const heap = new ScriptedHeap();
     const run = start(heap);
-    heap.set(100, 150, 1900);
-    await run.poll();
-    heap.set(100, 150, 10);
-    await run.poll();
-    heap.set(100, 150, 10);
-    await run.poll();
+    await burstThenQuiet(heap, run);
     expect(heap.modes).toEqual([true]);
     heap.set(70, 140, 400); // a compacting collection: garbage freed, CPU spent, pages not yet given back
     await run.poll();
@@ -112,12 +117,7 @@ describe('HeapReclaimer', () => {
   it('leaves the mode as soon as work resumes, and reclaims that growth later', async () => {
     const heap = new ScriptedHeap();
     const run = start(heap);
-    heap.set(100, 150, 1900);
-    await run.poll();
-    heap.set(100, 150, 10);
-    await run.poll();
-    heap.set(100, 150, 10);
-    await run.poll();
+    await burstThenQuiet(heap, run);
     expect(heap.modes).toEqual([true]);
     heap.set(130, 160, 1900); // a new burst
     await run.poll();
