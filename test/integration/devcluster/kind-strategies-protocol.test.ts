@@ -72,6 +72,16 @@ describe('status writes', () => {
     const tracked = (written.body.metadata.managedFields as Array<{ subresource?: string; fieldsV1: { 'f:metadata'?: unknown } }>).find((entry) => entry.subresource === 'status');
     expect(tracked?.fieldsV1['f:metadata']).toEqual({ 'f:annotations': { '.': {}, 'f:note': {} }, 'f:labels': { '.': {}, 'f:written': {} } });
   });
+
+  it('hold the metadata they write to the limits of any write: annotations past 256 KiB are Invalid and change nothing', async () => {
+    expect((await post(`${NS}/pods`, { metadata: { name: 'status-big' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } })).status).toBe(201);
+    const refused = await mergePatch(`${NS}/pods/status-big/status`, { metadata: { annotations: { big: 'x'.repeat(256 * 1024) } }, status: { message: 'hi' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details.causes).toEqual([expect.objectContaining({ field: 'metadata.annotations', reason: 'FieldValueTooLong' })]);
+    const stored = await fx.request(`${NS}/pods/status-big`);
+    expect(stored.body.metadata.annotations).toBeUndefined();
+    expect(stored.body.status.message).toBeUndefined();
+  });
 });
 
 describe('immutable ConfigMaps and Secrets', () => {
