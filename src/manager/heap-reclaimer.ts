@@ -2,6 +2,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { Counter, type Registry } from 'prom-client';
 import { realClock, sleep, type Clock } from '../kube/clock.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
+import { allocatorTrim } from './allocator-trim.js';
 import type { Runnable } from './runnable.js';
 
 /** Two readings of the V8 heap, in bytes. */
@@ -24,6 +25,11 @@ export interface HeapSample {
 export interface HeapControl {
   sample(): HeapSample;
   setMemorySaving(on: boolean): void;
+  /**
+   * Gives the C allocator's free pages back to the system (what Node allocates outside V8's heap);
+   * true when some were, false when none were or the allocator offers no way.
+   */
+  trimAllocator(): boolean;
 }
 
 /** V8's heap of this process. The mode is a V8 flag changed at run time (`v8.setFlagsFromString`). */
@@ -35,6 +41,9 @@ export const v8HeapControl: HeapControl = Object.freeze({
   },
   setMemorySaving(on: boolean): void {
     setFlagsFromString(on ? '--optimize-for-size' : '--no-optimize-for-size');
+  },
+  trimAllocator(): boolean {
+    return allocatorTrim()?.() ?? false;
   },
 });
 
@@ -100,7 +109,10 @@ export function heapGrown(current: HeapSample, baselineCommittedBytes: number, l
  * V8 alone keeps them until its next full collection, which an idle daemon does not make: the
  * process would hold its peak. When the heap has grown by `growthBytes` and the process went quiet,
  * it turns V8's memory-saving mode on until the heap has shrunk or `reclaimWindowMs` passed, then
- * off again (the mode costs CPU on busy work, so it is never left on). Runs on every replica.
+ * off again (the mode costs CPU on busy work, so it is never left on). A reclaim that finished
+ * then asks the C allocator to give back its free pages too (glibc's `malloc_trim`): the buffers
+ * Node read the burst into were freed between live chunks, where `free()` alone keeps them. Runs on
+ * every replica.
  */
 export class HeapReclaimer implements Runnable {
   readonly name = 'heap-reclaimer';
@@ -145,11 +157,19 @@ export class HeapReclaimer implements Runnable {
         continue;
       }
       const finished = await this.#reclaim(current, baseline, signal);
+      // The collections that gave V8's pages back also freed the burst's buffers outside its heap.
+      if (finished) this.#trimAllocator();
       previous = this.#heap.sample();
       quietReadings = 0;
       // Work that resumed before anything was given back leaves the growth to reclaim later.
       if (finished) baseline = previous.committedBytes;
     }
+  }
+
+  #trimAllocator(): void {
+    const started = performance.now();
+    const released = this.#heap.trimAllocator();
+    this.#logger.debug({ released, ms: Math.round(performance.now() - started) }, 'free pages of the C allocator given back');
   }
 
   /** True when the heap shrank or the window passed; false when work resumed (or the signal fired) first. */

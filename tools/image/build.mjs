@@ -119,8 +119,8 @@ async function packageEntry(root, path) {
 }
 
 /**
- * The production node_modules with isolated-vm's prebuilt addon for the image's Node and libc
- * (shipped inside its npm package, so the lock file's integrity hash pins its bytes; nothing is
+ * The production node_modules with isolated-vm's and koffi's prebuilt addons for the image's Node
+ * and libc (shipped inside their npm packages, so the lock file's integrity hash pins its bytes; nothing is
  * compiled, and a build on another machine gives the same bytes), the other platforms' prebuilt
  * addons left out. Cached by package.json, package-lock.json and the Node version.
  */
@@ -146,10 +146,19 @@ function productionModules(cache, node) {
     if (platform !== 'linux-x64') rmSync(join(prebuilds, platform), { recursive: true });
     else for (const file of readdirSync(join(prebuilds, platform))) if (file !== keep) rmSync(join(prebuilds, platform, file));
   }
+  // koffi (the heap reclaimer's call to glibc's malloc_trim) ships an addon per platform, prebuilt.
+  const koffiBuilds = join(staging, 'node_modules', 'koffi', 'build', 'koffi');
+  if (!existsSync(join(koffiBuilds, 'linux_x64', 'koffi.node'))) throw new Error(`koffi ships no prebuilt addon for linux_x64 in ${koffiBuilds}: pin a koffi version that does`);
+  for (const platform of readdirSync(koffiBuilds)) if (platform !== 'linux_x64') rmSync(join(koffiBuilds, platform), { recursive: true });
   run(join(node, 'bin', 'node'), ['--no-node-snapshot', '-e', "new (require('isolated-vm').Isolate)().dispose()"], {
     cwd: staging,
     env,
     hint: 'isolated-vm does not load in the image Node.',
+  });
+  run(join(node, 'bin', 'node'), ['-e', "require('koffi').load('libc.so.6').func('int malloc_trim(size_t pad)')"], {
+    cwd: staging,
+    env,
+    hint: "koffi does not load in the image Node, or finds no glibc malloc_trim.",
   });
   renameSync(staging, dir);
   return join(dir, 'node_modules');

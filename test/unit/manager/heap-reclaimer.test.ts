@@ -11,11 +11,17 @@ const POLL_MS = 2000;
 class ScriptedHeap implements HeapControl {
   now: HeapSample = { usedBytes: 20 * MiB, committedBytes: 30 * MiB, cpuMicros: 0 };
   readonly modes: boolean[] = [];
+  /** The mode (on or off) each allocator trim found. */
+  readonly trims: boolean[] = [];
   sample(): HeapSample {
     return this.now;
   }
   setMemorySaving(on: boolean): void {
     this.modes.push(on);
+  }
+  trimAllocator(): boolean {
+    this.trims.push(this.modes.at(-1) ?? false);
+    return true;
   }
   /** The next reading: `cpuMs` of CPU used since the last one, the heap as given. */
   set(usedMiB: number, committedMiB: number, cpuMs = 0): void {
@@ -96,6 +102,7 @@ describe('HeapReclaimer', () => {
     await run.poll();
     expect(heap.modes).toEqual([true, false]);
     expect(await run.reclaims()).toBe(1);
+    expect(heap.trims).toEqual([false]); // once, after the mode is off
     await run.stop();
   });
 
@@ -130,6 +137,7 @@ describe('HeapReclaimer', () => {
     expect(heap.modes).toEqual([true, false, true]);
     await run.stop();
     expect(heap.modes).toEqual([true, false, true, false]);
+    expect(heap.trims).toEqual([]); // nothing finished: the allocator is left alone while work runs
   });
 
   it('never touches the mode while the heap stays small', async () => {
