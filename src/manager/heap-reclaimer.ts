@@ -98,6 +98,19 @@ export function resumedWhileReclaiming(previous: HeapSample, current: HeapSample
   return busy && !collected;
 }
 
+/**
+ * Whether the memory reducer has run and settled since the reclaim began at `before`: the used
+ * heap fell by `quietBytes` (a collection), the committed pages fell too (given back), and they
+ * stood still since the `previous` reading. A restart's or an initial sync's growth is mostly the
+ * caches it filled, so its committed heap never falls to half; this is when the pages it could give
+ * back are back.
+ */
+export function reducerSettled(before: HeapSample, previous: HeapSample, now: HeapSample, limits: ReclaimLimits): boolean {
+  const collected = before.usedBytes - now.usedBytes >= limits.quietBytes;
+  const givenBack = now.committedBytes < before.committedBytes;
+  return collected && givenBack && now.committedBytes >= previous.committedBytes;
+}
+
 /** Whether the heap's pages grew by `growthBytes` since `baselineCommittedBytes`. */
 export function heapGrown(current: HeapSample, baselineCommittedBytes: number, limits: ReclaimLimits): boolean {
   return current.committedBytes - baselineCommittedBytes >= limits.growthBytes;
@@ -108,8 +121,9 @@ export function heapGrown(current: HeapSample, baselineCommittedBytes: number, l
  * list pages, parsed objects, reconcile garbage promoted while the burst ran) back to the system.
  * V8 alone keeps them until its next full collection, which an idle daemon does not make: the
  * process would hold its peak. When the heap has grown by `growthBytes` and the process went quiet,
- * it turns V8's memory-saving mode on until the heap has shrunk or `reclaimWindowMs` passed, then
- * off again (the mode costs CPU on busy work, so it is never left on). A reclaim that finished
+ * it turns V8's memory-saving mode on until the heap has shrunk (or the reducer's collection has
+ * settled) or `reclaimWindowMs` passed, then off again (the mode costs CPU on busy work, so it is
+ * never left on). A reclaim that finished
  * then asks the C allocator to give back its free pages too (glibc's `malloc_trim`): the buffers
  * Node read the burst into were freed between live chunks, where `free()` alone keeps them. Runs on
  * every replica.
@@ -177,13 +191,15 @@ export class HeapReclaimer implements Runnable {
     const started = this.#clock.now();
     this.#heap.setMemorySaving(true);
     try {
-      // Done once half of the growth is given back, or at the end of the window.
+      // Done once half of the growth is given back, or the reducer has collected and its pages
+      // are given back (a burst that grew the caches keeps most of its growth live), or at the
+      // end of the window.
       const target = before.committedBytes - (before.committedBytes - baselineCommittedBytes) / 2;
       let previous = before;
       while (this.#clock.now() - started < this.#windowMs) {
         if (!(await sleep(this.#clock, this.#pollMs, signal))) return false;
         const now = this.#heap.sample();
-        if (now.committedBytes <= target) {
+        if (now.committedBytes <= target || reducerSettled(before, previous, now, this.#limits)) {
           this.#reclaims?.inc();
           this.#logger.debug({ committedBefore: before.committedBytes, committedAfter: now.committedBytes, used: now.usedBytes, ms: this.#clock.now() - started }, 'heap pages of a finished burst given back');
           return true;

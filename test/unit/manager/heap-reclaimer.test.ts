@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/kube/fake-clock.js';
-import { HeapReclaimer, heapGrown, quietBetween, resumedWhileReclaiming, type HeapControl, type HeapSample } from '../../../src/manager/heap-reclaimer.js';
+import { HeapReclaimer, heapGrown, quietBetween, reducerSettled, resumedWhileReclaiming, type HeapControl, type HeapSample } from '../../../src/manager/heap-reclaimer.js';
 
 const MiB = 2 ** 20;
 const LIMITS = { growthBytes: 32 * MiB, quietBytes: 4 * MiB, quietCpuShare: 0.05 };
@@ -75,6 +75,14 @@ describe('quietBetween and heapGrown', () => {
     expect(resumedWhileReclaiming(at(100, 150, 0), at(100, 150, 500), POLL_MS, LIMITS)).toBe(true); // busy, nothing collected
   });
 
+  it('calls the reducer settled once it collected, gave pages back, and the pages stood still', () => {
+    const before = at(100, 150, 0);
+    expect(reducerSettled(before, before, at(99, 150, 10), LIMITS)).toBe(false); // nothing collected yet
+    expect(reducerSettled(before, before, at(95, 110, 400), LIMITS)).toBe(false); // collected, pages still falling
+    expect(reducerSettled(before, at(95, 110, 400), at(95, 110, 410), LIMITS)).toBe(true);
+    expect(reducerSettled(before, at(95, 150, 400), at(95, 150, 410), LIMITS)).toBe(false); // no page given back
+  });
+
   it('calls a heap grown from growthBytes above the baseline', () => {
     expect(heapGrown(at(0, 61, 0), 30 * MiB, LIMITS)).toBe(false);
     expect(heapGrown(at(0, 62, 0), 30 * MiB, LIMITS)).toBe(true);
@@ -117,6 +125,22 @@ describe('HeapReclaimer', () => {
     heap.set(70, 80, 100); // pages given back
     await run.poll();
     expect(heap.modes).toEqual([true, false]);
+    expect(await run.reclaims()).toBe(1);
+    await run.stop();
+  });
+
+  it('ends a reclaim whose growth stays live (a restart filled its caches) once the reducer settled, not at the window\'s end', async () => {
+    const heap = new ScriptedHeap(); // baseline 30 MiB committed
+    const run = start(heap);
+    await burstThenQuiet(heap, run); // 100 used, 150 committed: half the growth would be 90
+    expect(heap.modes).toEqual([true]);
+    heap.set(92, 104, 600); // the reducer's collection: 92 MiB of the burst stay live
+    await run.poll();
+    expect(heap.modes).toEqual([true]);
+    heap.set(92, 104, 20); // its pages are back and stay
+    await run.poll();
+    expect(heap.modes).toEqual([true, false]);
+    expect(heap.trims).toEqual([false]);
     expect(await run.reclaims()).toBe(1);
     await run.stop();
   });
