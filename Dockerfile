@@ -43,7 +43,7 @@ USER 1000:1000
 # management API (--listen-management 0.0.0.0:9443). No HEALTHCHECK: Kubernetes ignores it; the
 # manifest's readiness and liveness probes (/readyz, /livez on 9180) do that job.
 EXPOSE 9180 9443
-# isolated-vm requires --no-node-snapshot; said here rather than through the bin's
-# shebang, so the flag does not depend on env -S.
-ENTRYPOINT ["node", "--no-node-snapshot", "/app/dist/cli/main.js"]
+# No --no-node-snapshot: only the patch sandbox's worker processes load isolated-vm, and vcsync
+# forks them with it (docs/adr/0050).
+ENTRYPOINT ["node", "/app/dist/cli/main.js"]
 CMD ["start"]

@@ -53,8 +53,22 @@ function bypassesIndex(folders) {
 /** Test and benchmark machinery beside src/ (built on its own, not shipped): no product folder imports it. */
 const TEST_ONLY = ['testbed'];
 
-/** The rules forbidding each pattern in static imports and re-exports, and in dynamic import() of a literal path. */
-function restrictedImports(patterns) {
+/**
+ * isolated-vm is loaded only by the patch sandbox's worker processes (src/patches/worker/), which are
+ * forked with --no-node-snapshot; the daemon's own process starts from Node's snapshot, with which
+ * isolated-vm's isolates crash.
+ */
+const ISOLATED_VM = {
+  regex: '^isolated-vm$',
+  message: "only the patch sandbox's worker (src/patches/worker/sandbox-worker.mjs) loads isolated-vm: this process runs from Node's startup snapshot, which isolated-vm does not survive. Use PatchSandbox.",
+};
+
+/**
+ * The rules forbidding each pattern (and isolated-vm) in static imports and re-exports, and in
+ * dynamic import() of a literal path.
+ */
+function restrictedImports(folderPatterns) {
+  const patterns = [...folderPatterns, ISOLATED_VM];
   return {
     'no-restricted-imports': ['error', { patterns }],
     'no-restricted-syntax': ['error', ...patterns.map(({ regex, message }) => ({ selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`, message }))],
@@ -122,9 +136,11 @@ export default tseslint.config(
     },
   },
   ...layerBlocks,
+  // cli/ may import every folder, but not isolated-vm.
+  { files: ['src/cli/**/*.ts'], rules: restrictedImports([]) },
   testbedBlock,
   {
     files: ['src/index.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./cli(/|$)', message: 'the package export is a library surface; nothing imports cli/ (README, Architecture: who may import whom).' }] }] },
+    rules: restrictedImports([{ regex: '^\\./cli(/|$)', message: 'the package export is a library surface; nothing imports cli/ (README, Architecture: who may import whom).' }]),
   },
 );

@@ -12,8 +12,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // isolated-vm requires it on Node 20+ (its documentation); the sandbox tests run in-process.
-    execArgv: ['--no-node-snapshot'],
+    // No --no-node-snapshot: like the daemon, test processes never load isolated-vm; the patch
+    // sandbox's worker processes do, forked with the flag.
     maxWorkers: 2,
     reporters: ['default'],
   },

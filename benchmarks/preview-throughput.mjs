@@ -114,7 +114,7 @@ const reapedChildrenMicros = () => statTimes('/proc/self/stat').children;
 async function runPreview(config, input, output = 'json') {
   const before = reapedChildrenMicros();
   const started = performance.now();
-  const child = spawn(process.execPath, ['--no-node-snapshot', mainJs, 'preview', '--config', config, '-f', input, '-o', output, '--name', VCLUSTER], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [mainJs, 'preview', '--config', config, '-f', input, '-o', output, '--name', VCLUSTER], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => { stderr += chunk; });
   const workers = new Map(); // pid → last CPU µs seen

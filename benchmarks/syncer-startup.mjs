@@ -167,7 +167,7 @@ async function phases(syncer, latencies) {
 /** Spawns Node with `script` (ESM) and resolves with its stdout's last line parsed as JSON. */
 function nodeJson(script) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], { cwd: repoDir, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoDir, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error(`node exited ${code}`))));
@@ -193,7 +193,7 @@ function moduleLoad() {
 async function bareNodeReady() {
   const script = "import http from 'node:http'; const server = http.createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', () => console.log(server.address().port));";
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const port = await new Promise((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk).trim())));
     const readyAt = await firstOk(`http://127.0.0.1:${port}/`);

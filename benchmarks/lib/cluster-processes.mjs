@@ -21,7 +21,7 @@ class ChildProcess {
 
   constructor(label, args, { script, nodeArgs = [] } = {}) {
     this.label = label;
-    const command = script === undefined ? ['--no-node-snapshot', ...nodeArgs, mainJs, ...args] : [...nodeArgs, script, ...args];
+    const command = script === undefined ? [...nodeArgs, mainJs, ...args] : [...nodeArgs, script, ...args];
     this.#child = spawn(process.execPath, command, { cwd: repoDir, stdio: [script === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     this.pid = this.#child.pid;
     this.#exited = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));

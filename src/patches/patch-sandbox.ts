@@ -467,7 +467,9 @@ export class PatchSandbox {
 
   #start(): void {
     const worker = fork(WORKER_PATH, [], {
-      // isolated-vm needs it on Node 20+; nothing else of this process' flags applies to a worker.
+      // isolated-vm needs it on Node 20+ (V8's startup snapshot and its isolates do not mix; the
+      // failure is a crash, not an error). Only workers load isolated-vm, so only they need it;
+      // nothing else of this process' flags applies to a worker.
       execArgv: ['--no-node-snapshot'],
       // V8 prints its out-of-memory trace to stderr: the supervisor logs what matters instead.
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],

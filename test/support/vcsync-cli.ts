@@ -6,14 +6,14 @@ import { fileURLToPath } from 'node:url';
 /** The repository root. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The built CLI, the `vcsync` bin (its shebang runs Node with --no-node-snapshot). */
+/** The built CLI, the `vcsync` bin. */
 export const VCSYNC_MAIN = join(REPO_ROOT, 'dist/cli/main.js');
 
 /**
- * Arguments for `spawn(process.execPath, [...VCSYNC_NODE_ARGS, 'dev', …])`: the flag isolated-vm
- * requires on Node 20+ (the CLI refuses to start without it), then the CLI.
+ * Arguments for `spawn(process.execPath, [...VCSYNC_NODE_ARGS, 'dev', …])`: the CLI as its bin and
+ * the image run it, with no Node flags (the patch sandbox's workers get theirs when forked).
  */
-export const VCSYNC_NODE_ARGS: readonly string[] = ['--no-node-snapshot', VCSYNC_MAIN];
+export const VCSYNC_NODE_ARGS: readonly string[] = [VCSYNC_MAIN];
 
 /**
  * Fails (never skips) when dist/ is missing or older than the sources of `dirs` (default: all of

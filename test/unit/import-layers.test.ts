@@ -76,6 +76,14 @@ describe('import layers (eslint.config.js, one no-restricted-imports block per f
     expect(await layerErrors(eslint, file, `import { x } from '${index}';\nexport const y = x;\n`)).toEqual([]);
   });
 
+  it.each([...CASES.map(([file]) => file).filter((file) => file.startsWith('src/')), 'src/cli/run-cli.ts', 'src/patches/patch-sandbox.ts', 'src/index.ts'])(
+    "keeps isolated-vm out of the daemon's process (only the sandbox's workers load it), %s included",
+    async (file) => {
+      expect(await layerErrors(eslint, file, "import ivm from 'isolated-vm';\nexport const y = ivm;\n")).toEqual([expect.stringMatching(/^no-restricted-imports: .*only the patch sandbox's worker/)]);
+      expect(await layerErrors(eslint, file, "export const later = () => import('isolated-vm');\n")).toEqual([expect.stringMatching(/^no-restricted-syntax: .*only the patch sandbox's worker/)]);
+    },
+  );
+
   it('catches a dynamic import() of a forbidden folder too', async () => {
     const errors = await layerErrors(eslint, 'src/apiserver/http-app.ts', "export const later = () => import('../devcluster/index.js');\n");
     expect(errors).toEqual([expect.stringMatching(/^no-restricted-syntax: apiserver\/ is the core/)]);

@@ -50,7 +50,7 @@ export class VcsyncProcess {
     options: { logFile?: string | undefined; logLevel?: string } = {},
   ) {
     const logFile = options.logFile;
-    this.child = spawn(process.execPath, ['--no-node-snapshot', VCSYNC_MAIN, ...args], {
+    this.child = spawn(process.execPath, [VCSYNC_MAIN, ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, VCSYNC_LOG_LEVEL: logFile !== undefined ? (options.logLevel ?? 'debug') : 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

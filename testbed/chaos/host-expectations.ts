@@ -48,7 +48,7 @@ export async function expectedHostObjects(options: ExpectedHostOptions): Promise
 
 function runPreview(args: readonly string[], input: string, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', VCSYNC_MAIN, ...args], { cwd: cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [VCSYNC_MAIN, ...args], { cwd: cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -68,7 +68,7 @@ export const IMAGE_GID = 1000;
 
 /** Where the app lives in the image, and how it starts (the Dockerfile says the same). */
 export const APP_DIR = 'app';
-export const ENTRYPOINT = Object.freeze(['node', '--no-node-snapshot', '/app/dist/cli/main.js']);
+export const ENTRYPOINT = Object.freeze(['node', '/app/dist/cli/main.js']);
 export const CMD = Object.freeze(['start']);
 /** Metrics and health (9180), management API (9443): config/deploy's ports. */
 export const EXPOSED_PORTS = Object.freeze(['9180/tcp', '9443/tcp']);

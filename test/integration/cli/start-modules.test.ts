@@ -12,7 +12,7 @@ function loadedModules(script: string): Promise<string[]> {
   const hooks = "import { writeSync } from 'node:fs'; export async function load(url, context, next) { writeSync(2, `loaded ${url}\\n`); return next(url, context); }";
   const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', `${register}\n${script}`], { cwd: REPO_ROOT, timeout: 60_000 }, (error, _stdout, stderr) => {
+    execFile(process.execPath, ['--input-type=module', '-e', `${register}\n${script}`], { cwd: REPO_ROOT, timeout: 60_000 }, (error, _stdout, stderr) => {
       if (error !== null) {
         reject(new Error(`the module probe failed: ${error.message}\n${stderr}`));
         return;

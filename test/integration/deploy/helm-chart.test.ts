@@ -97,7 +97,7 @@ describe.skipIf(helmMissing('charts/vcsync with helm'))('charts/vcsync with helm
     expect(pod['securityContext']).toEqual({ runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     const container = pod['containers'][0] as Doc;
     expect(container['image']).toBe('ghcr.io/example/vcsync:0.1.0');
-    expect(container['command']).toBeUndefined(); // the image's entrypoint: node --no-node-snapshot
+    expect(container['command']).toBeUndefined(); // the image's entrypoint: node on the CLI
     expect(container['args']).toEqual([
       'start',
       '--config=/etc/vcsync/vcluster.yaml',
