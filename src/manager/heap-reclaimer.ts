@@ -59,6 +59,12 @@ export interface HeapReclaimerOptions {
   quietBytes?: number;
   /** …and it used less than this share of one core between them. Default 0.05. */
   quietCpuShare?: number;
+  /**
+   * While reclaiming, work resumed when the process used this share of one core between two
+   * readings and the reducer neither collected nor gave pages back (its marking alone took up to
+   * 0.17 of a core on 50,000 slices). Default 0.5.
+   */
+  busyCpuShare?: number;
   /** Longest time the memory-saving mode stays on for one reclaim, in ms (V8's reducer starts within 8 s). Default 30 000. */
   reclaimWindowMs?: number;
   clock?: Clock;
@@ -72,6 +78,7 @@ export interface ReclaimLimits {
   readonly growthBytes: number;
   readonly quietBytes: number;
   readonly quietCpuShare: number;
+  readonly busyCpuShare: number;
 }
 
 /**
@@ -86,16 +93,18 @@ export function quietBetween(previous: HeapSample, current: HeapSample, elapsedM
 
 /**
  * Whether work resumed between two readings `elapsedMs` apart while the memory-saving mode is on:
- * the used heap grew by `quietBytes`, or the process used `quietCpuShare` of a core without its
- * used heap falling by `quietBytes`. A fall with CPU spent is V8's memory reducer at work (the
- * compacting collections the mode is on for), not the process's own work.
+ * the used heap grew by `quietBytes` (work allocates), or the process used `busyCpuShare` of a core
+ * while the reducer neither collected (used heap falling by `quietBytes`) nor gave pages back
+ * (committed falling). CPU alone is not enough: the reducer's marking and compaction, the work the
+ * mode is on for, spend it too (on every thread, which the process' CPU time counts), before and
+ * without the used heap falling.
  */
 export function resumedWhileReclaiming(previous: HeapSample, current: HeapSample, elapsedMs: number, limits: ReclaimLimits): boolean {
   const delta = current.usedBytes - previous.usedBytes;
   if (delta >= limits.quietBytes) return true;
-  const collected = delta <= -limits.quietBytes;
-  const busy = current.cpuMicros - previous.cpuMicros >= limits.quietCpuShare * elapsedMs * 1000;
-  return busy && !collected;
+  const reducerAtWork = delta <= -limits.quietBytes || current.committedBytes < previous.committedBytes;
+  const busy = current.cpuMicros - previous.cpuMicros >= limits.busyCpuShare * elapsedMs * 1000;
+  return busy && !reducerAtWork;
 }
 
 /**
@@ -146,6 +155,7 @@ export class HeapReclaimer implements Runnable {
       growthBytes: options.growthBytes ?? 32 * 2 ** 20,
       quietBytes: options.quietBytes ?? 4 * 2 ** 20,
       quietCpuShare: options.quietCpuShare ?? 0.05,
+      busyCpuShare: options.busyCpuShare ?? 0.5,
     });
     this.#windowMs = options.reclaimWindowMs ?? 30_000;
     this.#clock = options.clock ?? realClock;

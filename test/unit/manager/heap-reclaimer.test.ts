@@ -4,7 +4,7 @@ import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { HeapReclaimer, heapGrown, quietBetween, reducerSettled, resumedWhileReclaiming, type HeapControl, type HeapSample } from '../../../src/manager/heap-reclaimer.js';
 
 const MiB = 2 ** 20;
-const LIMITS = { growthBytes: 32 * MiB, quietBytes: 4 * MiB, quietCpuShare: 0.05 };
+const LIMITS = { growthBytes: 32 * MiB, quietBytes: 4 * MiB, quietCpuShare: 0.05, busyCpuShare: 0.5 };
 const POLL_MS = 2000;
 
 /** A heap whose readings the test sets, recording the mode changes. */
@@ -72,7 +72,12 @@ describe('quietBetween and heapGrown', () => {
     expect(resumedWhileReclaiming(at(100, 150, 0), at(80, 140, 400), POLL_MS, LIMITS)).toBe(false); // the reducer collected
     expect(resumedWhileReclaiming(at(100, 150, 0), at(101, 150, 50), POLL_MS, LIMITS)).toBe(false); // still quiet
     expect(resumedWhileReclaiming(at(100, 150, 0), at(110, 150, 50), POLL_MS, LIMITS)).toBe(true); // allocating
-    expect(resumedWhileReclaiming(at(100, 150, 0), at(100, 150, 500), POLL_MS, LIMITS)).toBe(true); // busy, nothing collected
+    expect(resumedWhileReclaiming(at(100, 150, 0), at(100, 150, 1500), POLL_MS, LIMITS)).toBe(true); // busy at 75% of a core, nothing collected
+    // What a restart against 50,000 slices showed: the reducer marking (CPU, nothing falling yet),
+    // then compacting (pages given back, the used heap as it was).
+    expect(resumedWhileReclaiming(at(178, 203, 0), at(178, 203, 101), POLL_MS, LIMITS)).toBe(false);
+    expect(resumedWhileReclaiming(at(131, 160, 0), at(131, 136, 334), POLL_MS, LIMITS)).toBe(false);
+    expect(resumedWhileReclaiming(at(131, 160, 0), at(131, 136, 1500), POLL_MS, LIMITS)).toBe(false); // pages given back: the reducer
   });
 
   it('calls the reducer settled once it collected, gave pages back, and the pages stood still', () => {
