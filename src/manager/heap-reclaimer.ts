@@ -132,10 +132,9 @@ export function heapGrown(current: HeapSample, baselineCommittedBytes: number, l
  * process would hold its peak. When the heap has grown by `growthBytes` and the process went quiet,
  * it turns V8's memory-saving mode on until the heap has shrunk (or the reducer's collection has
  * settled) or `reclaimWindowMs` passed, then off again (the mode costs CPU on busy work, so it is
- * never left on). A reclaim that finished
- * then asks the C allocator to give back its free pages too (glibc's `malloc_trim`): the buffers
- * Node read the burst into were freed between live chunks, where `free()` alone keeps them. Runs on
- * every replica.
+ * never left on). A reclaim that finished then asks the C allocator to give back its free pages
+ * too (glibc's `malloc_trim`): the buffers Node read the burst into were freed between live
+ * chunks, where `free()` alone keeps them. Runs on every replica.
  */
 export class HeapReclaimer implements Runnable {
   readonly name = 'heap-reclaimer';
