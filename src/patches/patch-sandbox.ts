@@ -26,6 +26,12 @@ export interface PatchSandboxOptions {
   coalesce?: boolean;
   /** Worker processes (each with its own isolate) evaluating at the same time. Default 2. */
   workers?: number;
+  /**
+   * Extra V8 flags of each worker process (e.g. `--max-opt=1` for a short-lived sandbox whose
+   * workers end before TurboFan's code pays for its compiling). Default none: the daemon's workers
+   * keep V8's defaults.
+   */
+  workerV8Flags?: readonly string[];
   /** Logger for replaced isolates and abandoned workers (warn) and catastrophic errors (error). Default: silent. */
   logger?: Logger;
   /**
@@ -50,6 +56,7 @@ export function withDefaults(options: PatchSandboxOptions = {}): ResolvedSandbox
     setupTimeoutMs: options.setupTimeoutMs ?? 5000,
     coalesce: options.coalesce ?? true,
     workers: options.workers ?? 2,
+    workerV8Flags: Object.freeze([...(options.workerV8Flags ?? [])]),
     logger: options.logger ?? silentLogger(),
     onCatastrophicError: options.onCatastrophicError,
     onAbandoned: options.onAbandoned,
@@ -58,6 +65,7 @@ export function withDefaults(options: PatchSandboxOptions = {}): ResolvedSandbox
   if (!(resolved.timeoutMs > 0)) throw new RangeError('PatchSandbox timeoutMs must be positive');
   if (!(resolved.setupTimeoutMs > 0)) throw new RangeError('PatchSandbox setupTimeoutMs must be positive');
   if (!(Number.isInteger(resolved.workers) && resolved.workers >= 1)) throw new RangeError('PatchSandbox workers must be a positive integer');
+  if (!resolved.workerV8Flags.every((flag) => /^--[a-z][a-z0-9-]*(=[A-Za-z0-9._-]+)?$/.test(flag))) throw new RangeError('PatchSandbox workerV8Flags must be V8 flags like --max-opt=1');
   return Object.freeze(resolved);
 }
 
@@ -469,8 +477,9 @@ export class PatchSandbox {
     const worker = fork(WORKER_PATH, [], {
       // isolated-vm needs it on Node 20+ (V8's startup snapshot and its isolates do not mix; the
       // failure is a crash, not an error). Only workers load isolated-vm, so only they need it;
-      // nothing else of this process' flags applies to a worker.
-      execArgv: ['--no-node-snapshot'],
+      // nothing else of this process' flags applies to a worker, only the V8 flags the sandbox
+      // was given.
+      execArgv: ['--no-node-snapshot', ...this.#options.workerV8Flags],
       // V8 prints its out-of-memory trace to stderr: the supervisor logs what matters instead.
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       // JSON framing: one crossing's round trip measured ~80 µs CPU against ~200 µs with 'advanced'.

@@ -218,7 +218,26 @@ describe('failures become PatchEvaluationError data', () => {
     const own = new PatchSandbox({ timeoutMs: 75 });
     expect(own.options.timeoutMs).toBe(75);
     expect(own.options.memoryLimitMiB).toBe(32);
+    expect(own.options.workerV8Flags).toEqual([]);
     expect(Object.isFrozen(own.options)).toBe(true);
+    expect(() => new PatchSandbox({ workerV8Flags: ['max-opt=1'] })).toThrow(RangeError);
+    expect(() => new PatchSandbox({ workerV8Flags: ['--max-opt=1 --allow-natives-syntax'] })).toThrow(RangeError);
+    const flags = ['--no-opt'];
+    const flagged = new PatchSandbox({ workerV8Flags: flags });
+    flags.push('--max-opt=1');
+    expect(flagged.options.workerV8Flags).toEqual(['--no-opt']);
+    expect(Object.isFrozen(flagged.options.workerV8Flags)).toBe(true);
+  });
+
+  test('a worker started with extra V8 flags evaluates as any other', async () => {
+    const own = new PatchSandbox({ workerV8Flags: ['--no-opt'] });
+    try {
+      const patches = plan([{ path: 'metadata.annotations.a', expression: 'value.replace(/^b$/, "c") + "-" + context.vcluster.name' }]);
+      const result = await applyPatches(patches, { object: endpoints(), virtualObject: null, hostObject: null }, { ...env, sandbox: own });
+      expect(result.ok && (result.object['metadata'] as { annotations: Record<string, unknown> }).annotations['a']).toBe('c-vc1');
+    } finally {
+      own.dispose();
+    }
   });
 });
 
