@@ -80,7 +80,6 @@ export class KubeMetrics {
   readonly #watchEvents: Counter<'informer' | 'type'>;
   readonly #watchLastEvent: Gauge<'informer'>;
   readonly #handlerErrors: Counter<'informer'>;
-  readonly #requests: Counter<'cluster' | 'verb' | 'code'>;
   readonly #pendingRequests = new PendingCounts<'cluster' | 'verb' | 'code'>();
   readonly #rateLimiterWait: CountingHistogram<'cluster'>;
   readonly #isLeader: Gauge<'lease'>;
@@ -176,7 +175,8 @@ export class KubeMetrics {
       },
     });
     this.#handlerErrors = new Counter({ name: 'vcsync_informer_handler_errors_total', help: 'Informer event handlers that threw.', labelNames: ['informer'], registers });
-    this.#requests = new Counter({
+    // Registered on `registers`; its counts come from the pending counts when it is collected.
+    new Counter({
       name: 'vcsync_rest_client_requests_total',
       help: 'Requests made to a Kubernetes API server, by verb and HTTP code (`error` when no answer arrived).',
       labelNames: ['cluster', 'verb', 'code'],
