@@ -1,6 +1,6 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { CountingHistogram } from '../observe/counting-histogram.js';
-import { PendingCounts } from '../observe/pending-counts.js';
+import { type PendingCount, PendingCounts } from '../observe/pending-counts.js';
 
 /** What a work queue reports at scrape time about the items being processed right now. */
 export interface InFlightWork {
@@ -80,8 +80,8 @@ export class KubeMetrics {
   readonly #watchEvents: Counter<'informer' | 'type'>;
   readonly #watchLastEvent: Gauge<'informer'>;
   readonly #handlerErrors: Counter<'informer'>;
-  readonly #requests: Counter<'cluster' | 'verb' | 'code'>;
-  readonly #rateLimiterWait: Histogram<'cluster'>;
+  readonly #pendingRequests = new PendingCounts<'cluster' | 'verb' | 'code'>();
+  readonly #rateLimiterWait: CountingHistogram<'cluster'>;
   readonly #isLeader: Gauge<'lease'>;
   readonly #leaderTransitions: Counter<'lease'>;
   readonly #eventFailures: Counter<'component'>;
@@ -92,6 +92,7 @@ export class KubeMetrics {
     const pendingAdds = this.#pendingAdds;
     const pendingRetries = this.#pendingRetries;
     const pendingEvents = this.#pendingEvents;
+    const pendingRequests = this.#pendingRequests;
     const lastEvents = this.#lastEvents;
     this.#depth = new Gauge({
       name: 'vcsync_workqueue_depth',
@@ -174,13 +175,17 @@ export class KubeMetrics {
       },
     });
     this.#handlerErrors = new Counter({ name: 'vcsync_informer_handler_errors_total', help: 'Informer event handlers that threw.', labelNames: ['informer'], registers });
-    this.#requests = new Counter({
+    // Registered on `registers`; its counts come from the pending counts when it is collected.
+    new Counter({
       name: 'vcsync_rest_client_requests_total',
       help: 'Requests made to a Kubernetes API server, by verb and HTTP code (`error` when no answer arrived).',
       labelNames: ['cluster', 'verb', 'code'],
       registers,
+      collect(): void {
+        pendingRequests.flush(this);
+      },
     });
-    this.#rateLimiterWait = new Histogram({
+    this.#rateLimiterWait = new CountingHistogram({
       name: 'vcsync_rest_client_rate_limiter_wait_seconds',
       help: 'Time requests waited for the client-side rate limiter.',
       labelNames: ['cluster'],
@@ -261,10 +266,21 @@ export class KubeMetrics {
 
   /** The metrics of the REST client of cluster `cluster`. */
   restClient(cluster: string): RestClientMetrics {
-    this.#rateLimiterWait.zero({ cluster });
+    // Counted on every request: the series are looked up once per label set and kept here.
+    const rateLimiterWait = this.#rateLimiterWait.series({ cluster });
+    const requests = new Map<string, PendingCount>();
+    const pendingRequests = this.#pendingRequests;
     return {
-      request: (verb, code) => this.#requests.inc({ cluster, verb, code: String(code) }),
-      observeRateLimiterWait: (seconds) => this.#rateLimiterWait.observe({ cluster }, seconds),
+      request: (verb, code) => {
+        const key = `${verb} ${code}`;
+        let count = requests.get(key);
+        if (count === undefined) {
+          count = pendingRequests.entry({ cluster, verb, code: String(code) });
+          requests.set(key, count);
+        }
+        count.pending += 1;
+      },
+      observeRateLimiterWait: (seconds) => rateLimiterWait.observe(seconds),
     };
   }
 
