@@ -1,17 +1,16 @@
 import { createRequire } from 'node:module';
 
-/** Gives the C allocator's free pages back to the system; true when some were. */
-export type AllocatorTrim = () => boolean;
-
 /** The subset of koffi this file uses. */
 interface Koffi {
   load(path: string): { func(signature: string): (pad: number) => number };
 }
 
-let loaded: AllocatorTrim | null | undefined;
+/** glibc's `malloc_trim`, once looked up; null where there is none. */
+let mallocTrim: ((pad: number) => number) | null | undefined;
 
 /**
- * glibc's `malloc_trim(0)`, or undefined where there is none (musl, macOS) or it cannot be called.
+ * Gives the C allocator's free pages back to the system with glibc's `malloc_trim(0)`; true when
+ * some were, false when none were or there is no glibc (musl, macOS) or no way to call it.
  *
  * Memory that Node allocates outside V8's heap (socket reads, the HTTP parser's body chunks, the
  * buffers a list page is read into) comes from glibc's malloc. After a burst (an initial sync or a
@@ -22,18 +21,17 @@ let loaded: AllocatorTrim | null | undefined;
  * ships prebuilt addons (nothing is compiled at install); koffi is loaded on the first call, not at
  * start.
  */
-export function allocatorTrim(): AllocatorTrim | undefined {
-  if (loaded === undefined) loaded = loadMallocTrim();
-  return loaded ?? undefined;
+export function trimAllocator(): boolean {
+  if (mallocTrim === undefined) mallocTrim = loadMallocTrim();
+  return mallocTrim !== null && mallocTrim(0) === 1;
 }
 
-function loadMallocTrim(): AllocatorTrim | null {
+function loadMallocTrim(): ((pad: number) => number) | null {
   if (process.platform !== 'linux') return null;
   try {
     const koffi = createRequire(import.meta.url)('koffi') as Koffi;
     // `libc.so.6` is glibc's soname; musl has none, so a musl process ends here.
-    const mallocTrim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)');
-    return () => mallocTrim(0) === 1;
+    return koffi.load('libc.so.6').func('int malloc_trim(size_t pad)');
   } catch {
     return null;
   }

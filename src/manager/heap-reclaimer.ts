@@ -2,7 +2,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { Counter, type Registry } from 'prom-client';
 import { realClock, sleep, type Clock } from '../kube/clock.js';
 import { silentLogger, type Logger } from '../observe/logger.js';
-import { allocatorTrim } from './allocator-trim.js';
+import { trimAllocator } from './allocator-trim.js';
 import type { Runnable } from './runnable.js';
 
 /** Two readings of the V8 heap, in bytes. */
@@ -42,9 +42,7 @@ export const v8HeapControl: HeapControl = Object.freeze({
   setMemorySaving(on: boolean): void {
     setFlagsFromString(on ? '--optimize-for-size' : '--no-optimize-for-size');
   },
-  trimAllocator(): boolean {
-    return allocatorTrim()?.() ?? false;
-  },
+  trimAllocator,
 });
 
 /** Options of {@link HeapReclaimer}. */
