@@ -35,7 +35,7 @@ export interface PreviewOptions {
 }
 
 /** V8 flags of a preview's sandbox worker: no optimizing compiler (see runPreview). */
-export const PREVIEW_WORKER_V8_FLAGS: readonly string[] = ['--no-opt'];
+const PREVIEW_WORKER_V8_FLAGS: readonly string[] = ['--no-opt'];
 
 /** One object found in the input, with where it starts (for errors). */
 interface InputObject {
