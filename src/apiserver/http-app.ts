@@ -6,7 +6,7 @@ import type { ApiServerMetrics } from './api-server-metrics.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from '../apimachinery/index.js';
 import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
-import { answerOnSocket, clientErrorStatus, connectStatus, isHeadRequest } from './connection-errors.js';
+import { answerOnSocket, answerOversizedBody, clientErrorStatus, connectStatus, isHeadRequest } from './connection-errors.js';
 import { bodyMediaType, negotiate, OPENAPI_V2_PROTOBUF } from './content-negotiation.js';
 import {
   aggregatedDiscovery,
@@ -81,8 +81,6 @@ const YAML_TYPES = ['application/yaml', 'application/apply-patch+yaml'];
 
 function statusOfFastifyError(error: FastifyError): ApiError | undefined {
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return bodyLimitError(bodyTooLarge());
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('UnsupportedMediaType', `unsupported media type: ${error.message}`);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -104,6 +102,12 @@ function statusOfFastifyError(error: FastifyError): ApiError | undefined {
 export function buildHttpApp(init: HttpAppInit): FastifyInstance {
   const basePath = init.basePath ?? '';
   const sendFailure = (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    if (error instanceof Error && 'code' in error && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // The rest of the body is still on its way: answered on the connection, which reads and drops it before closing.
+      reply.hijack();
+      answerOversizedBody(request.raw, bodyLimitError(bodyTooLarge()).toStatus());
+      return reply;
+    }
     let failure: ApiError | undefined;
     // An ApiError the REST client received describes another server's objects: not this server's answer.
     if (error instanceof ApiError && error.request === undefined) failure = error;

@@ -317,6 +317,11 @@ function rawRequest(random: SeededRandom, keys: HostileKeys): [string, Buffer] {
     () => ['raw:smuggling-cl-te', line('POST', KEYS, 'Content-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n') + '0\r\n\r\n'],
     () => ['raw:bad-chunked', line('POST', KEYS, 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n') + 'zz\r\n{}\r\n0\r\n\r\n'],
     () => ['raw:te-gzip', line('POST', KEYS, 'Content-Type: application/json\r\nTransfer-Encoding: gzip\r\n') + '{}'],
+    // Past the 3 MiB limit, sent whole whatever the answer: the 413 (401 without a key) must reach the client.
+    () => {
+      const size = 3 * 1024 * 1024 + 1 + random.int(4 * 1024 * 1024);
+      return ['raw:huge-body', `${line('POST', KEYS, `Content-Type: application/json\r\nContent-Length: ${size}\r\n`)}${'x'.repeat(size)}`];
+    },
     () => ['raw:garbage', Buffer.from(random.bytes(1 + random.int(200)).map((byte) => (byte === 10 ? 0 : byte)))],
   ];
   const [label, bytes] = random.pick(variants)();

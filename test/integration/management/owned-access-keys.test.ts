@@ -1,6 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
+import { answerBody, sendRawBody } from '../../support/oversized-body-client.js';
 import { waitFor } from '../../support/wait-for.js';
 import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
 
@@ -126,10 +127,18 @@ describe('OwnedAccessKey over HTTPS', () => {
     expect(status.body.details.causes[0]).toMatchObject({ field: 'status.lastActivity', message: 'Invalid value: "now": status.lastActivity in body must be of type date-time: "now"' });
   });
 
-  it('body too large: 413 Status', async () => {
+  it('body too large: 413 Status, read by a client still writing the body, over TLS', async () => {
     const huge = await fixture.createKey({ user: 'alice', description: 'x'.repeat(4 * 1024 * 1024) });
     expect(huge.status).toBe(413);
     expect(huge.body.kind).toBe('Status');
+    // Answered before the body is read; closing the connection then reset it under the client.
+    const target = { url: fixture.server.url, caCertPem: fixture.tls.caCertPem };
+    for (const size of [3 * 1024 * 1024 + 1, 6 * 1024 * 1024]) {
+      const exchange = await sendRawBody(target, { path: KEYS_PATH, contentType: 'application/json', declaredBytes: size, sendBytes: size, headers: { authorization: `Bearer ${fixture.adminKey}` } });
+      expect(exchange.received).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answerBody(exchange.received)).toMatchObject({ kind: 'Status', reason: 'RequestEntityTooLarge', message: 'the request body is too large: limit is 3145728 bytes (3 MiB)' });
+      expect(exchange).toMatchObject({ error: undefined, bytesWritten: size });
+    }
   });
 
   it('list and Table output (name, owner, type, disabled, expires, last activity)', async () => {
