@@ -11,15 +11,17 @@ import { silentLogger, type Logger } from '../observe/logger.js';
 /**
  * What an informer tells its consumers. Handlers run synchronously, in event order, on the
  * informer's own turn: keep them short (enqueue a key). A handler that throws, or is async and
- * rejects, is logged and counted; the informer and the other handlers carry on.
+ * rejects, is logged and counted; the informer and the other handlers carry on. Each call gets the
+ * object's key (`namespace/name`); for an added object it is the string the cache holds, so a
+ * consumer that keys its own map by it stores no copy of its own.
  */
 export interface InformerHandler<T extends KubeObject> {
   /** A new object; `inInitialList` is true while delivering the first list. */
-  onAdd?(object: T, inInitialList: boolean): void | Promise<void>;
+  onAdd?(object: T, inInitialList: boolean, key: string): void | Promise<void>;
   /** A changed object, or the same object re-delivered by a periodic resync (`old === current`). */
-  onUpdate?(old: T, current: T): void | Promise<void>;
+  onUpdate?(old: T, current: T, key: string): void | Promise<void>;
   /** A removed object, in its last known state. */
-  onDelete?(object: T): void | Promise<void>;
+  onDelete?(object: T, key: string): void | Promise<void>;
 }
 
 export type { NamedTransform, ObjectTransform } from './reflector.js';
@@ -101,7 +103,7 @@ export class Informer<T extends KubeObject> {
    */
   addHandler(handler: InformerHandler<T>): () => void {
     this.#handlers.add(handler);
-    for (const object of this.#store.list()) this.#call('onAdd', () => handler.onAdd?.(object, true));
+    for (const [key, object] of this.#store.entries()) this.#call('onAdd', () => handler.onAdd?.(object, true, key));
     return () => {
       this.#handlers.delete(handler);
     };
@@ -163,9 +165,9 @@ export class Informer<T extends KubeObject> {
       const elapsed = await sleep(clock, resyncPeriodMs * (1 + resyncJitter * random()), signal);
       if (!elapsed) return;
       if (!this.#store.hasSynced()) continue;
-      const objects = this.#store.list();
-      this.#options.logger.debug({ objects: objects.length }, 'Resyncing cached objects');
-      for (const object of objects) this.#deliver('onUpdate', (h) => h.onUpdate?.(object, object));
+      const entries = this.#store.entries();
+      this.#options.logger.debug({ objects: entries.length }, 'Resyncing cached objects');
+      for (const [key, object] of entries) this.#deliver('onUpdate', (h) => h.onUpdate?.(object, object, key));
     }
   }
 
@@ -173,9 +175,9 @@ export class Informer<T extends KubeObject> {
     if (!this.#store.hasSynced() && this.#store.size === 0 && items.length > INITIAL_LIST_CHUNK) return this.#storeFirstList(items, resourceVersion);
     const initial = !this.#store.hasSynced();
     const delta = this.#store.replace(items, resourceVersion);
-    for (const object of delta.added) this.#deliver('onAdd', (h) => h.onAdd?.(object, initial));
-    for (const { old, current } of delta.updated) this.#deliver('onUpdate', (h) => h.onUpdate?.(old, current));
-    for (const object of delta.deleted) this.#deliver('onDelete', (h) => h.onDelete?.(object));
+    for (const { key, object } of delta.added) this.#deliver('onAdd', (h) => h.onAdd?.(object, initial, key));
+    for (const { key, old, current } of delta.updated) this.#deliver('onUpdate', (h) => h.onUpdate?.(old, current, key));
+    for (const { key, object } of delta.deleted) this.#deliver('onDelete', (h) => h.onDelete?.(object, key));
     if (initial) {
       const waiters = this.#syncWaiters;
       this.#syncWaiters = [];
@@ -194,9 +196,10 @@ export class Informer<T extends KubeObject> {
       const end = Math.min(items.length, start + INITIAL_LIST_CHUNK);
       for (let index = start; index < end; index += 1) {
         const object = items[index] as T;
-        const old = this.#store.upsert(object);
-        if (old === undefined) this.#deliver('onAdd', (h) => h.onAdd?.(object, true));
-        else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.#deliver('onUpdate', (h) => h.onUpdate?.(old, object));
+        const key = objectKey(object);
+        const old = this.#store.upsert(object, key);
+        if (old === undefined) this.#deliver('onAdd', (h) => h.onAdd?.(object, true, key));
+        else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.#deliver('onUpdate', (h) => h.onUpdate?.(old, object, key));
       }
     }
     this.#store.markSynced(resourceVersion);
@@ -208,15 +211,16 @@ export class Informer<T extends KubeObject> {
   #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): void {
     const resourceVersion = object.metadata?.resourceVersion;
     if (resourceVersion !== undefined) this.#store.setResourceVersion(resourceVersion);
+    const key = objectKey(object);
     if (type === 'DELETED') {
-      const old = this.#store.delete(objectKey(object));
+      const old = this.#store.delete(key);
       if (old === undefined) return;
-      this.#deliver('onDelete', (h) => h.onDelete?.(object));
+      this.#deliver('onDelete', (h) => h.onDelete?.(object, key));
       return;
     }
-    const old = this.#store.upsert(object);
-    if (old === undefined) this.#deliver('onAdd', (h) => h.onAdd?.(object, false));
-    else this.#deliver('onUpdate', (h) => h.onUpdate?.(old, object));
+    const old = this.#store.upsert(object, key);
+    if (old === undefined) this.#deliver('onAdd', (h) => h.onAdd?.(object, false, key));
+    else this.#deliver('onUpdate', (h) => h.onUpdate?.(old, object, key));
   }
 
   #deliver(kind: keyof InformerHandler<T>, call: (handler: InformerHandler<T>) => unknown): void {

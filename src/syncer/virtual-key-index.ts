@@ -1,6 +1,5 @@
 import type { InformerHandler } from '../kube/informer.js';
 import type { KubeObject } from '../kube/kube-object.js';
-import { objectKey } from '../kube/object-key.js';
 
 /**
  * The keys of the cached virtual objects by one value each yields (e.g. the Service a slice
@@ -25,15 +24,15 @@ export class VirtualKeyIndex<V extends KubeObject> {
 
   /** The informer handler that keeps the index. */
   readonly handler: InformerHandler<V> = {
-    onAdd: (object) => this.#add(this.#valueOf(object), objectKey(object)),
-    onUpdate: (old, object) => {
-      const key = objectKey(object);
+    // The informer's key is the string its cache holds: the index keeps no copy of its own.
+    onAdd: (object, _initial, key) => this.#add(this.#valueOf(object), key),
+    onUpdate: (old, object, key) => {
       const before = this.#valueOf(old);
       const after = this.#valueOf(object);
       if (before !== after) this.#remove(before, key);
       this.#add(after, key);
     },
-    onDelete: (object) => this.#remove(this.#valueOf(object), objectKey(object)),
+    onDelete: (object, key) => this.#remove(this.#valueOf(object), key),
   };
 
   /** Keys of the cached objects indexed under `value`; empty when none. */

@@ -33,9 +33,9 @@ describe('CacheStore', () => {
     expect(store.hasSynced()).toBe(true);
     expect(store.resourceVersion).toBe('10');
     const delta = store.replace([obj('n', 'keep', '1'), obj('n', 'change', '5'), obj('n', 'new', '6')], '20');
-    expect(delta.added.map((o) => o.metadata?.name)).toEqual(['new']);
+    expect(delta.added.map(({ key, object }) => [key, object.metadata?.name])).toEqual([['n/new', 'new']]);
     expect(delta.updated.map((u) => [u.old.metadata?.resourceVersion, u.current.metadata?.resourceVersion])).toEqual([['1', '5']]);
-    expect(delta.deleted.map((o) => o.metadata?.name)).toEqual(['gone']);
+    expect(delta.deleted.map(({ key, object }) => [key, object.metadata?.name])).toEqual([['n/gone', 'gone']]);
     expect(store.keys().sort()).toEqual(['n/change', 'n/keep', 'n/new']);
     expect(store.resourceVersion).toBe('20');
   });

@@ -6,6 +6,7 @@ import { indexByNamespace, NAMESPACE_INDEX } from '../../../src/kube/cache-store
 import { FakeClock } from '../../../src/kube/fake-clock.js';
 import { Informer, type InformerOptions } from '../../../src/kube/informer.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
+import { objectKey } from '../../../src/kube/object-key.js';
 import { KubeMetrics } from '../../../src/kube/metrics.js';
 import { FakeListerWatcher } from './fake-lister-watcher.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -46,15 +47,17 @@ function start(lw: FakeListerWatcher, options: Partial<InformerOptions> = {}): H
     ...options,
   });
   const log: string[] = [];
+  // Every delivery names the object's key; a wrong or missing one shows in the log.
+  const wrongKey = (o: KubeObject, key: string): string => (key === objectKey(o) ? '' : ` under ${String(key)}`);
   informer.addHandler({
-    onAdd: (o, initial) => {
-      log.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}${initial ? ' initial' : ''}`);
+    onAdd: (o, initial, key) => {
+      log.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}${initial ? ' initial' : ''}${wrongKey(o, key)}`);
     },
-    onUpdate: (old, cur) => {
-      log.push(`update ${cur.metadata?.name} ${old.metadata?.resourceVersion}->${cur.metadata?.resourceVersion}`);
+    onUpdate: (old, cur, key) => {
+      log.push(`update ${cur.metadata?.name} ${old.metadata?.resourceVersion}->${cur.metadata?.resourceVersion}${wrongKey(cur, key)}`);
     },
-    onDelete: (o) => {
-      log.push(`delete ${o.metadata?.name}`);
+    onDelete: (o, key) => {
+      log.push(`delete ${o.metadata?.name}${wrongKey(o, key)}`);
     },
   });
   const controller = new AbortController();
@@ -331,15 +334,15 @@ describe('Informer over a scripted list/watch', () => {
     expect(await informer.waitForCacheSync(new AbortController().signal)).toBe(true);
     const seen: string[] = [];
     const remove = informer.addHandler({
-      onAdd: (o) => {
-        seen.push(o.metadata?.name ?? '');
+      onAdd: (o, _initial, key) => {
+        seen.push(`${o.metadata?.name ?? ''} ${key}`);
       },
     });
-    expect(seen).toEqual(['a']);
+    expect(seen).toEqual(['a ns/a']);
     remove();
     lw.lastWatch.push({ type: 'ADDED', object: obj('z', '2') });
     await waitFor('the new object', () => informer.get('ns/z') !== undefined);
-    expect(seen).toEqual(['a']);
+    expect(seen).toEqual(['a ns/a']);
   });
 
   it('keeps pluggable indexes in step with watch events', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { objectKey } from '../../../src/kube/object-key.js';
 import { Registry } from 'prom-client';
 import type { Informer, InformerHandler } from '../../../src/kube/informer.js';
 import { RateLimitingWorkQueue } from '../../../src/kube/rate-limiting-queue.js';
@@ -123,19 +124,19 @@ describe('ToHostController: which host events it queues', () => {
     };
     const { queued, registry, stop } = await runningController(virtualInformer, hostInformer, hostClient);
     try {
-      await virtualInformer.handlers[0]?.onAdd?.(virtual, false);
+      await virtualInformer.handlers[0]?.onAdd?.(virtual, false, objectKey(virtual));
       await waitFor('the create counted', async () => (await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })) === 1);
       expect(queued).toEqual(['default/web']);
 
       const echo = hostWrites[0] as Endpoints;
       hostInformer.byKey.set('host-ns/web-x-default-x-vc', echo);
-      await hostInformer.handlers[0]?.onAdd?.(echo, false); // the watch echo of our create
-      await hostInformer.handlers[0]?.onUpdate?.(echo, echo); // a periodic resync
+      await hostInformer.handlers[0]?.onAdd?.(echo, false, objectKey(echo)); // the watch echo of our create
+      await hostInformer.handlers[0]?.onUpdate?.(echo, echo, objectKey(echo)); // a periodic resync
       expect(queued).toEqual(['default/web']);
 
       const edited = { ...echo, metadata: { ...echo.metadata, resourceVersion: '51', labels: { ...echo.metadata?.labels, edited: 'by-someone' } } };
-      await hostInformer.handlers[0]?.onUpdate?.(echo, edited);
-      await hostInformer.handlers[0]?.onDelete?.(echo);
+      await hostInformer.handlers[0]?.onUpdate?.(echo, edited, objectKey(edited));
+      await hostInformer.handlers[0]?.onDelete?.(echo, objectKey(echo));
       expect(queued).toEqual(['default/web', 'default/web', 'default/web']);
     } finally {
       await stop();
@@ -162,12 +163,12 @@ describe('ToHostController: which host events it queues', () => {
     };
     const { queued, registry, stop } = await runningController(virtualInformer, hostInformer, hostClient);
     try {
-      await virtualInformer.handlers[0]?.onAdd?.(virtual, false);
+      await virtualInformer.handlers[0]?.onAdd?.(virtual, false, objectKey(virtual));
       const body = await waitFor('the create in flight', () => bodies[0]);
       // The watch delivers our object before the POST answers.
       const early = { ...body, metadata: { ...body.metadata, uid: 'h-uid', resourceVersion: '60' } };
       hostInformer.byKey.set('host-ns/web-x-default-x-vc', early);
-      await hostInformer.handlers[0]?.onAdd?.(early, false);
+      await hostInformer.handlers[0]?.onAdd?.(early, false, objectKey(early));
       answer?.();
       await waitFor('the create counted', async () => (await metricValue(registry, 'vcsync_sync_operations_total', { result: 'created' })) === 1);
       expect(queued).toEqual(['default/web']);
@@ -205,7 +206,7 @@ describe('ToHostController at the end of a leadership term', () => {
     const term = new AbortController();
     const running = sync.run(term.signal);
     await waitFor('handlers registered', () => virtualInformer.handlers.length === 1);
-    for (const object of virtualInformer.list()) await virtualInformer.handlers[0]?.onAdd?.(object, false);
+    for (const object of virtualInformer.list()) await virtualInformer.handlers[0]?.onAdd?.(object, false, objectKey(object));
     await waitFor('the first write in flight', () => creates.length === 1);
     term.abort();
     fail(new Error('This operation was aborted'));
@@ -244,7 +245,7 @@ describe('ToHostController: the end of the initial pass', () => {
     const doneAt = (): Promise<number> => metricValue(registry, 'vcsync_initial_sync_done_timestamp_seconds', { controller: 'endpoints' });
     try {
       await waitFor('handlers registered', () => virtualInformer.handlers.length === 1);
-      await virtualInformer.handlers[0]?.onAdd?.(virtual, true); // the initial list's add
+      await virtualInformer.handlers[0]?.onAdd?.(virtual, true, objectKey(virtual)); // the initial list's add
       expect(await doneAt()).toBe(0);
       const before = Date.now() / 1000;
       listed?.();
