@@ -28,5 +28,6 @@ export function hostSliceTransform(keepBodies: () => boolean): NamedTransform {
     name: 'host-slice-copy',
     // The informer of host slices caches slices: the object is one, typed as the cache's T.
     apply: <T extends KubeObject>(object: T): T => cachedHostSlice(object as EndpointSlice, keepBodies(), shared) as T,
+    dropsManagedFields: true,
   };
 }

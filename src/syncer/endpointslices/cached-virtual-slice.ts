@@ -1,7 +1,7 @@
 import type { NamedTransform } from '../../kube/informer.js';
 import type { KubeObject } from '../../kube/kube-object.js';
 import { withoutManagedFields } from '../../kube/object-transforms.js';
-import type { EndpointConditions, EndpointSlice, SliceEndpoint } from './endpointslice-types.js';
+import type { EndpointConditions, EndpointSlice, SliceEndpoint, SlicePort } from './endpointslice-types.js';
 
 /** The fields of an endpoint's conditions, in the order the API server writes them. */
 const CONDITION_FIELDS = ['ready', 'serving', 'terminating'] as const;
@@ -38,6 +38,33 @@ export function sharedConditions(conditions: EndpointConditions): Readonly<Endpo
   return SHARED_CONDITIONS[code];
 }
 
+/** Distinct port lists {@link sharedPorts} keeps; when full it starts over (what is cached keeps its lists). */
+const MAX_SHARED_PORT_LISTS = 4096;
+
+/** Frozen port lists by their JSON: the first list of each text seen, copied. */
+const sharedPortLists = new Map<string, readonly Readonly<SlicePort>[]>();
+
+/**
+ * A frozen list equal to `ports` (the same ports, fields, values and order), one per distinct
+ * list: most slices of a cluster name one of a few port lists (`http` 80/TCP), 100 bytes a slice
+ * for a list of one port. `undefined` when a port holds anything but strings and numbers (a field
+ * of a later API version): such a list is kept as it is. The input is not modified. Bounded: past
+ * {@link MAX_SHARED_PORT_LISTS} distinct lists the table starts over.
+ */
+export function sharedPorts(ports: readonly SlicePort[]): readonly Readonly<SlicePort>[] | undefined {
+  for (const port of ports) {
+    if (port === null || typeof port !== 'object' || Array.isArray(port)) return undefined;
+    for (const value of Object.values(port)) if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  }
+  const text = JSON.stringify(ports);
+  const kept = sharedPortLists.get(text);
+  if (kept !== undefined) return kept;
+  if (sharedPortLists.size >= MAX_SHARED_PORT_LISTS) sharedPortLists.clear();
+  const copy = Object.freeze(ports.map((port) => Object.freeze({ ...port })));
+  sharedPortLists.set(text, copy);
+  return copy;
+}
+
 function withSharedConditions(endpoint: SliceEndpoint): SliceEndpoint {
   const conditions = endpoint.conditions === undefined ? undefined : sharedConditions(endpoint.conditions);
   return conditions === undefined ? endpoint : { ...endpoint, conditions };
@@ -49,15 +76,22 @@ function withSharedConditions(endpoint: SliceEndpoint): SliceEndpoint {
  * endpoint's conditions one of a few shared frozen objects ({@link sharedConditions}) instead of
  * an object per endpoint: nearly every endpoint's conditions are one of a handful of values
  * (`{ ready: true, serving: true, terminating: false }`), 32 bytes each for the three endpoints of
- * a slice of three. Readers see the same fields and values; the cache's objects are read-only to
- * them already (the freeze makes a write throw instead of changing every slice). The input is not
- * modified.
+ * a slice of three; and its ports a shared frozen list ({@link sharedPorts}). Readers see the same
+ * fields and values; the cache's objects are read-only to them already (the freeze makes a write
+ * throw instead of changing every slice). The input is not modified.
  */
 export function cachedVirtualSlice(slice: EndpointSlice): EndpointSlice {
   const trimmed = withoutManagedFields(slice);
   const endpoints = trimmed.endpoints;
-  if (!Array.isArray(endpoints) || endpoints.length === 0) return trimmed;
-  return { ...trimmed, endpoints: endpoints.map(withSharedConditions) };
+  const ports = Array.isArray(trimmed.ports) && trimmed.ports.length > 0 ? sharedPorts(trimmed.ports) : undefined;
+  const hasEndpoints = Array.isArray(endpoints) && endpoints.length > 0;
+  if (!hasEndpoints && ports === undefined) return trimmed;
+  return {
+    ...trimmed,
+    ...(hasEndpoints ? { endpoints: endpoints.map(withSharedConditions) } : {}),
+    // The cache's slices are read-only: a shared list is typed as the slice's own.
+    ...(ports !== undefined ? { ports: ports as SlicePort[] } : {}),
+  };
 }
 
 /** {@link cachedVirtualSlice} as the virtual slices informer's transform. */
@@ -65,4 +99,7 @@ export const VIRTUAL_SLICE: NamedTransform = Object.freeze({
   name: 'virtual-slice',
   // The informer of virtual slices caches slices: the object is one, typed as the cache's T.
   apply: <T extends KubeObject>(object: T): T => cachedVirtualSlice(object as EndpointSlice) as T,
+  // A slice has no other field of that name: list pages are parsed without them, so a listed
+  // slice keeps the metadata JSON.parse built (copying it without the field cost a property array).
+  dropsManagedFields: true,
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { withoutManagedFields } from '../../../src/kube/object-transforms.js';
 import type { EndpointConditions, EndpointSlice } from '../../../src/syncer/endpointslices/endpointslice-types.js';
-import { cachedVirtualSlice, sharedConditions, VIRTUAL_SLICE } from '../../../src/syncer/endpointslices/cached-virtual-slice.js';
+import { cachedVirtualSlice, sharedConditions, sharedPorts, VIRTUAL_SLICE } from '../../../src/syncer/endpointslices/cached-virtual-slice.js';
+import type { SlicePort } from '../../../src/syncer/endpointslices/endpointslice-types.js';
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
@@ -55,7 +56,44 @@ describe('sharedConditions', () => {
   });
 });
 
+describe('sharedPorts', () => {
+  it('gives one frozen copy per list of equal ports, fields and order, and leaves its input as it was', () => {
+    const input: SlicePort[] = [{ name: 'http', port: 80, protocol: 'TCP' }];
+    const shared = sharedPorts(input);
+    expect(shared).toEqual(input);
+    expect(shared).not.toBe(input);
+    expect(Object.isFrozen(input) || Object.isFrozen(input[0])).toBe(false);
+    expect(Object.isFrozen(shared) && Object.isFrozen(shared?.[0])).toBe(true);
+    expect(sharedPorts([{ name: 'http', port: 80, protocol: 'TCP' }])).toBe(shared);
+    expect(sharedPorts([{ name: 'http', protocol: 'TCP', port: 80 }])).not.toBe(shared);
+    expect(sharedPorts([{ name: 'http', port: 80, protocol: 'TCP', appProtocol: 'http' }])).not.toBe(shared);
+    expect(sharedPorts([{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'https', port: 443, protocol: 'TCP' }])).toHaveLength(2);
+  });
+
+  it('shares no list with a port holding anything but strings and numbers', () => {
+    expect(sharedPorts([{ name: 'http', port: 80, future: { x: 1 } } as SlicePort])).toBeUndefined();
+    expect(sharedPorts([{ name: 'http', port: null } as unknown as SlicePort])).toBeUndefined();
+    expect(sharedPorts([null as unknown as SlicePort])).toBeUndefined();
+  });
+
+  it('keeps at most 4096 lists: past them it starts over', () => {
+    const first = sharedPorts([{ name: 'bounded', port: 1 }]);
+    for (let port = 2; port <= 4097; port += 1) sharedPorts([{ name: 'bounded', port }]);
+    const again = sharedPorts([{ name: 'bounded', port: 1 }]);
+    expect(again).toEqual(first);
+    expect(again).not.toBe(first);
+  });
+});
+
 describe('cachedVirtualSlice', () => {
+  it('gives slices with equal ports one shared list, and a slice without endpoints its shared ports too', () => {
+    const a = cachedVirtualSlice(served());
+    const b = cachedVirtualSlice({ ...served(), endpoints: null });
+    expect(a.ports).toEqual([{ name: 'http', port: 80, protocol: 'TCP' }]);
+    expect(b.ports).toBe(a.ports);
+    expect(b.endpoints).toBeNull();
+  });
+
   it('keeps every field but managedFields, equal and in order, with shared conditions where they can be', () => {
     const object = served();
     const cached = cachedVirtualSlice(object);
@@ -79,5 +117,7 @@ describe('cachedVirtualSlice', () => {
   it('is the virtual slices transform', () => {
     expect(VIRTUAL_SLICE.name).toBe('virtual-slice');
     expect(VIRTUAL_SLICE.apply(served()).endpoints?.[0]?.conditions).toBe(sharedConditions({ ready: true, serving: true, terminating: false }));
+    // Its informer lists pages without managedFields (it drops them anyway).
+    expect(VIRTUAL_SLICE.dropsManagedFields).toBe(true);
   });
 });

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { objectKey } from '../../../src/kube/object-key.js';
 import { defaultConfig } from '../../../src/config/index.js';
 import type { Service } from '../../../src/syncer/endpoints/endpoints-types.js';
 import type { EndpointSlice } from '../../../src/syncer/endpointslices/endpointslice-types.js';
 import { endpointSlicesResource } from '../../../src/syncer/endpointslices/endpointslices-resource.js';
-import { cachedHostSlice } from '../../../src/syncer/endpointslices/cached-host-slice.js';
+import { cachedHostSlice, hostSliceTransform } from '../../../src/syncer/endpointslices/cached-host-slice.js';
 import { hostSliceFields, hostSliceLabels, sliceServiceName, translateSliceEndpointsToHost } from '../../../src/syncer/endpointslices/translate.js';
 import { sliceServiceKey } from '../../../src/syncer/endpointslices/endpointslices-definition.js';
 import { VirtualKeyIndex } from '../../../src/syncer/virtual-key-index.js';
@@ -177,6 +178,14 @@ describe('cachedHostSlice', () => {
   it('keeps the whole body when asked to', () => {
     expect(cachedHostSlice(host, true).endpoints).toEqual([{ addresses: ['10.0.0.1'] }]);
   });
+
+  it('is a transform whose informer lists pages without managedFields, with bodies kept or not', () => {
+    for (const keep of [false, true]) {
+      const transform = hostSliceTransform(() => keep);
+      expect(transform.dropsManagedFields).toBe(true);
+      expect(transform.apply(host).metadata?.['managedFields']).toBeUndefined();
+    }
+  });
 });
 
 describe('the index of slices by the Service they name', () => {
@@ -185,20 +194,20 @@ describe('the index of slices by the Service they name', () => {
     const a = slice('a', { 'kubernetes.io/service-name': 'web' });
     const b = slice('b', { 'kubernetes.io/service-name': 'web' });
     const c = slice('c', undefined);
-    void index.handler.onAdd?.(a, true);
-    void index.handler.onAdd?.(b, true);
-    void index.handler.onAdd?.(c, true);
+    void index.handler.onAdd?.(a, true, objectKey(a));
+    void index.handler.onAdd?.(b, true, objectKey(b));
+    void index.handler.onAdd?.(c, true, objectKey(c));
     expect(index.keysOf('shop/web').sort()).toEqual(['shop/a', 'shop/b']);
     expect(index.keysOf('other/web')).toEqual([]);
 
     const moved = slice('b', { 'kubernetes.io/service-name': 'api' });
-    void index.handler.onUpdate?.(b, moved);
+    void index.handler.onUpdate?.(b, moved, objectKey(moved));
     expect(index.keysOf('shop/web')).toEqual(['shop/a']);
     expect(index.keysOf('shop/api')).toEqual(['shop/b']);
 
-    void index.handler.onDelete?.(a);
+    void index.handler.onDelete?.(a, objectKey(a));
     expect(index.keysOf('shop/web')).toEqual([]);
-    void index.handler.onUpdate?.(moved, c);
+    void index.handler.onUpdate?.(moved, c, objectKey(c));
     expect(index.keysOf('shop/api')).toEqual(['shop/b']);
   });
 });
