@@ -82,7 +82,6 @@ const OVERSIZED_BODY_DISCARD = Object.freeze({ bytes: 4 * 1024 * 1024, lingerMs:
  * bound's time nor make the server read more than its bytes.
  */
 export function answerOversizedBody(request: IncomingMessage, status: StatusObject): void {
-  const discard = OVERSIZED_BODY_DISCARD;
   const socket = request.socket;
   if (!socket.writable) {
     socket.destroy();
@@ -94,18 +93,18 @@ export function answerOversizedBody(request: IncomingMessage, status: StatusObje
     for (const timer of timers) clearTimeout(timer);
     socket.destroy();
   };
-  timers.push(setTimeout(cut, discard.ms));
+  timers.push(setTimeout(cut, OVERSIZED_BODY_DISCARD.ms));
   socket.once('close', () => {
     for (const timer of timers) clearTimeout(timer);
   });
   const drop = (chunk: Buffer): void => {
     discarded += chunk.length;
-    if (discarded <= discard.bytes) return;
+    if (discarded <= OVERSIZED_BODY_DISCARD.bytes) return;
     request.off('data', drop);
     request.off('end', closeWhenAnswered);
     request.pause();
     socket.end();
-    timers.push(setTimeout(cut, discard.lingerMs));
+    timers.push(setTimeout(cut, OVERSIZED_BODY_DISCARD.lingerMs));
   };
   // Destroying a socket drops what it has not yet handed to the kernel: the answer goes out first.
   const closeWhenAnswered = (): void => {

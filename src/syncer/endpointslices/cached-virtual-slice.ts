@@ -41,6 +41,9 @@ export function sharedConditions(conditions: EndpointConditions): Readonly<Endpo
 /** Distinct port lists {@link sharedPorts} keeps; when full it starts over (what is cached keeps its lists). */
 const MAX_SHARED_PORT_LISTS = 4096;
 
+/** The longest list {@link sharedPorts} keeps, in characters of JSON: the table holds at most ~2 MiB of text. */
+const MAX_SHARED_PORTS_TEXT = 512;
+
 /** Frozen port lists by their JSON: the first list of each text seen, copied. */
 const sharedPortLists = new Map<string, readonly Readonly<SlicePort>[]>();
 
@@ -48,7 +51,8 @@ const sharedPortLists = new Map<string, readonly Readonly<SlicePort>[]>();
  * A frozen list equal to `ports` (the same ports, fields, values and order), one per distinct
  * list: most slices of a cluster name one of a few port lists (`http` 80/TCP), 100 bytes a slice
  * for a list of one port. `undefined` when a port holds anything but strings and numbers (a field
- * of a later API version): such a list is kept as it is. The input is not modified. Bounded: past
+ * of a later API version) or the list's JSON is longer than {@link MAX_SHARED_PORTS_TEXT}: such a
+ * list is kept as it is. The input is not modified. Bounded, whatever a tenant writes: past
  * {@link MAX_SHARED_PORT_LISTS} distinct lists the table starts over.
  */
 export function sharedPorts(ports: readonly SlicePort[]): readonly Readonly<SlicePort>[] | undefined {
@@ -57,6 +61,7 @@ export function sharedPorts(ports: readonly SlicePort[]): readonly Readonly<Slic
     for (const value of Object.values(port)) if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   }
   const text = JSON.stringify(ports);
+  if (text.length > MAX_SHARED_PORTS_TEXT) return undefined;
   const kept = sharedPortLists.get(text);
   if (kept !== undefined) return kept;
   if (sharedPortLists.size >= MAX_SHARED_PORT_LISTS) sharedPortLists.clear();

@@ -76,6 +76,13 @@ describe('sharedPorts', () => {
     expect(sharedPorts([null as unknown as SlicePort])).toBeUndefined();
   });
 
+  it('shares no list longer than 512 characters of JSON: a tenant cannot fill the table with large lists', () => {
+    const long = Array.from({ length: 20 }, (_, port) => ({ name: `port-${port}`, port, protocol: 'TCP' }));
+    expect(JSON.stringify(long).length).toBeGreaterThan(512);
+    expect(sharedPorts(long)).toBeUndefined();
+    expect(sharedPorts(long.slice(0, 5))).toEqual(long.slice(0, 5));
+  });
+
   it('keeps at most 4096 lists: past them it starts over', () => {
     const first = sharedPorts([{ name: 'bounded', port: 1 }]);
     for (let port = 2; port <= 4097; port += 1) sharedPorts([{ name: 'bounded', port }]);
