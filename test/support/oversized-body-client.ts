@@ -33,9 +33,9 @@ export interface RawBody {
  * POSTs `body.sendBytes` of a body to `target.url` (http or https, trusting `target.caCertPem`)
  * on a raw connection, reading what the server sends all the while, as an HTTP/1.1 client does;
  * over plain HTTP it goes on writing after the server's half-close, as a hostile client would. It
- * ends its side when it has sent the body. Resolves once the connection has closed. Unlike fetch it reports how much
- * of the body went out and how the connection ended, so a test can tell a server that answered
- * and lingered from one that reset the connection or read without end.
+ * ends its side when it has sent the body, and resolves once the connection has closed. Unlike
+ * fetch it reports how much of the body went out and how the connection ended, so a test can tell
+ * a server that answered and lingered from one that reset the connection or read without end.
  */
 export function sendRawBody(target: { url: string; caCertPem?: string }, body: RawBody): Promise<RawBodyExchange> {
   const url = new URL(target.url);
