@@ -190,7 +190,7 @@ export class ToHostController<V extends KubeObject> {
 
   #registerHandlers(): () => void {
     // The informer's key is the string its cache holds: the queue and the converge memory share it.
-    const enqueue = (_object: KubeObject, key: string): void => this.#queue.add(key);
+    const enqueue = (key: string): void => this.#queue.add(key);
     const enqueueHost = (object: KubeObject, deleted: boolean): void => {
       const key = this.#reconciler.keyOfHost(object);
       if (key === undefined) return;
@@ -203,7 +203,7 @@ export class ToHostController<V extends KubeObject> {
       this.#queue.add(key);
     };
     const removers = [
-      this.#options.virtualInformer.addHandler({ onAdd: (object, _initial, key) => enqueue(object, key), onUpdate: (_old, current, key) => enqueue(current, key), onDelete: enqueue }),
+      this.#options.virtualInformer.addHandler({ onAdd: (_object, _initial, key) => enqueue(key), onUpdate: (_old, _current, key) => enqueue(key), onDelete: (_object, key) => enqueue(key) }),
       this.#options.hostInformer.addHandler({
         onAdd: (object) => enqueueHost(object, false),
         onUpdate: (_old, current) => enqueueHost(current, false),
