@@ -91,12 +91,12 @@ export function cachedVirtualSlice(slice: EndpointSlice): EndpointSlice {
   const ports = Array.isArray(trimmed.ports) && trimmed.ports.length > 0 ? sharedPorts(trimmed.ports) : undefined;
   const hasEndpoints = Array.isArray(endpoints) && endpoints.length > 0;
   if (!hasEndpoints && ports === undefined) return trimmed;
-  return {
-    ...trimmed,
-    ...(hasEndpoints ? { endpoints: endpoints.map(withSharedConditions) } : {}),
-    // The cache's slices are read-only: a shared list is typed as the slice's own.
-    ...(ports !== undefined ? { ports: ports as SlicePort[] } : {}),
-  };
+  // A spread copy keeps the slice's layout; assigning over its own fields keeps it too.
+  const cached = { ...trimmed };
+  if (hasEndpoints) cached.endpoints = endpoints.map(withSharedConditions);
+  // The cache's slices are read-only: a shared list is typed as the slice's own.
+  if (ports !== undefined) cached.ports = ports as SlicePort[];
+  return cached;
 }
 
 /** {@link cachedVirtualSlice} as the virtual slices informer's transform. */
