@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDevclusterProcess, stopProcess, type DevclusterProcess } from '../../support/devcluster-process.js';
-import { answerBody, sendRawBody } from '../../support/oversized-body-client.js';
+import { answerBody, sendRawBody } from '../../support/raw-body-client.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
 
 // Bad bodies go to a devcluster in its own process: a body that aborts the server (as 100,000 `[`

@@ -1,7 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
-import { answerBody, sendRawBody } from '../../support/oversized-body-client.js';
+import { answerBody, sendRawBody } from '../../support/raw-body-client.js';
 import { waitFor } from '../../support/wait-for.js';
 import { KEYS_PATH, ManagementFixture } from '../../support/management-fixture.js';
 
