@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createRequire } from 'node:module';
 import { failureStatus, type StatusObject } from '../apimachinery/index.js';
@@ -62,11 +62,56 @@ export function answerOnSocket(socket: Duplex, status: StatusObject, head = fals
 }
 
 /**
- * How {@link answerOversizedBody} closes: it reads and drops at most 4 MiB of the body after its
- * answer, then stops reading and cuts the connection 500 ms later (Go's server, under
- * kube-apiserver, lingers as long); 5 s after the answer it cuts the connection whatever its state.
+ * How much of a body the server reads after answering without it ({@link answerOversizedBody},
+ * {@link boundUnreadBody}): at most 4 MiB, read and dropped; past that it stops reading,
+ * half-closes, and cuts the connection 500 ms later (Go's server, under kube-apiserver, lingers as
+ * long); 5 s after the answer it cuts the connection whatever its state.
  */
-const OVERSIZED_BODY_DISCARD = Object.freeze({ bytes: 4 * 1024 * 1024, lingerMs: 500, ms: 5_000 });
+const UNREAD_BODY_DISCARD = Object.freeze({ bytes: 4 * 1024 * 1024, lingerMs: 500, ms: 5_000 });
+
+/**
+ * Reads and drops the rest of `request`'s body within {@link UNREAD_BODY_DISCARD}, calling
+ * `ended` once the body has ended within it. Past its bytes, reading stops, our side is
+ * half-closed once the answer is out (`answer`, when it is being written by Node's response; an
+ * answer written on the socket goes out first anyway) and the connection is cut after the
+ * linger; past its time, the connection is cut. Nothing is kept.
+ */
+function discardUnreadBody(request: IncomingMessage, ended: () => void, answer?: ServerResponse): void {
+  const socket = request.socket;
+  let discarded = 0;
+  const timers: NodeJS.Timeout[] = [];
+  const stopTimers = (): void => {
+    for (const timer of timers) clearTimeout(timer);
+  };
+  const cut = (): void => {
+    stopTimers();
+    socket.destroy();
+  };
+  const onEnd = (): void => {
+    request.off('data', drop);
+    socket.off('close', stopTimers);
+    stopTimers();
+    ended();
+  };
+  function drop(chunk: Buffer): void {
+    discarded += chunk.length;
+    if (discarded <= UNREAD_BODY_DISCARD.bytes) return;
+    request.off('data', drop);
+    request.off('end', onEnd);
+    request.pause();
+    const halfClose = (): void => {
+      socket.end();
+      timers.push(setTimeout(cut, UNREAD_BODY_DISCARD.lingerMs));
+    };
+    if (answer === undefined || answer.writableFinished) halfClose();
+    else answer.once('finish', halfClose);
+  }
+  timers.push(setTimeout(cut, UNREAD_BODY_DISCARD.ms));
+  socket.once('close', stopTimers);
+  request.on('data', drop);
+  request.once('end', onEnd);
+  request.resume();
+}
 
 /**
  * Answers a request whose body is past the size limit with `status` (a 413) at once, before the
@@ -74,12 +119,10 @@ const OVERSIZED_BODY_DISCARD = Object.freeze({ bytes: 4 * 1024 * 1024, lingerMs:
  * HTTP/1.1 client writes its body before or while it reads the answer; a connection closed while
  * bytes still arrive is reset, and the reset loses the answer (the client sees EPIPE or
  * ECONNRESET, not the Status). A client's TLS stops writing when the server half-closes. So the
- * answer is written, the rest of the body is read and dropped (nothing is kept), and the
- * connection is closed once the body has ended and the answer has gone out. Past
- * {@link OVERSIZED_BODY_DISCARD}'s bytes reading stops, our side is half-closed, and the
- * connection is cut after the linger, time for the client to read the answer while the kernel's
- * buffers take what it still sends. A client can neither hold the connection longer than the
- * bound's time nor make the server read more than its bytes.
+ * answer is written, the rest of the body is read and dropped within
+ * {@link UNREAD_BODY_DISCARD}, and the connection is closed once the body has ended and the answer
+ * has gone out. A client can neither hold the connection longer than the bound's time nor make
+ * the server read more than its bytes.
  */
 export function answerOversizedBody(request: IncomingMessage, status: StatusObject): void {
   const socket = request.socket;
@@ -87,36 +130,32 @@ export function answerOversizedBody(request: IncomingMessage, status: StatusObje
     socket.destroy();
     return;
   }
-  let discarded = 0;
-  const timers: NodeJS.Timeout[] = [];
-  const cut = (): void => {
-    for (const timer of timers) clearTimeout(timer);
-    socket.destroy();
-  };
-  timers.push(setTimeout(cut, OVERSIZED_BODY_DISCARD.ms));
-  socket.once('close', () => {
-    for (const timer of timers) clearTimeout(timer);
-  });
-  const drop = (chunk: Buffer): void => {
-    discarded += chunk.length;
-    if (discarded <= OVERSIZED_BODY_DISCARD.bytes) return;
-    request.off('data', drop);
-    request.off('end', closeWhenAnswered);
-    request.pause();
-    socket.end();
-    timers.push(setTimeout(cut, OVERSIZED_BODY_DISCARD.lingerMs));
-  };
+  // The bound's time holds until the connection is closed, the answer's flushing included.
+  const overall = setTimeout(() => socket.destroy(), UNREAD_BODY_DISCARD.ms);
+  socket.once('close', () => clearTimeout(overall));
+  socket.write(closingResponse(status, request.method === 'HEAD'));
   // Destroying a socket drops what it has not yet handed to the kernel: the answer goes out first.
   const closeWhenAnswered = (): void => {
     socket.end();
-    if (socket.writableFinished) cut();
-    else socket.once('finish', cut);
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
   };
-  request.on('data', drop);
-  socket.write(closingResponse(status, request.method === 'HEAD'));
   if (request.readableEnded) closeWhenAnswered();
-  else {
-    request.once('end', closeWhenAnswered);
-    request.resume();
-  }
+  else discardUnreadBody(request, closeWhenAnswered);
+}
+
+/**
+ * Bounds what the server reads of a request's body when it answers without reading it all (a 401,
+ * 403 or 404 decided from the head, a route that ignores the body). Left alone, Node's server
+ * reads and drops the rest once the answer is out, at whatever length the head declared or a
+ * chunked body runs to, for as long as the request timeout allows, before the connection serves
+ * its next request: an unauthenticated client could make it read without end. Call it before the
+ * answer is written: the body is then read here, within {@link UNREAD_BODY_DISCARD}, instead of
+ * by Node's unbounded drain. A body that ends within the bound leaves the connection as it was
+ * (kept alive for the next request); past its bytes the connection is closed once the answer has
+ * gone out, past its time it is cut.
+ */
+export function boundUnreadBody(request: IncomingMessage, response: ServerResponse): void {
+  if (request.complete || request.readableEnded || request.socket.destroyed) return;
+  discardUnreadBody(request, () => {}, response);
 }

@@ -6,7 +6,7 @@ import type { ApiServerMetrics } from './api-server-metrics.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from '../apimachinery/index.js';
 import { decodeBody, UndecodableBody, type BodyDecoder } from './body-decoder.js';
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from './body-limits.js';
-import { answerOnSocket, answerOversizedBody, clientErrorStatus, connectStatus, isHeadRequest } from './connection-errors.js';
+import { answerOnSocket, answerOversizedBody, boundUnreadBody, clientErrorStatus, connectStatus, isHeadRequest } from './connection-errors.js';
 import { bodyMediaType, negotiate, OPENAPI_V2_PROTOBUF } from './content-negotiation.js';
 import {
   aggregatedDiscovery,
@@ -161,6 +161,12 @@ export function buildHttpApp(init: HttpAppInit): FastifyInstance {
   guardConnections(app.server, init.connectionLimits, init.metrics);
   // Node hands CONNECT to this event, not to the routes; unheard, it drops the connection unanswered.
   app.server.on('connect', (_request: unknown, socket: Duplex) => answerOnSocket(socket, connectStatus()));
+  // An answer given before the body was read (a 401 from the head, a route that ignores bodies):
+  // Node would read the rest for as long as the request timeout allows; bounded instead.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    boundUnreadBody(request.raw, reply.raw);
+    done(null, payload);
+  });
 
   app.removeAllContentTypeParsers();
   // JSON and YAML bodies are checked against the body limits before they become values.

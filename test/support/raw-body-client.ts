@@ -15,6 +15,8 @@ export interface RawBodyExchange {
 
 /** What {@link sendRawBody} sends. */
 export interface RawBody {
+  /** Default POST. */
+  method?: string;
   /** Under the target URL's path. */
   path: string;
   contentType: string;
@@ -30,12 +32,13 @@ export interface RawBody {
 }
 
 /**
- * POSTs `body.sendBytes` of a body to `target.url` (http or https, trusting `target.caCertPem`)
- * on a raw connection, reading what the server sends all the while, as an HTTP/1.1 client does;
- * over plain HTTP it goes on writing after the server's half-close, as a hostile client would. It
- * ends its side when it has sent the body, and resolves once the connection has closed. Unlike
- * fetch it reports how much of the body went out and how the connection ended, so a test can tell
- * a server that answered and lingered from one that reset the connection or read without end.
+ * Sends `body.sendBytes` of a body (POST unless `body.method` says otherwise) to `target.url`
+ * (http or https, trusting `target.caCertPem`) on a raw connection, reading what the server sends
+ * all the while, as an HTTP/1.1 client does; over plain HTTP it goes on writing after the
+ * server's half-close, as a hostile client would. It ends its side when it has sent the body, and
+ * resolves once the connection has closed. Unlike fetch it reports how much of the body went out
+ * and how the connection ended, so a test can tell a server that answered and lingered from one
+ * that reset the connection or read without end.
  */
 export function sendRawBody(target: { url: string; caCertPem?: string }, body: RawBody): Promise<RawBodyExchange> {
   const url = new URL(target.url);
@@ -57,7 +60,7 @@ export function sendRawBody(target: { url: string; caCertPem?: string }, body: R
   socket.on('error', (cause: NodeJS.ErrnoException) => {
     error ??= cause.code ?? cause.message;
   });
-  const head = [`POST ${url.pathname.replace(/\/$/, '')}${body.path} HTTP/1.1`, `Host: ${url.host}`, `Content-Type: ${body.contentType}`, `Content-Length: ${body.declaredBytes}`, ...Object.entries(body.headers ?? {}).map(([name, value]) => `${name}: ${value}`), '', ''].join('\r\n');
+  const head = [`${body.method ?? 'POST'} ${url.pathname.replace(/\/$/, '')}${body.path} HTTP/1.1`, `Host: ${url.host}`, `Content-Type: ${body.contentType}`, `Content-Length: ${body.declaredBytes}`, ...Object.entries(body.headers ?? {}).map(([name, value]) => `${name}: ${value}`), '', ''].join('\r\n');
   const writeNext = (): void => {
     if (ended || socket.destroyed) return;
     if (bytesWritten >= body.sendBytes) {

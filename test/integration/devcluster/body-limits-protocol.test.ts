@@ -1,7 +1,10 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDevclusterProcess, stopProcess, type DevclusterProcess } from '../../support/devcluster-process.js';
 import { answerBody, sendRawBody } from '../../support/raw-body-client.js';
 import { assertBuilt } from '../../support/vcsync-cli.js';
+import { waitFor } from '../../support/wait-for.js';
 
 // Bad bodies go to a devcluster in its own process: a body that aborts the server (as 100,000 `[`
 // sent as YAML did) then fails these tests instead of killing the test worker.
@@ -35,6 +38,37 @@ async function post(contentType: string, body: string, path = CONFIGMAPS): Promi
   const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text) };
+}
+
+/**
+ * Sends each request on one connection: its head and `body` bytes, then, once its answer has
+ * arrived, `rest` more bytes of the body. Resolves with the status of every answer, in order
+ * (fewer when the server closed the connection first).
+ */
+async function keepAliveExchange(url: string, requests: readonly { head: string; body: number; rest: number }[]): Promise<number[]> {
+  const target = new URL(url);
+  const socket = connect({ host: target.hostname, port: Number(target.port) });
+  await once(socket, 'connect');
+  let received = '';
+  const statuses = (): number[] => [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+  socket.on('data', (data: Buffer) => {
+    received += data.toString('latin1');
+  });
+  // A connection the server closed shows as fewer answers.
+  socket.on('error', () => {});
+  const closed = once(socket, 'close');
+  try {
+    for (const [index, request] of requests.entries()) {
+      socket.write(request.head);
+      socket.write(Buffer.alloc(request.body, 'x'));
+      await waitFor(`answer ${index + 1}`, () => statuses().length > index || socket.destroyed);
+      if (request.rest > 0) socket.write(Buffer.alloc(request.rest, 'x'));
+    }
+    return statuses();
+  } finally {
+    socket.end();
+    await closed;
+  }
 }
 
 /** The server still answers, and its process has not died (a V8 abort would show on stderr). */
@@ -145,6 +179,30 @@ describe('bodies past the limits are refused with a Status before they are parse
     expect(whole.received).toMatch(/^HTTP\/1\.1 413 /);
     expect(whole).toMatchObject({ error: undefined, bytesWritten: 3 * MiB + 1 });
     await expectStillServing();
+  });
+
+  it('reads at most 4 MiB of a body its answer did not need (a GET that carries one), and holds the connection at most 5 s', async () => {
+    const { url } = await running();
+    // Answered from the head; Node's server alone would go on reading (and dropping) all of it.
+    const endless = await sendRawBody({ url }, { method: 'GET', path: CONFIGMAPS, contentType: 'application/json', declaredBytes: 1024 * MiB, sendBytes: 256 * MiB });
+    expect(endless.bytesWritten).toBeLessThan(64 * MiB);
+    expect(endless.received).toMatch(/^HTTP\/1\.1 200 [^]*"kind":"ConfigMapList"/);
+    // 16 KiB every 100 ms: 2 MiB would take 13 s. Cut 5 s after the answer.
+    const trickle = await sendRawBody({ url }, { method: 'GET', path: CONFIGMAPS, contentType: 'application/json', declaredBytes: 2 * MiB, sendBytes: 2 * MiB, chunkBytes: 16 * 1024, paceMs: 100 });
+    expect(trickle.received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(trickle.bytesWritten).toBeLessThan(2 * MiB);
+    expect(trickle.closedAfterMs).toBeLessThan(10_000);
+    await expectStillServing();
+  });
+
+  it('keeps the connection of a body that was still arriving after the answer, when it ends within the bound', async () => {
+    const { url } = await running();
+    const answers = await keepAliveExchange(url, [
+      // Answered before its second half is sent; the rest follows, then the next request.
+      { head: `GET ${CONFIGMAPS} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MiB}\r\n\r\n`, body: MiB / 2, rest: MiB / 2 },
+      { head: 'GET /version HTTP/1.1\r\nHost: x\r\n\r\n', body: 0, rest: 0 },
+    ]);
+    expect(answers).toEqual([200, 200]);
   });
 
   it('answers 400 to YAML of more than 10,000 tokens or 100,000 lines, asking for JSON', async () => {

@@ -31,7 +31,21 @@ export interface HostileRequest {
   body?: Buffer;
   /** Bytes to write as they are (requests an HTTP client refuses to send). */
   raw?: Buffer;
+  /** A body sent on its own connection past what the server needs: it must answer and stop reading within its bounds. */
+  stream?: StreamedBody;
   expect: Expectation;
+}
+
+/**
+ * A request whose body the client keeps sending whatever the server answers: `sendBytes` of a
+ * `declaredBytes` body in `chunkBytes` pieces, `paceMs` apart (0: as fast as the connection takes
+ * them). Every declared size is past the 3 MiB limit, so no route reads it all.
+ */
+export interface StreamedBody {
+  declaredBytes: number;
+  sendBytes: number;
+  chunkBytes: number;
+  paceMs: number;
 }
 
 /** The keys the requests are sent with; `victim` is an existing key object of another user than `owner`'s. */
@@ -328,6 +342,40 @@ function rawRequest(random: SeededRandom, keys: HostileKeys): [string, Buffer] {
   return [label, Buffer.isBuffer(bytes) ? Buffer.concat([bytes, Buffer.from('\r\n\r\n')]) : Buffer.from(bytes)];
 }
 
+const MiB = 1024 * 1024;
+
+/**
+ * A body past the limit that the client goes on sending after the answer, with or without a key,
+ * to a route that reads bodies or to one answered from the head (401, 404, 405): fast, up to 128
+ * MiB of a declared size up to 1 GiB, or a trickle that would outlast the server's patience.
+ */
+function streamedRequest(random: SeededRandom, keys: HostileKeys): HostileRequest {
+  const [authLabel, authorization] = random.pick([
+    ['admin', `Bearer ${keys.admin}`],
+    ['none', undefined],
+    ['unknown', `Bearer ${random.chars(KEY_CHARS, 43)}`],
+  ] as Array<[string, string | undefined]>);
+  const [method, path] = random.pick([
+    ['POST', KEYS],
+    ['PUT', `${KEYS}/${keys.victim}`],
+    ['PATCH', `${KEYS}/${keys.victim}`],
+    ['GET', KEYS],
+    ['POST', `${BASE}/version`],
+    ['POST', '/elsewhere'],
+    ['PROPFIND', KEYS],
+  ] as Array<[string, string]>);
+  const headers: Record<string, string> = { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' };
+  if (authorization !== undefined) headers['authorization'] = authorization;
+  const trickle = random.next() < 0.15;
+  const declaredBytes = trickle ? 8 * MiB : 8 * MiB + random.int(1016 * MiB);
+  const stream: StreamedBody = trickle
+    ? { declaredBytes, sendBytes: 5 * MiB, chunkBytes: 16 * 1024, paceMs: 50 }
+    : { declaredBytes, sendBytes: Math.min(declaredBytes, 128 * MiB), chunkBytes: 64 * 1024, paceMs: 0 };
+  // A GET with a key may be served (its body ignored); everything else is refused.
+  const expect: Expectation = method === 'GET' && authLabel === 'admin' ? { kind: 'read' } : { kind: 'refused' };
+  return { label: `stream:${trickle ? 'trickle' : 'fast'}:${authLabel}:${method}`, method, path, headers, stream, expect };
+}
+
 /** Query strings of writes that make an otherwise valid write invalid. */
 function invalidWriteQuery(random: SeededRandom): [string, string] {
   return random.pick([
@@ -456,6 +504,7 @@ function oneRequest(random: SeededRandom, keys: HostileKeys, name: string): Host
     return { label: `method:${method}`, method, path, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body } : {}), expect: { kind: 'refused' } };
   }
   if (roll < 93) {
+    if (random.next() < 0.25) return streamedRequest(random, keys);
     const [label, raw] = rawRequest(random, keys);
     return { label, method: 'RAW', path: KEYS, headers: {}, raw, expect: { kind: 'refused' } };
   }

@@ -11,9 +11,10 @@ import { CoreResources, collectionPath } from '../../../src/kube/api-path.js';
 import { startManagementServer, type ManagementServer } from '../../../src/management/index.js';
 import { silentLogger } from '../../../src/observe/logger.js';
 import { fuzzSeed } from '../../../testbed/fuzz/fuzz-settings.js';
+import { sendRawBody } from '../../support/raw-body-client.js';
 import { waitFor } from '../../support/wait-for.js';
 import { KEYS_PATH as FIXTURE_KEYS_PATH, ManagementFixture, type Answer } from '../../support/management-fixture.js';
-import { BASE, hostileRequests, validKeyBody, wideningWrites, type HostileKeys, type HostileRequest, type WideningWrite } from './hostile-requests.js';
+import { BASE, hostileRequests, validKeyBody, wideningWrites, type HostileKeys, type HostileRequest, type StreamedBody, type WideningWrite } from './hostile-requests.js';
 import { startStoreBed, type StoreBed } from './store-bed.js';
 
 /** The generator's seed: `VCSYNC_FUZZ_SEED` (as every fuzz test) to replay a failing run, else fixed. */
@@ -29,7 +30,16 @@ interface Reply {
   status: number;
   contentType: string;
   text: string;
+  /** For a streamed body: what the connection took and how long it stayed open. */
+  streamed?: { bytesWritten: number; closedAfterMs: number };
 }
+
+/**
+ * What the server may take of a streamed body after its answer: it reads at most 4 MiB more and
+ * cuts the connection 5 s after the answer (connection-errors.ts); the client's count adds the
+ * kernel's and TLS's buffers, the time a loaded machine's scheduling.
+ */
+const STREAM_BOUNDS = { bytes: 64 * 1024 * 1024, ms: 10_000 };
 
 /** One management server on a storage, the keys of the test, and an HTTPS client of it. */
 interface Bed {
@@ -71,6 +81,15 @@ function sendRaw(port: number, ca: string, raw: Buffer): Promise<Reply> {
   });
 }
 
+/** Sends a streamed body with the raw client and reads the answer it got (see {@link StreamedBody}). */
+async function sendStreamed(port: number, ca: string, request: HostileRequest, stream: StreamedBody): Promise<Reply> {
+  const { 'content-type': contentType, ...headers } = request.headers as Record<string, string>;
+  const exchange = await sendRawBody({ url: `https://127.0.0.1:${port}`, caCertPem: ca }, { method: request.method, path: request.path, contentType: contentType ?? 'application/json', headers, ...stream });
+  const reply = parseRawResponse(Buffer.from(exchange.received, 'latin1'));
+  if (reply === undefined) throw new Error(`no HTTP answer (${exchange.error ?? 'closed'} after ${exchange.closedAfterMs} ms, ${exchange.bytesWritten} bytes sent)`);
+  return { ...reply, streamed: { bytesWritten: exchange.bytesWritten, closedAfterMs: exchange.closedAfterMs } };
+}
+
 function sendHttps(agent: Agent, url: URL, ca: string, request: HostileRequest): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const outgoing = httpsRequest(
@@ -91,6 +110,8 @@ function sendHttps(agent: Agent, url: URL, ca: string, request: HostileRequest):
 /** Why `reply` is not the answer `request` must get, or undefined when it is. */
 function verdict(request: HostileRequest, reply: Reply): string | undefined {
   const { status } = reply;
+  if (reply.streamed !== undefined && reply.streamed.bytesWritten > STREAM_BOUNDS.bytes) return `${status}, then the server read ${reply.streamed.bytesWritten} bytes of the body (at most ${STREAM_BOUNDS.bytes})`;
+  if (reply.streamed !== undefined && reply.streamed.closedAfterMs > STREAM_BOUNDS.ms) return `${status}, then the server held the connection ${reply.streamed.closedAfterMs} ms (at most ${STREAM_BOUNDS.ms})`;
   if (status >= 500) return `${status} (server error): ${reply.text.slice(0, 300)}`;
   const refused = status >= 400 && status < 500;
   if (request.expect.kind === 'refused') {
@@ -157,7 +178,10 @@ async function startBed(storage: Storage, dir: string): Promise<Bed> {
   const admin = (await readFile(bootstrapKeyPath, 'utf8')).trim();
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const url = new URL(server.url);
-  const send = (request: HostileRequest): Promise<Reply> => (request.raw !== undefined ? sendRaw(server.port, tls.caCertPem, request.raw) : sendHttps(agent, url, tls.caCertPem, request));
+  const send = (request: HostileRequest): Promise<Reply> => {
+    if (request.stream !== undefined) return sendStreamed(server.port, tls.caCertPem, request, request.stream);
+    return request.raw !== undefined ? sendRaw(server.port, tls.caCertPem, request.raw) : sendHttps(agent, url, tls.caCertPem, request);
+  };
   const create = async (name: string, spec: Record<string, unknown>): Promise<string> => {
     const reply = await send({
       label: 'setup',

@@ -141,6 +141,20 @@ describe('OwnedAccessKey over HTTPS', () => {
     }
   });
 
+  it('a request refused at authentication reads at most 4 MiB of its body and holds its connection at most 5 s, over TLS', async () => {
+    const target = { url: fixture.server.url, caCertPem: fixture.tls.caCertPem };
+    const MiB = 1024 * 1024;
+    // Without a key, declaring 1 GiB: the 401 is decided from the head; the body was then read without end.
+    const endless = await sendRawBody(target, { path: KEYS_PATH, contentType: 'application/json', declaredBytes: 1024 * MiB, sendBytes: 256 * MiB });
+    expect(endless.bytesWritten).toBeLessThan(64 * MiB);
+    expect(endless.received).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answerBody(endless.received)).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+    // With a key nobody holds, trickling 16 KiB every 100 ms (2 MiB would take 13 s): cut by the clock.
+    const trickle = await sendRawBody(target, { path: KEYS_PATH, contentType: 'application/json', declaredBytes: 2 * MiB, sendBytes: 2 * MiB, chunkBytes: 16 * 1024, paceMs: 100, headers: { authorization: 'Bearer nobody-holds-this-key' } });
+    expect(trickle.closedAfterMs).toBeLessThan(10_000);
+    expect(trickle.received).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
   it('list and Table output (name, owner, type, disabled, expires, last activity)', async () => {
     const list = await fixture.call('GET', KEYS_PATH, { key: fixture.adminKey });
     expect(list.status).toBe(200);
