@@ -8,7 +8,9 @@
 //    CPU time to /syncz 200 and to every object reconciled. Median of --rounds. The same restart,
 //    unsampled, against the M synced of part 2.
 //    Baseline in the same run: a bare Node process (same flags) answering HTTP 200, spawn to first
-//    200: what no daemon start can beat. Module-load share: a fresh Node importing what `vcsync
+//    200: what no daemon start can beat. And a bare Node process that only lists what the syncer
+//    lists (lib/bare-lister.mjs), spawn to every list ended: what no restart's caches can beat,
+//    one run before each timed start. Module-load share: a fresh Node importing what `vcsync
 //    start` imports before it reads its config (run-cli, the logger, run-syncer), wall and CPU.
 // 2. Never deaf: GET /readyz and GET /metrics sampled every 50 ms (one request of each kind in
 //    flight at a time; a request that waits counts all its wait) while the syncer copies M
@@ -26,7 +28,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchArgs, median, percentile, printSummary, repoDir, round, sleep, tempDir, writeResult } from './lib/bench-run.mjs';
+import { benchArgs, benchmarksDir, median, percentile, printSummary, repoDir, round, sleep, tempDir, writeResult } from './lib/bench-run.mjs';
 import { scrapeMetrics, startDevClusterProcess, startSyncerProcess } from './lib/cluster-processes.mjs';
 import { createNamespace, populateVirtual, unlimitedClient } from './lib/endpoints-fixtures.mjs';
 
@@ -203,6 +205,28 @@ async function bareNodeReady() {
   }
 }
 
+/**
+ * Spawn → every collection the syncer lists listed by a bare Node process (lib/bare-lister.mjs:
+ * the same pages, parsed whole, nothing kept, no vcsync module): what no restart's /syncz can beat.
+ */
+async function bareListed(fixture) {
+  const managed = encodeURIComponent(`vcluster.loft.sh/managed-by=${VCLUSTER}`);
+  const collections = [`${fixture.virtual.url}/api/v1/endpoints`, `${fixture.virtual.url}/api/v1/services`, `${fixture.host.url}/api/v1/namespaces/${HOST_NAMESPACE}/endpoints?labelSelector=${managed}`];
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [join(benchmarksDir, 'lib', 'bare-lister.mjs'), ...collections], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let out = '';
+  const line = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('\n')) resolve({ at: performance.now(), record: JSON.parse(out.split('\n')[0]) });
+    });
+    void exited.then((code) => reject(new Error(`bare-lister.mjs exited ${code} before printing`)));
+  });
+  await exited;
+  return { listedMs: round(line.at - spawnedAt, 1), items: line.record.items, cpuMs: round(line.record.cpuMs, 0) };
+}
+
 async function startSyncer(dir, virtual, host, label) {
   const nodeArgs = args.profile !== '' ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`, `--cpu-prof-name=syncer-startup-${label}-${Date.now()}.cpuprofile`] : [];
   if (args.profile !== '') await mkdir(args.profile, { recursive: true });
@@ -266,8 +290,14 @@ async function startToReady(dir, n) {
     await converged(first, (m) => op(m, 'created') >= n && depth(m) === 0);
     await first.stop();
     const runs = [];
-    for (let i = 0; i < ROUNDS; i += 1) runs.push(await timedStart(dir, fixture, n, `synced-${n}`));
-    return timedSummary(n, runs);
+    const listerRuns = [];
+    for (let i = 0; i < ROUNDS; i += 1) {
+      listerRuns.push(await bareListed(fixture));
+      runs.push(await timedStart(dir, fixture, n, `synced-${n}`));
+    }
+    const bareLister = { listedMs: round(median(listerRuns.map((run) => run.listedMs)), 1), cpuMs: round(median(listerRuns.map((run) => run.cpuMs)), 0), runs: listerRuns };
+    console.log(`  ${n} synced: a bare Node process lists what the syncer lists (${listerRuns[0].items} objects) in ${bareLister.listedMs} ms, ${bareLister.cpuMs} ms CPU (median of ${listerRuns.length})`);
+    return { ...timedSummary(n, runs), bareLister };
   } finally {
     await fixture.close();
   }
@@ -358,6 +388,7 @@ try {
       syncer: '`vcsync start` in its own process, --no-leader-elect, 10 workers, host QPS/burst 100000, no patches, devcluster processes (memory storage) on both sides',
       ready: 'spawn → first 200 of /readyz (the process serves) and of /syncz (caches of both clusters synced), polled every 5 ms; → every object reconciled: vcsync_initial_sync_done_timestamp_seconds (the first pass over the keys queued at start ended, nothing queued or in flight; its reconciles counted ≥ N); CPU from /proc at /syncz and once the pass is reported (polled every 50 ms)',
       baseline: 'a bare Node process with the same flags answering HTTP 200: spawn → first 200',
+      bareLister: 'a bare Node process (benchmarks/lib/bare-lister.mjs, no vcsync module) listing what the syncer lists (virtual Endpoints and Services, the host namespace\'s managed Endpoints) concurrently, 500 per page, each page parsed whole: spawn → every list ended; interleaved with the timed starts',
       modules: "a fresh Node importing dist/cli/run-cli.js, then dist/observe/logger.js and dist/cli/run-syncer.js (what `vcsync start` loads before reading its config); bootstrap = Node's own start before the script",
       sampling: `GET /readyz and /metrics every ${SAMPLE_EVERY_MS} ms, one of each in flight; initial = while copying to an empty host; restart = a new syncer reconciling the already-synced objects; idle = ${IDLE_SAMPLE_MS / 1000} s against the converged syncer`,
     },
@@ -370,7 +401,9 @@ try {
     table: [
       { benchmark: 'syncer-startup', metric: `start → /readyz 200, ${SYNCED} synced, ms`, value: full.readyMs, baseline: bareNodeMs, ratio: round(full.readyMs / bareNodeMs) },
       { benchmark: 'syncer-startup', metric: `start → /syncz 200 (caches synced), ${SYNCED} synced, ms`, value: full.syncedMs, baseline: empty.syncedMs, ratio: round(full.syncedMs / empty.syncedMs) },
+      { benchmark: 'syncer-startup', metric: `start → /syncz 200 (caches synced), ${SYNCED} synced, vs a bare Node process listing the same, ms`, value: full.syncedMs, baseline: full.bareLister.listedMs, ratio: round(full.syncedMs / full.bareLister.listedMs) },
       { benchmark: 'syncer-startup', metric: `start → every object reconciled, ${SYNCED} synced, ms`, value: full.reconciledMs, baseline: bareNodeMs, ratio: round(full.reconciledMs / bareNodeMs) },
+      { benchmark: 'syncer-startup', metric: `start → every object reconciled, ${SYNCED} synced, vs a bare Node process listing the same, ms`, value: full.reconciledMs, baseline: full.bareLister.listedMs, ratio: round(full.reconciledMs / full.bareLister.listedMs) },
       { benchmark: 'syncer-startup', metric: `start → every object reconciled, ${LARGE} synced, ms`, value: deaf.timed.reconciledMs, baseline: bareNodeMs, ratio: round(deaf.timed.reconciledMs / bareNodeMs) },
       { benchmark: 'syncer-startup', metric: `syncer CPU, start → every object reconciled, ${SYNCED} synced, ms`, value: full.cpuToReconciledMs, baseline: empty.cpuToReconciledMs, ratio: round(full.cpuToReconciledMs / empty.cpuToReconciledMs) },
       { benchmark: 'syncer-startup', metric: 'module loading of `vcsync start`, wall ms', value: modules.wallMs },
@@ -390,6 +423,7 @@ try {
     ['modules of vcsync start', `${modules.wallMs} ms wall, ${modules.cpuMs} ms CPU`],
     ['start, 0 synced', startFigures(empty)],
     [`start, ${SYNCED} synced`, startFigures(full)],
+    [`  bare Node lister, ${SYNCED} synced`, `every list ended ${full.bareLister.listedMs} ms, ${full.bareLister.cpuMs} ms CPU`],
     [`start, ${LARGE} synced`, startFigures(deaf.timed)],
     [`initial sync of ${LARGE}`, `${pathFigures('readyz', deaf.initial.readyz)}, ${pathFigures('metrics', deaf.initial.metrics)}`],
     [`restart, ${LARGE} synced`, `${pathFigures('readyz', deaf.restart.readyz)}, ${pathFigures('metrics', deaf.restart.metrics)}`],
