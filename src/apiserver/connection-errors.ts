@@ -13,7 +13,8 @@ const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof i
  * framing, headers over Node's 16 KiB, `Content-Length` with `Transfer-Encoding`) and `CONNECT`,
  * which Node hands to its `connect` event instead of the request handler (without a listener the
  * connection is dropped unanswered). Fastify's own answer to the former is not a Status. And
- * bodies past the size limit, whose connection must be closed without losing the answer.
+ * bodies past the size limit, whose connection must be closed without losing the answer, and
+ * bodies an answer did not need, of which the server reads only a bounded part.
  */
 
 /** The Status for a request the HTTP parser refused with Node's `code` (`HPE_…`, `ERR_HTTP_…`). */
