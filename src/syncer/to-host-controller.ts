@@ -189,8 +189,6 @@ export class ToHostController<V extends KubeObject> {
   }
 
   #registerHandlers(): () => void {
-    // The informer's key is the string its cache holds: the queue and the converge memory share it.
-    const enqueue = (key: string): void => this.#queue.add(key);
     const enqueueHost = (object: KubeObject, deleted: boolean): void => {
       const key = this.#reconciler.keyOfHost(object);
       if (key === undefined) return;
@@ -203,7 +201,12 @@ export class ToHostController<V extends KubeObject> {
       this.#queue.add(key);
     };
     const removers = [
-      this.#options.virtualInformer.addHandler({ onAdd: (_object, _initial, key) => enqueue(key), onUpdate: (_old, _current, key) => enqueue(key), onDelete: (_object, key) => enqueue(key) }),
+      // The informer's key is the string its cache holds: the queue and the converge memory share it.
+      this.#options.virtualInformer.addHandler({
+        onAdd: (_object, _initial, key) => this.#queue.add(key),
+        onUpdate: (_old, _current, key) => this.#queue.add(key),
+        onDelete: (_object, key) => this.#queue.add(key),
+      }),
       this.#options.hostInformer.addHandler({
         onAdd: (object) => enqueueHost(object, false),
         onUpdate: (_old, current) => enqueueHost(current, false),
