@@ -100,18 +100,38 @@ function discardUnreadBody(request: IncomingMessage, ended: () => void, answer?:
     request.off('data', drop);
     request.off('end', onEnd);
     request.pause();
-    const halfClose = (): void => {
+    whenAnswered(answer, () => {
       socket.end();
       timers.push(setTimeout(cut, UNREAD_BODY_DISCARD.lingerMs));
-    };
-    if (answer === undefined || answer.writableFinished) halfClose();
-    else answer.once('finish', halfClose);
+    });
   }
   timers.push(setTimeout(cut, UNREAD_BODY_DISCARD.ms));
   socket.once('close', stopTimers);
   request.on('data', drop);
   request.once('end', onEnd);
   request.resume();
+}
+
+/** Runs `then` once `answer` (Node's response, when given) has been handed to the connection; at once when there is none. */
+function whenAnswered(answer: ServerResponse | undefined, then: () => void): void {
+  if (answer === undefined || answer.writableFinished) then();
+  else answer.once('finish', then);
+}
+
+/**
+ * Closes the connection once the answer has gone out: half-closes after `answer` (see
+ * {@link whenAnswered}), destroys the socket once what it holds is flushed, and cuts it if the
+ * flushing takes longer than the bound's time. Destroying at once would drop what the socket has
+ * not yet handed to the kernel.
+ */
+function closeOnceAnswered(socket: Duplex, answer?: ServerResponse): void {
+  whenAnswered(answer, () => {
+    const flushing = setTimeout(() => socket.destroy(), UNREAD_BODY_DISCARD.ms);
+    socket.once('close', () => clearTimeout(flushing));
+    socket.end();
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  });
 }
 
 /**
@@ -135,14 +155,8 @@ export function answerOversizedBody(request: IncomingMessage, status: StatusObje
   const overall = setTimeout(() => socket.destroy(), UNREAD_BODY_DISCARD.ms);
   socket.once('close', () => clearTimeout(overall));
   socket.write(closingResponse(status, request.method === 'HEAD'));
-  // Destroying a socket drops what it has not yet handed to the kernel: the answer goes out first.
-  const closeWhenAnswered = (): void => {
-    socket.end();
-    if (socket.writableFinished) socket.destroy();
-    else socket.once('finish', () => socket.destroy());
-  };
-  if (request.readableEnded) closeWhenAnswered();
-  else discardUnreadBody(request, closeWhenAnswered);
+  if (request.readableEnded) closeOnceAnswered(socket);
+  else discardUnreadBody(request, () => closeOnceAnswered(socket));
 }
 
 /**
@@ -152,11 +166,32 @@ export function answerOversizedBody(request: IncomingMessage, status: StatusObje
  * chunked body runs to, for as long as the request timeout allows, before the connection serves
  * its next request: an unauthenticated client could make it read without end. Call it before the
  * answer is written: the body is then read here, within {@link UNREAD_BODY_DISCARD}, instead of
- * by Node's unbounded drain. A body that ends within the bound leaves the connection as it was
- * (kept alive for the next request); past its bytes the connection is closed once the answer has
- * gone out, past its time it is cut.
+ * by Node's unbounded drain.
+ *
+ * A body whose declared length fits the bound ends within it (or is cut by its time, while its
+ * client is still writing): the answer keeps the connection alive for the next request. Any other
+ * body (longer, or chunked, so of no known length) may end past the bound, and the server must
+ * then close a connection its answer had offered to keep: a client that reused it at that moment
+ * would see its next request dropped unanswered. So its answer says `Connection: close`, as Go's
+ * server (under kube-apiserver) says when more than it will read remains, and the connection is
+ * closed once the answer is out and the body has ended, or past the bound as above. Node's own
+ * close after such an answer would destroy the socket while the body is still arriving, which
+ * resets the connection and loses the answer the client has not read yet: it only half-closes.
  */
 export function boundUnreadBody(request: IncomingMessage, response: ServerResponse): void {
-  if (request.complete || request.readableEnded || request.socket.destroyed) return;
-  discardUnreadBody(request, () => {}, response);
+  const chunked = request.headers['transfer-encoding'] !== undefined;
+  const declared = Number(request.headers['content-length'] ?? 0);
+  // Without either header a request has no body (an injected request is never `complete`).
+  if (request.complete || request.readableEnded || request.socket.destroyed || (!chunked && declared === 0)) return;
+  if (!chunked && Number.isSafeInteger(declared) && declared <= UNREAD_BODY_DISCARD.bytes) {
+    discardUnreadBody(request, () => {}, response);
+    return;
+  }
+  const socket = request.socket;
+  response.setHeader('Connection', 'close');
+  // Node calls it once the answer has finished (`Connection: close`); the close is decided here.
+  socket.destroySoon = (): void => {
+    socket.end();
+  };
+  discardUnreadBody(request, () => closeOnceAnswered(socket, response), response);
 }

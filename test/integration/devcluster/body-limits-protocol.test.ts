@@ -1,5 +1,6 @@
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDevclusterProcess, stopProcess, type DevclusterProcess } from '../../support/devcluster-process.js';
 import { answerBody, sendRawBody } from '../../support/raw-body-client.js';
@@ -69,6 +70,30 @@ async function keepAliveExchange(url: string, requests: readonly { head: string;
     socket.end();
     await closed;
   }
+}
+
+/**
+ * Sends one request through `agent` (a Node client keeping connections alive): `body` whole with
+ * its length, or in 64 KiB chunked pieces when `chunked`. Resolves with the answer's status and
+ * head, and the connection it came on.
+ */
+function agentRequest(agent: Agent, url: string, method: string, path: string, body?: { bytes: number; chunked?: boolean }): Promise<{ status: number; headers: IncomingHttpHeaders; connection: Socket | null }> {
+  return new Promise((resolve, reject) => {
+    // Node's client frames a GET's body only when told to.
+    const headers = body === undefined ? {} : { 'content-type': 'application/json', ...(body.chunked === true ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.bytes) }) };
+    const outgoing = httpRequest(`${url}${path}`, { agent, method, headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, connection: outgoing.socket }));
+      response.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    if (body === undefined) outgoing.end();
+    else if (body.chunked !== true) outgoing.end(Buffer.alloc(body.bytes, 'x'));
+    else {
+      for (let offset = 0; offset < body.bytes; offset += 64 * 1024) outgoing.write(Buffer.alloc(Math.min(64 * 1024, body.bytes - offset), 'x'));
+      outgoing.end();
+    }
+  });
 }
 
 /** The server still answers, and its process has not died (a V8 abort would show on stderr). */
@@ -203,6 +228,29 @@ describe('bodies past the limits are refused with a Status before they are parse
       { head: 'GET /version HTTP/1.1\r\nHost: x\r\n\r\n', body: 0, rest: 0 },
     ]);
     expect(answers).toEqual([200, 200]);
+  });
+
+  it('answers `Connection: close` when a body its answer did not need may not end within the bound, so no client reuses a connection about to close', async () => {
+    const { url } = await running();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      // 4 MiB and 103 bytes (as the devcluster fuzzer's 4 MiB ConfigMap): the answer used to offer
+      // the connection, which the server closed after reading 4 MiB, under the client's next request.
+      for (const body of [{ bytes: 4 * MiB + 103 }, { bytes: 8 * MiB }, { bytes: 300, chunked: true }, { bytes: 5 * MiB, chunked: true }]) {
+        const answer = await agentRequest(agent, url, 'GET', CONFIGMAPS, body);
+        expect({ body, status: answer.status, connection: answer.headers.connection }).toEqual({ body, status: 200, connection: 'close' });
+        const next = await agentRequest(agent, url, 'GET', CONFIGMAPS);
+        expect({ after: body, status: next.status, sameConnection: next.connection === answer.connection }).toEqual({ after: body, status: 200, sameConnection: false });
+      }
+      // A declared length within the bound keeps the connection for the next request.
+      const kept = await agentRequest(agent, url, 'GET', CONFIGMAPS, { bytes: 4 * MiB });
+      expect(kept.headers.connection).toBe('keep-alive');
+      const next = await agentRequest(agent, url, 'GET', CONFIGMAPS);
+      expect({ status: next.status, sameConnection: next.connection === kept.connection }).toEqual({ status: 200, sameConnection: true });
+    } finally {
+      agent.destroy();
+    }
+    await expectStillServing();
   });
 
   it('answers 400 to YAML of more than 10,000 tokens or 100,000 lines, asking for JSON', async () => {
