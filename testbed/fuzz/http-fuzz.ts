@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { certificateRequestParts, MalformedDerError, pemBlock } from '#vcsync/apiserver/index.js';
 import { createCertificateRequest } from '#vcsync/apiserver/security/certificate-request-builder.js';
@@ -6,7 +7,7 @@ import { startDevCluster } from '#vcsync/devcluster/index.js';
 import { SeededRandom } from '../seeded-random.js';
 import { fuzzAttribute, requestWithAttributes } from './hand-written-requests.js';
 import { copyDoublingPatch, hugeMergePatch, manyOperationsPatch, stringDoublingPatch } from './growing-patches.js';
-import { replyProblem, sendFuzzRequest, type FuzzReply, type FuzzRequest } from './fuzz-request.js';
+import { keptConnectionProblem, replyProblem, sendFuzzRequest, type FuzzReply, type FuzzRequest } from './fuzz-request.js';
 import { runPressureFuzz, type PressureReport } from './pressure-fuzz.js';
 
 /**
@@ -326,15 +327,19 @@ export async function sendAllFuzz(
       const request = requests[next] as FuzzRequest;
       next += 1;
       const where = `${options.where} #${request.index} [${request.label}] ${request.method} ${request.path.slice(0, 160)}`;
+      // Its own connection, which the answer may offer for a next request: then it must answer one.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
-        const reply = await sendFuzzRequest(baseUrl, request, options.deadlineMs);
+        const reply = await sendFuzzRequest(baseUrl, request, options.deadlineMs, agent);
         statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
         if (request.label.includes(':growth:') && request.path.startsWith(GROWTH_PATH)) growthStatuses[reply.status] = (growthStatuses[reply.status] ?? 0) + 1;
-        const problem = replyProblem(request, reply);
+        const problem = replyProblem(request, reply) ?? (await keptConnectionProblem(baseUrl, reply, agent, options.deadlineMs));
         if (problem !== undefined) problems.push(`${where}: ${problem}`);
       } catch (error: unknown) {
         statuses['none'] = (statuses['none'] ?? 0) + 1;
         problems.push(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        agent.destroy();
       }
     }
   };

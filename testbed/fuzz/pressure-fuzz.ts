@@ -56,7 +56,7 @@ function openWatch(baseUrl: string, path: string, headers: Readonly<Record<strin
       // A refusal carries its Status with a Content-Length: wait for all of it.
       if (status !== 200 && body.length < Number(header('content-length') ?? 0)) return;
       socket.off('data', onData);
-      resolve({ reply: { status, contentType: header('content-type') ?? '', body }, retryAfter: header('retry-after'), close: () => socket.destroy() });
+      resolve({ reply: { status, contentType: header('content-type') ?? '', body, connection: header('connection') ?? '', socket }, retryAfter: header('retry-after'), close: () => socket.destroy() });
     };
     const onData = (chunk: Buffer): void => {
       received = Buffer.concat([received, chunk]);
