@@ -30,8 +30,10 @@ interface Reply {
   status: number;
   contentType: string;
   text: string;
-  /** For a streamed body: what the connection took and how long it stayed open, and the answer's `Connection` header. */
-  streamed?: { bytesWritten: number; closedAfterMs: number; connection: string };
+  /** The answer's `Connection` header, when the answer was read from the raw bytes. */
+  connection?: string;
+  /** For a streamed body: what the connection took and how long it stayed open. */
+  streamed?: { bytesWritten: number; closedAfterMs: number };
 }
 
 /**
@@ -58,7 +60,8 @@ function parseRawResponse(bytes: Buffer): Reply | undefined {
   if (match === null || end === -1) return undefined;
   const head = text.slice(0, end).toLowerCase();
   const contentType = /\r\ncontent-type: *([^\r]*)/.exec(head)?.[1] ?? '';
-  return { status: Number(match[1]), contentType, text: bytes.subarray(end + 4).toString('utf8') };
+  const connection = /\r\nconnection: *([^\r]*)/.exec(head)?.[1] ?? '';
+  return { status: Number(match[1]), contentType, connection, text: bytes.subarray(end + 4).toString('utf8') };
 }
 
 function sendRaw(port: number, ca: string, raw: Buffer): Promise<Reply> {
@@ -87,9 +90,7 @@ async function sendStreamed(port: number, ca: string, request: HostileRequest, s
   const exchange = await sendRawBody({ url: `https://127.0.0.1:${port}`, caCertPem: ca }, { method: request.method, path: request.path, contentType: contentType ?? 'application/json', headers, ...stream });
   const reply = parseRawResponse(Buffer.from(exchange.received, 'latin1'));
   if (reply === undefined) throw new Error(`no HTTP answer (${exchange.error ?? 'closed'} after ${exchange.closedAfterMs} ms, ${exchange.bytesWritten} bytes sent)`);
-  const head = exchange.received.slice(0, exchange.received.indexOf('\r\n\r\n'));
-  const connection = /\r\nconnection: *([^\r]*)/i.exec(head)?.[1] ?? '';
-  return { ...reply, streamed: { bytesWritten: exchange.bytesWritten, closedAfterMs: exchange.closedAfterMs, connection } };
+  return { ...reply, streamed: { bytesWritten: exchange.bytesWritten, closedAfterMs: exchange.closedAfterMs } };
 }
 
 function sendHttps(agent: Agent, url: URL, ca: string, request: HostileRequest): Promise<Reply> {
@@ -116,7 +117,7 @@ function verdict(request: HostileRequest, reply: Reply): string | undefined {
   if (reply.streamed !== undefined && reply.streamed.closedAfterMs > STREAM_BOUNDS.ms) return `${status}, then the server held the connection ${reply.streamed.closedAfterMs} ms (at most ${STREAM_BOUNDS.ms})`;
   // The server reads less of the body than it declares, so it closes the connection: an answer
   // that offered it would lose the next request of a client that reused it.
-  if (reply.streamed !== undefined && !/close/i.test(reply.streamed.connection)) return `${status} offering to keep the connection (Connection: ${JSON.stringify(reply.streamed.connection)}), which the server closes: it reads at most 4 MiB of a body declared ${request.stream?.declaredBytes ?? '?'} bytes`;
+  if (reply.streamed !== undefined && !/close/i.test(reply.connection ?? '')) return `${status} offering to keep the connection (Connection: ${JSON.stringify(reply.connection)}), which the server closes: it reads at most 4 MiB of a body declared ${request.stream?.declaredBytes ?? '?'} bytes`;
   if (status >= 500) return `${status} (server error): ${reply.text.slice(0, 300)}`;
   const refused = status >= 400 && status < 500;
   if (request.expect.kind === 'refused') {
