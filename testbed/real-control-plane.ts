@@ -2,7 +2,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildKubeConfig, kubeConfigYaml, type KubeConfigDocument } from '#vcsync/devcluster/kube-config.js';
@@ -11,6 +10,7 @@ import { ensureTlsAssets, LEAF_VALIDITY_MS, type TlsAssets } from '#vcsync/apise
 import { loadClusterConfig } from '#vcsync/kube/kube-config.js';
 import { RestClient } from '#vcsync/kube/rest-client.js';
 import { ControlPlaneProcess } from './control-plane-process.js';
+import { freePorts } from './free-ports.js';
 import { readKubeAssets, type KubeAssets } from './kube-assets.js';
 
 /** Options of {@link startRealControlPlane}. */
@@ -45,6 +45,11 @@ export interface RealControlPlaneOptions {
   startTimeoutMs?: number;
   /** Time each process gets between SIGTERM and SIGKILL on close, in ms. Default 10 000. */
   stopGraceMs?: number;
+  /**
+   * Where the ports of each attempt come from (etcd client, etcd peer, kube-apiserver,
+   * kube-controller-manager). Default: {@link freePorts}.
+   */
+  ports?: (count: number) => Promise<number[]>;
 }
 
 /** How long each part took to become ready, in ms. */
@@ -54,6 +59,8 @@ export interface StartupTimes {
   /** Absent without `controllers`. */
   controllerManagerMs?: number;
   totalMs: number;
+  /** Starts on fresh ports after a process could not bind its own: 0 almost always. */
+  portRetries: number;
 }
 
 /** A running etcd + kube-apiserver (+ kube-controller-manager), all on loopback. */
@@ -94,16 +101,46 @@ const LOOPBACK = '127.0.0.1';
  * Starts a real control plane as controller-runtime's envtest does: etcd (temp data dir,
  * `--unsafe-no-fsync`), then kube-apiserver with RBAC, a generated CA, serving and admin client
  * certificates and service-account keys, then (with `controllers`) kube-controller-manager; each
- * on ephemeral loopback ports, each awaited on its health endpoint (etcd `/health`, the API
- * server's `/readyz`, the controller manager's `/healthz`). On failure everything started is
- * stopped and the error carries the tail of every log. Start one per test file, not per test:
+ * on a loopback port drawn outside the kernel's ephemeral range (free-ports.ts), each awaited on
+ * its health endpoint (etcd `/health`, the API server's `/readyz`, the controller manager's
+ * `/healthz`). On failure everything started is stopped and the error carries the tail of every
+ * log; when the failure was a process finding its port taken, it all starts again on fresh
+ * ports, three attempts in all within the one start timeout. Start one per test file, not per test:
  * it takes seconds (docs/testing.md). Like envtest's, the API server advertises 127.0.0.1, which
  * Endpoints validation refuses: `default/kubernetes` has its Service but no Endpoints.
  */
 export async function startRealControlPlane(options: RealControlPlaneOptions = {}): Promise<RealControlPlane> {
+  const started = Date.now();
+  const deadline = started + (options.startTimeoutMs ?? 180_000);
+  for (let portRetries = 0; ; portRetries++) {
+    const ports = await (options.ports ?? freePorts)(4);
+    try {
+      return await startOnPorts(options, ports, { started, deadline, portRetries });
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || portRetries + 1 >= PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** Attempts on fresh ports before a bind failure is the start's failure. */
+const PORT_ATTEMPTS = 3;
+
+/** The start failed because a process found its port taken: worth another attempt on others. */
+class PortTakenError extends Error {}
+
+/** What a Go server (etcd, kube-apiserver, kube-controller-manager) logs when its port is taken. */
+const PORT_TAKEN = /bind: address already in use/;
+
+/** One attempt of {@link startRealControlPlane} on the given ports. */
+async function startOnPorts(
+  options: RealControlPlaneOptions,
+  ports: readonly number[],
+  attempt: { started: number; deadline: number; portRetries: number },
+): Promise<RealControlPlane> {
   const assets = options.assets ?? readKubeAssets();
   const startTimeoutMs = options.startTimeoutMs ?? 180_000;
   const stopGraceMs = options.stopGraceMs ?? 10_000;
+  const { deadline } = attempt;
   const started = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'vcsync-real-cluster-'));
   const processes: ControlPlaneProcess[] = [];
@@ -119,8 +156,8 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
   };
 
   try {
-    const deadline = started + startTimeoutMs;
-    const [etcdClientPort, etcdPeerPort, apiserverPort, controllerManagerPort] = await freePorts(4);
+    const [etcdClientPort, etcdPeerPort, apiserverPort, controllerManagerPort] = ports;
+    if (controllerManagerPort === undefined) throw new Error(`four ports are needed, ${ports.length} were given`);
     const url = `https://${LOOPBACK}:${apiserverPort}`;
     const files = await writeCredentials(dir, url);
     const etcdUrl = `http://${LOOPBACK}:${etcdClientPort}`;
@@ -217,13 +254,16 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
       etcdMs: etcdReady - started,
       apiserverMs: apiserverReady - etcdReady,
       ...(controllerManagerReady !== undefined ? { controllerManagerMs: controllerManagerReady - apiserverReady } : {}),
-      totalMs: Date.now() - started,
+      totalMs: Date.now() - attempt.started,
+      portRetries: attempt.portRetries,
     };
     return { url, kubeconfig, kubeconfigYaml: yaml, kubeconfigPath, adminClient, tls: files.tls, assets, dir, startup, restartApiserver, close };
   } catch (err) {
     const logs = processes.map((child) => `--- ${child.name} (${child.exitDescription ?? 'running'}), ${child.logFile}:\n${child.logTail()}`).join('\n');
+    const portTaken = processes.some((child) => child.exitDescription !== undefined && PORT_TAKEN.test(child.logTail()));
     await close();
-    throw new Error(`the real control plane did not start: ${err instanceof Error ? err.message : String(err)}\n${logs}`, { cause: err });
+    const message = `the real control plane did not start on ports ${ports.join(', ')}: ${err instanceof Error ? err.message : String(err)}\n${logs}`;
+    throw portTaken ? new PortTakenError(message, { cause: err }) : new Error(message, { cause: err });
   }
 }
 
@@ -268,26 +308,6 @@ async function writeCredentials(dir: string, apiserverUrl: string): Promise<Cred
     { mode: 0o600 },
   );
   return { tls, caKeyPath: join(pki, 'ca.key'), serviceAccountPrivateKey, serviceAccountPublicKey, controllerManagerKubeconfig };
-}
-
-/** `count` distinct loopback ports that were free a moment ago (listen on :0, then close). */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-        const server = createServer();
-        server.once('error', reject);
-        server.listen(0, LOOPBACK, () => resolve(server));
-      }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('a listening TCP server has no port');
-    return address.port;
-  });
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
 }
 
 /** Pause between health probes while the control plane starts. */

@@ -1,4 +1,5 @@
 import { KeyObject, webcrypto, X509Certificate } from 'node:crypto';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildKubeConfig } from '../../../src/devcluster/kube-config.js';
 import { loadX509 } from '../../../src/apiserver/security/load-x509.js';
@@ -6,6 +7,7 @@ import { isNotFound } from '../../../src/apimachinery/index.js';
 import { loadClusterConfig } from '../../../src/kube/kube-config.js';
 import { RestClient } from '../../../src/kube/rest-client.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
+import { freePorts } from '../../../testbed/free-ports.js';
 import { certificateSigningRequest, createClientRequest } from '../../support/certificate-requests.js';
 import { realClusterMissing } from '../../support/kube-assets.js';
 import { KubectlEnv, kubectlMissing } from '../../support/kubectl.js';
@@ -190,4 +192,39 @@ describe.skipIf(missing)('the real control plane (etcd, kube-apiserver, kube-con
     );
     expect(failed).toMatchObject({ status: 'True', reason: 'SignerValidationFailure', message: 'invalid usage for client certificate: server auth' });
   }, 90_000);
+});
+
+describe.skipIf(missing)('a real control plane whose port was taken between choosing it and binding it', () => {
+  // The CI failure this answers: kube-apiserver "bind: address already in use" on a port that
+  // had been free a moment before.
+  it.each([
+    ['etcd', 0],
+    ['kube-apiserver', 2],
+  ])('starts again on fresh ports when %s cannot bind its own', async (_name, index) => {
+    // Whatever holds the port: the first attempt's health probes reach it, and are cut off.
+    const holder = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const address = holder.address();
+    if (address === null || typeof address === 'string') throw new Error('a listening TCP server has no port');
+    const attempts: number[][] = [];
+    let plane: RealControlPlane | undefined;
+    try {
+      plane = await startRealControlPlane({
+        ports: async (count) => {
+          const ports = await freePorts(count);
+          if (attempts.length === 0) ports[index] = address.port;
+          attempts.push(ports);
+          return ports;
+        },
+      });
+      expect(attempts).toHaveLength(2);
+      expect(plane.startup.portRetries).toBe(1);
+      expect(plane.url).toBe(`https://127.0.0.1:${attempts[1]?.[2]}`);
+      const version = await plane.adminClient.get<{ gitVersion: string }>('/version');
+      expect(version.gitVersion).toBe(plane.assets.versions.kubernetes);
+    } finally {
+      await plane?.close();
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  }, 240_000);
 });

@@ -12,7 +12,7 @@ import {
   type PatchEnvironment,
   type PatchableObject,
 } from '../../../src/patches/index.js';
-import { freePorts } from '../../../testbed/real-control-plane.js';
+import { freePorts } from '../../../testbed/free-ports.js';
 import { BLOCKING_EXPRESSIONS } from '../../../testbed/fuzz/expression-fuzz.js';
 import { createEndpoints, createService, eventsAbout, tempDir } from '../../support/endpoints-fixtures.js';
 import { metricSample } from '../../support/metrics.js';
