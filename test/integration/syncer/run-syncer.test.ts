@@ -5,6 +5,7 @@ import { CommandError } from '../../../src/cli/command-error.js';
 import { runSyncer, type RunSyncerOptions } from '../../../src/cli/run-syncer.js';
 import { startDevCluster } from '../../../src/devcluster/index.js';
 import type { Endpoints } from '../../../src/syncer/endpoints/endpoints-types.js';
+import { freePorts } from '../../../testbed/free-ports.js';
 import { createEndpoints, createService, endpointsPath, getHostEndpoints, simpleSubset, tempDir } from '../../support/endpoints-fixtures.js';
 import { captureLogger, type CapturedLog } from '../../support/log-capture.js';
 import { metricSample } from '../../support/metrics.js';
@@ -37,7 +38,10 @@ describe('runSyncer: the daemon with a real config file, metrics and health', ()
   beforeEach(async () => {
     warnings = [];
     process.on('warning', onWarning);
-    clusters = await startTwoClusters();
+    // The virtual port outside the kernel's ephemeral range: a test restarts the virtual
+    // devcluster on it, and meanwhile no outgoing connection can take it as its source port.
+    const [virtualPort] = await freePorts(1);
+    clusters = await startTwoClusters({ virtual: { port: virtualPort } });
     log = captureLogger();
     dir = await tempDir('vcsync-run-syncer-');
     configPath = path.join(dir.dir, 'vcluster.yaml');

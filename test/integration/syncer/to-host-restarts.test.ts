@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDevCluster } from '../../../src/devcluster/index.js';
 import type { KubeObject } from '../../../src/kube/kube-object.js';
 import type { RestClient } from '../../../src/kube/rest-client.js';
+import { freePorts } from '../../../testbed/free-ports.js';
 import { createService, servicePath, tempDir } from '../../support/endpoints-fixtures.js';
 import { startResourceSyncer, type RunningResourceSyncer } from '../../support/resource-syncer-harness.js';
 import { payload, SYNCED_RESOURCES, type Payload } from '../../support/synced-resource-fixtures.js';
@@ -76,10 +77,12 @@ describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, f
 
   it('converges when the host devcluster restarts on the same port and data while objects are being created', async () => {
     const hostDir = await durableDir();
-    const c = (clusters = await startTwoClusters({ host: { dataDir: hostDir } }));
+    // A port outside the kernel's ephemeral range: while the host is down, no outgoing
+    // connection (the syncer's retries among them) can take it as its source port.
+    const [port] = await freePorts(1);
+    const c = (clusters = await startTwoClusters({ host: { dataDir: hostDir, port } }));
     const { virtualClient, hostClient, hostNamespace } = c;
     await start(c);
-    const port = Number(new URL(c.host.url).port);
     const names = Array.from({ length: 30 }, (_, i) => `load-${i}`);
     const want = expectedHost(new Map(names.map((name, i) => [name, payload(`10.4.0.${i}`)])));
 
@@ -102,7 +105,8 @@ describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, f
   it('relists after 410 Expired when its watch fell out of the virtual devcluster window, and converges', async () => {
     const virtualDir = await durableDir();
     const watchWindow = 8;
-    const c = (clusters = await startTwoClusters({ virtual: { dataDir: virtualDir, watchWindow } }));
+    const [port] = await freePorts(1); // outside the ephemeral range, as above
+    const c = (clusters = await startTwoClusters({ virtual: { dataDir: virtualDir, watchWindow, port } }));
     const { virtualClient, hostClient, hostNamespace } = c;
     const syncer = await start(c);
     await createService(virtualClient, 'old');
@@ -112,7 +116,6 @@ describe.each(SYNCED_RESOURCES.map((fixture) => ({ resource: fixture.resource, f
 
     // Take the virtual API away from the syncer (its port goes dark) and write far more than the
     // watch window through another port on the same data.
-    const port = Number(new URL(c.virtual.url).port);
     await c.virtual.close();
     const elsewhere = await startDevCluster({ dataDir: virtualDir, watchWindow });
     const writer = clientFor(elsewhere, 'virtual-elsewhere');
