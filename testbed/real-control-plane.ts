@@ -117,7 +117,10 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
     try {
       return await startOnPorts(options, ports, { started, deadline, portRetries });
     } catch (err) {
-      if (!(err instanceof PortTakenError) || portRetries + 1 >= PORT_ATTEMPTS) throw err;
+      if (!(err instanceof PortTakenError)) throw err;
+      if (portRetries + 1 >= PORT_ATTEMPTS) {
+        throw new Error(`the real control plane did not start: each of ${PORT_ATTEMPTS} attempts on fresh ports found one taken; the last: ${err.reason}\n${err.logs}`, { cause: err });
+      }
     }
   }
 }
@@ -126,7 +129,16 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
 const PORT_ATTEMPTS = 3;
 
 /** The start failed because a process found its port taken: worth another attempt on others. */
-class PortTakenError extends Error {}
+class PortTakenError extends Error {
+  constructor(
+    message: string,
+    readonly reason: string,
+    readonly logs: string,
+    options: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
 
 /** What a Go server (etcd, kube-apiserver, kube-controller-manager) logs when its port is taken. */
 const PORT_TAKEN = /bind: address already in use/;
@@ -262,8 +274,9 @@ async function startOnPorts(
     const logs = processes.map((child) => `--- ${child.name} (${child.exitDescription ?? 'running'}), ${child.logFile}:\n${child.logTail()}`).join('\n');
     const portTaken = processes.some((child) => child.exitDescription !== undefined && PORT_TAKEN.test(child.logTail()));
     await close();
-    const message = `the real control plane did not start on ports ${ports.join(', ')}: ${err instanceof Error ? err.message : String(err)}\n${logs}`;
-    throw portTaken ? new PortTakenError(message, { cause: err }) : new Error(message, { cause: err });
+    const reason = err instanceof Error ? err.message : String(err);
+    const message = `the real control plane did not start: ${reason}\n${logs}`;
+    throw portTaken ? new PortTakenError(message, reason, logs, { cause: err }) : new Error(message, { cause: err });
   }
 }
 

@@ -8,6 +8,8 @@ export type StandInApiserver =
   | 'ready'
   /** Prints an error and exits 1. */
   | 'crash'
+  /** Prints what the real one prints when its port is taken, and exits 1. */
+  | 'port-taken'
   /** Never listens and ignores SIGTERM: only SIGKILL ends it. */
   | 'stuck';
 
@@ -34,6 +36,10 @@ require('node:https').createServer(tls, (req, res) => res.end('ok')).listen(Numb
 `,
   crash: `
 console.error('E0101 fake: failed to listen: address already in use');
+process.exit(1);
+`,
+  'port-taken': `
+console.error('E0101 run.go:72] "command failed" err="failed to create listener: failed to listen on 127.0.0.1:' + arg('secure-port') + ': listen tcp 127.0.0.1:' + arg('secure-port') + ': bind: address already in use"');
 process.exit(1);
 `,
   stuck: `

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readKubeAssets } from '../../support/kube-assets.js';
+import { freePorts } from '../../../testbed/free-ports.js';
 import { startRealControlPlane } from '../../support/real-control-plane.js';
 import { writeStandInKubeAssets } from '../../support/stand-in-kube-assets.js';
 import { REPO_ROOT } from '../../support/vcsync-cli.js';
@@ -51,6 +52,32 @@ describe('startRealControlPlane failure paths (stand-in binaries)', () => {
     expect(error?.message).toContain('E0101 fake: failed to listen: address already in use');
     expect(Date.now() - started).toBeLessThan(30_000); // not the 60 s deadline
     expect(await readFile(events, 'utf8')).toBe('etcd SIGTERM\n');
+    expect(existsSync(controlPlaneDir(error))).toBe(false);
+  });
+
+  it('starts again on fresh ports while kube-apiserver finds its port taken, three attempts, then fails saying so', async () => {
+    const attempts: number[][] = [];
+    const error = await startRealControlPlane({
+      assets: await writeStandInKubeAssets(dir, { apiserver: 'port-taken', events }),
+      startTimeoutMs: 60_000,
+      ports: async (count) => {
+        const ports = await freePorts(count);
+        attempts.push(ports);
+        return ports;
+      },
+    }).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
+    expect(attempts).toHaveLength(3);
+    expect(new Set(attempts.map((ports) => ports[2])).size).toBe(3);
+    const last = attempts[2]?.[2];
+    expect(error?.message).toMatch(
+      new RegExp(`^the real control plane did not start: each of 3 attempts on fresh ports found one taken; the last: kube-apiserver exited with code 1 before kube-apiserver at https://127\\.0\\.0\\.1:${last}/readyz was healthy\n`),
+    );
+    expect(error?.message).toContain(`listen tcp 127.0.0.1:${last}: bind: address already in use`);
+    // Each attempt stopped its etcd and removed its temp dir.
+    expect(await readFile(events, 'utf8')).toBe('etcd SIGTERM\netcd SIGTERM\netcd SIGTERM\n');
     expect(existsSync(controlPlaneDir(error))).toBe(false);
   });
 
