@@ -6,7 +6,7 @@ import { readKubeAssets, type KubeAssets } from './kube-assets.js';
 export type StandInApiserver =
   /** Serves 200 on every path over TLS with the certificate it is given: ready at once. */
   | 'ready'
-  /** Prints an error and exits 1. */
+  /** Prints an error (not Go's bind failure, so the harness does not start again) and exits 1. */
   | 'crash'
   /** Prints what the real one prints when its port is taken, and exits 1. */
   | 'port-taken'
