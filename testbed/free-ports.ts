@@ -48,8 +48,12 @@ export function candidateRanges(ephemeral: PortRange): PortRange[] {
     { low: LOWEST_CANDIDATE, high: ephemeral.low - 1 },
     { low: Math.max(LOWEST_CANDIDATE, ephemeral.high + 1), high: 65_535 },
   ].filter((range) => range.low <= range.high);
-  const size = ranges.reduce((sum, range) => sum + range.high - range.low + 1, 0);
-  return size >= FEWEST_CANDIDATES ? ranges : [];
+  return portCount(ranges) >= FEWEST_CANDIDATES ? ranges : [];
+}
+
+/** How many ports `ranges` hold together. */
+function portCount(ranges: readonly PortRange[]): number {
+  return ranges.reduce((sum, range) => sum + range.high - range.low + 1, 0);
 }
 
 /**
@@ -81,8 +85,7 @@ export async function freePorts(count: number, ranges: readonly PortRange[] = ca
 }
 
 function randomPort(ranges: readonly PortRange[]): number {
-  const size = ranges.reduce((sum, range) => sum + range.high - range.low + 1, 0);
-  let offset = Math.floor(Math.random() * size);
+  let offset = Math.floor(Math.random() * portCount(ranges));
   for (const range of ranges) {
     const width = range.high - range.low + 1;
     if (offset < width) return range.low + offset;

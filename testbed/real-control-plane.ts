@@ -111,7 +111,7 @@ const LOOPBACK = '127.0.0.1';
  */
 export async function startRealControlPlane(options: RealControlPlaneOptions = {}): Promise<RealControlPlane> {
   const started = Date.now();
-  const deadline = started + (options.startTimeoutMs ?? 180_000);
+  const deadline = started + (options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
   for (let portRetries = 0; ; portRetries++) {
     const ports = await (options.ports ?? freePorts)(4);
     try {
@@ -124,6 +124,9 @@ export async function startRealControlPlane(options: RealControlPlaneOptions = {
     }
   }
 }
+
+/** {@link RealControlPlaneOptions.startTimeoutMs} when not given. */
+const DEFAULT_START_TIMEOUT_MS = 180_000;
 
 /** Attempts on fresh ports before a bind failure is the start's failure. */
 const PORT_ATTEMPTS = 3;
@@ -150,10 +153,10 @@ async function startOnPorts(
   attempt: { started: number; deadline: number; portRetries: number },
 ): Promise<RealControlPlane> {
   const assets = options.assets ?? readKubeAssets();
-  const startTimeoutMs = options.startTimeoutMs ?? 180_000;
+  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const stopGraceMs = options.stopGraceMs ?? 10_000;
   const { deadline } = attempt;
-  const started = Date.now();
+  const attemptStarted = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'vcsync-real-cluster-'));
   const processes: ControlPlaneProcess[] = [];
   let adminClient: RestClient | undefined;
@@ -263,7 +266,7 @@ async function startOnPorts(
       qps: Infinity,
     });
     const startup: StartupTimes = {
-      etcdMs: etcdReady - started,
+      etcdMs: etcdReady - attemptStarted,
       apiserverMs: apiserverReady - etcdReady,
       ...(controllerManagerReady !== undefined ? { controllerManagerMs: controllerManagerReady - apiserverReady } : {}),
       totalMs: Date.now() - attempt.started,
